@@ -1,1 +1,118 @@
-//! quire-http
+//! REST + SSE adapter (axum) over `quire-service`, with the OpenAPI document generated from
+//! the handlers' annotations.
+//!
+//! Routes of a space live under `/api/quire` (default space, or header `X-Quire-Space`) and
+//! `/api/quire/{space}`; host routes are `/health`, `/healthz`, `/readyz`, `/api/openapi.json`.
+
+mod context;
+mod error;
+mod events;
+mod files;
+mod health;
+mod schema;
+mod versions;
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::{Json, Router};
+use quire_service::Service;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use context::SPACE_HEADER;
+pub use error::{ApiError, ErrorBody};
+
+/// Where the API of a space is mounted (DECISIONS §1: `{base_url}`).
+pub const BASE_PATH: &str = "/api/quire";
+/// Largest request body accepted (file writes, bulk, uploads).
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Shared state of every handler.
+#[derive(Clone)]
+pub struct AppState {
+    pub service: Arc<Service>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "quire",
+        description = "Self-hosted knowledge base: markdown pages under git, with safe restructuring. \
+Every path below is also served under `/api/quire/{space}/…` for a named space; the header \
+`X-Quire-Space` selects a space too. Errors are `{\"error\": …}`."
+    ),
+    tags(
+        (name = "files", description = "Files and structure"),
+        (name = "versions", description = "History of files"),
+        (name = "events", description = "Server-Sent Events"),
+        (name = "health", description = "Liveness and readiness")
+    )
+)]
+struct ApiDoc;
+
+fn space_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(files::tree))
+        .routes(routes!(files::read_file, files::write_file, files::delete_file))
+        .routes(routes!(files::bulk))
+        .routes(routes!(files::upload_asset))
+        .routes(routes!(files::toc))
+        .routes(routes!(files::append))
+        .routes(routes!(files::templates))
+        .routes(routes!(files::template))
+        .routes(routes!(files::readlink))
+        .routes(routes!(files::resolve_links))
+        .routes(routes!(versions::versions))
+        .routes(routes!(versions::version))
+        .routes(routes!(versions::diff))
+        .routes(routes!(versions::blame))
+        .routes(routes!(versions::changes))
+        .routes(routes!(events::events))
+}
+
+/// The OpenAPI document and the router without state.
+fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::health))
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::readyz))
+        .nest(BASE_PATH, space_routes())
+        .split_for_parts();
+    // The same routes once more for spaces named in the URL; the document lists them once.
+    let (by_name, _) = space_routes().split_for_parts();
+    (router.nest(&format!("{BASE_PATH}/{{space}}"), by_name), api)
+}
+
+/// The generated OpenAPI document.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    parts().1
+}
+
+/// The whole HTTP application.
+pub fn router(service: Arc<Service>) -> Router {
+    let (router, api) = parts();
+    let api = Arc::new(api);
+    router
+        .route(
+            "/api/openapi.json",
+            axum::routing::get(move || {
+                let api = api.clone();
+                async move { Json(api.as_ref().clone()) }
+            }),
+        )
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                Json(ErrorBody {
+                    error: "no such route; see /api/openapi.json".into(),
+                }),
+            )
+                .into_response()
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(AppState { service })
+}

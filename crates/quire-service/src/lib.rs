@@ -1,1 +1,21 @@
-//! quire-service
+//! The façade every front-end calls: spaces, the one write pipeline, events, errors.
+//!
+//! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
+//! on [`Space`] and map [`Error`]s through [`ErrorCode`].
+
+mod assets;
+mod error;
+mod events;
+mod pages;
+mod pipeline;
+mod service;
+mod space;
+
+pub use assets::{media_type_of, ASSETS_DIR};
+pub use error::{Error, ErrorCode, Result};
+pub use events::{Event, EventBus};
+pub use pages::{ResolvedLink, ResolvedLinks, Template, TocEntry, CHANGES_LIMIT_MAX};
+pub use pipeline::{Announce, Applied, AppliedFile, Change, FileOp};
+pub use quire_store::etag;
+pub use service::{init_root, settings_from_config, Service};
+pub use space::{AssetRules, FileContent, Space, SpaceSettings, WriteOptions, DEFAULT_ACTOR};

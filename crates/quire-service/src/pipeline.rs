@@ -1,0 +1,236 @@
+//! The one write pipeline: validate → write under the space's lock → commit → index → events.
+//!
+//! Every entry point (REST, CLI with `--root`, later MCP, LSP and protocol servers) reaches the
+//! disk only through [`Space::apply`]. A failure after the first file was written restores the
+//! pre-images of every file of the change, so nothing half-written stays on disk.
+
+use quire_store::{etag, fault, ChangeAction, FileChange, Recorded};
+use quire_vault::PagePath;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::{now_rfc3339, Event};
+use crate::space::Space;
+
+/// One file of a change: its new bytes, or `None` to delete it.
+#[derive(Debug, Clone)]
+pub struct FileOp {
+    pub path: PagePath,
+    pub content: Option<Vec<u8>>,
+    /// `If-Match`: the ETag the caller last read; a mismatch refuses the whole change.
+    pub expect: Option<String>,
+}
+
+/// How the finished change is announced on the event stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    /// One `write` or `delete` event per file.
+    PerFile,
+    /// One `bulk` event listing every path.
+    Bulk,
+}
+
+/// A change as the pipeline receives it.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub ops: Vec<FileOp>,
+    pub actor: String,
+    pub message: String,
+    pub announce: Announce,
+}
+
+/// What the pipeline did.
+#[derive(Debug, Clone, Default)]
+pub struct Applied {
+    /// Every file of the change with its ETag afterwards (`None` when deleted) and whether it
+    /// existed before.
+    pub files: Vec<AppliedFile>,
+    /// The commit, when versioning is git and the commit was synchronous.
+    pub commit: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AppliedFile {
+    pub path: PagePath,
+    pub etag: Option<String>,
+    pub created: bool,
+}
+
+struct Prepared {
+    path: PagePath,
+    before: Option<Vec<u8>>,
+    after: Option<Vec<u8>>,
+}
+
+impl Space {
+    /// Runs a change through the pipeline. All files are written and committed together, or
+    /// none is.
+    pub fn apply(&self, change: Change) -> Result<Applied> {
+        validate(&change)?;
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+
+        // Read pre-images and check preconditions before touching anything.
+        let mut prepared = Vec::with_capacity(change.ops.len());
+        for op in &change.ops {
+            let before = self.read_existing(&op.path)?;
+            if let Some(expected) = &op.expect {
+                let current = before.as_deref().map(etag);
+                if current.as_deref() != Some(expected.trim_matches('"')) {
+                    return Err(Error::conflict(format!(
+                        "{} was modified since the last read (If-Match {} does not match the current ETag {})",
+                        op.path,
+                        expected,
+                        current.as_deref().unwrap_or("none: the file does not exist")
+                    )));
+                }
+            }
+            if op.content.is_none() && before.is_none() {
+                return Err(Error::not_found(format!("{} does not exist", op.path)));
+            }
+            prepared.push(Prepared {
+                path: op.path.clone(),
+                before,
+                after: op.content.clone(),
+            });
+        }
+
+        let mut applied = Applied {
+            files: prepared
+                .iter()
+                .map(|p| AppliedFile {
+                    path: p.path.clone(),
+                    etag: p.after.as_deref().map(etag),
+                    created: p.before.is_none(),
+                })
+                .collect(),
+            commit: None,
+        };
+        // A write of identical bytes changes nothing: no commit, no event.
+        prepared.retain(|p| p.before != p.after);
+        if prepared.is_empty() {
+            return Ok(applied);
+        }
+
+        let mut written = 0;
+        for p in &prepared {
+            let result = match &p.after {
+                Some(bytes) => self.root.write(&p.path, bytes),
+                None => self.root.remove(&p.path),
+            };
+            if let Err(e) = result {
+                self.roll_back(&prepared[..written]);
+                return Err(e.into());
+            }
+            written += 1;
+        }
+        fault::point("after-write");
+
+        let changes: Vec<FileChange> = prepared
+            .iter()
+            .map(|p| FileChange {
+                path: p.path.clone(),
+                action: if p.after.is_some() {
+                    ChangeAction::Write
+                } else {
+                    ChangeAction::Delete
+                },
+            })
+            .collect();
+        match self.history.record(&changes, &change.actor, &change.message) {
+            Ok(Recorded::Committed(id)) => applied.commit = Some(id),
+            Ok(_) => {}
+            Err(e) => {
+                self.roll_back(&prepared);
+                return Err(Error::internal(format!("commit failed, change rolled back: {e}")));
+            }
+        }
+        fault::point("after-commit");
+
+        self.index_changes(prepared.iter().map(|p| (&p.path, p.after.as_deref())));
+        self.announce(&prepared, &change);
+        Ok(applied)
+    }
+
+    fn read_existing(&self, path: &PagePath) -> Result<Option<Vec<u8>>> {
+        match self.root.read(path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(quire_store::StoreError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn roll_back(&self, prepared: &[Prepared]) {
+        for p in prepared.iter().rev() {
+            let result = match &p.before {
+                Some(bytes) => self.root.write(&p.path, bytes),
+                None => self.root.remove(&p.path),
+            };
+            if let Err(e) = result {
+                tracing::error!("rolling back {} failed: {e}", p.path);
+            }
+        }
+    }
+
+    fn announce(&self, prepared: &[Prepared], change: &Change) {
+        let timestamp = now_rfc3339();
+        match change.announce {
+            Announce::Bulk => self.events.publish(Event::Bulk {
+                paths: prepared.iter().map(|p| p.path.to_string()).collect(),
+                actor: change.actor.clone(),
+                timestamp,
+            }),
+            Announce::PerFile => {
+                for p in prepared {
+                    let path = p.path.to_string();
+                    let actor = change.actor.clone();
+                    let timestamp = timestamp.clone();
+                    self.events.publish(match p.after {
+                        Some(_) => Event::Write {
+                            path,
+                            actor,
+                            timestamp,
+                        },
+                        None => Event::Delete {
+                            path,
+                            actor,
+                            timestamp,
+                        },
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Paths the API may never write: git's own folder and quire's runtime state.
+fn validate(change: &Change) -> Result<()> {
+    if change.ops.is_empty() {
+        return Err(Error::bad_request("the change holds no files"));
+    }
+    if change.actor.trim().is_empty() || change.actor.contains(['<', '>', '\n']) {
+        return Err(Error::bad_request(
+            "X-Actor must be a non-empty name without '<', '>' or newlines",
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for op in &change.ops {
+        check_writable(&op.path)?;
+        if !seen.insert(op.path.as_str()) {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                format!("{} appears twice in one change", op.path),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn check_writable(path: &PagePath) -> Result<()> {
+    let s = path.as_str();
+    let first = s.split('/').next().unwrap_or("");
+    if first == ".git" || s == ".quire/state" || s.starts_with(".quire/state/") {
+        return Err(Error::bad_request(format!(
+            "{s} is reserved: .git/ and .quire/state/ cannot be written through the API"
+        )));
+    }
+    Ok(())
+}
