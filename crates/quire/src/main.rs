@@ -1,1 +1,39 @@
-fn main() {}
+//! The `quire` command line: a thin layer over the service and its adapters.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// quire — a knowledge base of markdown pages under git, with safe, revertible restructuring.
+#[derive(Parser)]
+#[command(name = "quire", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a knowledge root: the folder, .quire/config.toml with commented defaults, and a
+    /// git repository whose first commit holds what the folder already contains.
+    Init(cmd::init::Args),
+    /// Serve a knowledge root over HTTP (REST API under /api/quire, events, health).
+    Serve(cmd::serve::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Init(args) => cmd::init::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("quire: {e:#}");
+            ExitCode::from(cmd::exit_code(&e))
+        }
+    }
+}

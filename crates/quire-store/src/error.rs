@@ -1,0 +1,92 @@
+//! The one error type of the store: what went wrong, on which path or commit.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything the store can refuse or fail at. `Display` is written for the person who sent the
+/// request: it names the path or version and never leaks internal detail beyond the OS or git
+/// message.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Nothing exists at this path.
+    #[error("{path}: no such file")]
+    NotFound { path: String },
+    /// The path names a folder where a file was expected.
+    #[error("{path}: is a folder")]
+    IsFolder { path: String },
+    /// The path names a file where a folder was expected.
+    #[error("{path}: is not a folder")]
+    NotFolder { path: String },
+    /// A component above the path is a file, so the path cannot exist.
+    #[error("{path}: a parent of this path is a file")]
+    ParentIsFile { path: String },
+    /// `readlink` on something that is not a symbolic link.
+    #[error("{path}: is not a symbolic link")]
+    NotSymlink { path: String },
+    /// The path would leave the knowledge root (through `..` or a symbolic link).
+    #[error("{path}: leads outside the knowledge root")]
+    OutsideRoot { path: String },
+    /// The knowledge root folder itself is missing or unusable.
+    #[error("knowledge root {dir}: {reason}")]
+    BadRoot { dir: PathBuf, reason: String },
+    /// The requested version of a path does not exist (unknown, malformed or ambiguous id, or
+    /// the path did not exist in it).
+    #[error("{path}: version {version} not found: {reason}")]
+    VersionNotFound {
+        path: String,
+        version: String,
+        reason: String,
+    },
+    /// The operation needs a versioning strategy that is not configured.
+    #[error("{what} is not available with versioning strategy {strategy}")]
+    Unavailable {
+        what: &'static str,
+        strategy: &'static str,
+    },
+    /// An operating-system error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A git operation failed.
+    #[error("git {action} failed: {source}")]
+    Git {
+        action: &'static str,
+        #[source]
+        source: git2::Error,
+    },
+    /// A history file under `.quire/versions/` could not be read or written as JSON.
+    #[error("version history {path} is corrupt: {source}")]
+    Corrupt {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: impl Into<String>, source: io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn git(action: &'static str) -> impl FnOnce(git2::Error) -> StoreError {
+        move |source| StoreError::Git { action, source }
+    }
+
+    pub(crate) fn version_not_found(
+        path: &str,
+        version: &str,
+        reason: impl Into<String>,
+    ) -> StoreError {
+        StoreError::VersionNotFound {
+            path: path.to_owned(),
+            version: version.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}

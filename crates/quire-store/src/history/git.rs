@@ -1,0 +1,563 @@
+//! Git history: one repository per root, commits staged through the index's cached tree.
+//!
+//! Speed comes from never rescanning the work tree per commit: `record` stages exactly the
+//! given paths in the repository's in-memory index (kept alive inside `git2::Repository`, so its
+//! tree cache survives between commits), writes the index back so `git status` stays clean,
+//! and builds the tree with `write_tree`, which reuses every unchanged subtree from the cache.
+
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use git2::{
+    BlameOptions, Commit, DiffOptions, ErrorCode, IndexAddOption, Oid, Repository, Signature,
+    Sort, StatusOptions,
+};
+
+use super::batch::{Batch, Batcher};
+use super::{
+    check_id, rfc3339, unified_diff, BlameLine, Change, ChangeAction, ChangesPage, HistoryOptions,
+    Recorded, VersionEntry,
+};
+use crate::error::StoreError;
+use crate::fault;
+use crate::root::Root;
+
+/// Author of the commits quire makes on its own (first import, recovery at open).
+const SYSTEM_ACTOR: &str = "quire";
+
+/// Runtime state that must never be committed; excluded through `.git/info/exclude` so no
+/// committed `.gitignore` is needed.
+const STATE_EXCLUDE: &str = "/.quire/state/";
+
+/// The repository, shared with the batch thread.
+pub(crate) struct Repo {
+    repo: Mutex<Repository>,
+}
+
+impl Repo {
+    fn lock(&self) -> MutexGuard<'_, Repository> {
+        // A panic while committing leaves the repository object usable; git itself is
+        // consistent on disk because refs are updated last.
+        self.repo.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stages exactly `changes` and commits them on HEAD as `actor`. Returns the new commit,
+    /// or HEAD when the tree did not change.
+    pub(crate) fn commit(
+        &self,
+        changes: &[(String, ChangeAction)],
+        actor: &str,
+        message: &str,
+    ) -> Result<Oid, StoreError> {
+        let repo = self.lock();
+        commit_locked(&repo, changes, actor, message)
+    }
+
+    pub(crate) fn with_lock<T>(&self, f: impl FnOnce(&Repository) -> T) -> T {
+        f(&self.lock())
+    }
+}
+
+pub(crate) struct GitHistory {
+    repo: Arc<Repo>,
+    batcher: Option<Batcher>,
+}
+
+impl GitHistory {
+    pub(crate) fn open(root: &Root, opts: &HistoryOptions) -> Result<GitHistory, StoreError> {
+        let repo = open_or_init(root.dir())?;
+        ensure_excluded(&repo)?;
+        commit_outside_changes(&repo)?;
+        let repo = Arc::new(Repo {
+            repo: Mutex::new(repo),
+        });
+        let batcher = opts.async_commit.then(|| {
+            Batcher::start(
+                Arc::clone(&repo),
+                opts.batch_window,
+                opts.batch_max_size.max(1),
+            )
+        });
+        Ok(GitHistory { repo, batcher })
+    }
+
+    pub(crate) fn record(
+        &self,
+        changes: Vec<(String, ChangeAction)>,
+        actor: &str,
+        message: &str,
+    ) -> Result<Recorded, StoreError> {
+        match &self.batcher {
+            Some(batcher) => {
+                batcher.enqueue(Batch {
+                    actor: actor.to_owned(),
+                    messages: vec![message.to_owned()],
+                    changes,
+                });
+                Ok(Recorded::Queued)
+            }
+            None => {
+                let oid = self.repo.commit(&changes, actor, message)?;
+                Ok(Recorded::Committed(oid.to_string()))
+            }
+        }
+    }
+
+    pub(crate) fn flush(&self) -> Result<(), StoreError> {
+        match &self.batcher {
+            Some(batcher) => batcher.flush(),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn head(&self) -> Option<String> {
+        self.repo
+            .with_lock(|repo| head_commit(repo).ok().flatten().map(|c| c.id().to_string()))
+    }
+
+    pub(crate) fn versions(&self, path: &str) -> Result<Vec<VersionEntry>, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|repo| {
+            let Some(head) = head_commit(repo)? else {
+                return Ok(Vec::new());
+            };
+            let mut walk = repo.revwalk().map_err(StoreError::git("log"))?;
+            walk.push(head.id()).map_err(StoreError::git("log"))?;
+            walk.simplify_first_parent().map_err(StoreError::git("log"))?;
+            let mut out = Vec::new();
+            for oid in walk {
+                let commit = repo
+                    .find_commit(oid.map_err(StoreError::git("log"))?)
+                    .map_err(StoreError::git("log"))?;
+                let now = entry_id(&commit, path);
+                let before = commit.parent(0).ok().and_then(|p| entry_id(&p, path));
+                if now != before {
+                    out.push(version_entry(&commit));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    pub(crate) fn version(&self, path: &str, id: &str) -> Result<Vec<u8>, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|repo| {
+            let commit = find_commit(repo, path, id)?;
+            blob_at(repo, &commit, path)?.ok_or_else(|| {
+                StoreError::version_not_found(path, id, "the file does not exist in that version")
+            })
+        })
+    }
+
+    pub(crate) fn diff(&self, path: &str, from: &str, to: &str) -> Result<String, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|repo| {
+            let old = find_commit(repo, path, from)?;
+            let new = find_commit(repo, path, to)?;
+            let old = blob_at(repo, &old, path)?.unwrap_or_default();
+            let new = blob_at(repo, &new, path)?.unwrap_or_default();
+            Ok(unified_diff(path, &old, &new))
+        })
+    }
+
+    pub(crate) fn blame(&self, path: &str) -> Result<Vec<BlameLine>, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|repo| {
+            let not_found = || StoreError::NotFound { path: path.into() };
+            let head = head_commit(repo)?.ok_or_else(not_found)?;
+            let content = blob_at(repo, &head, path)?.ok_or_else(not_found)?;
+            let mut opts = BlameOptions::new();
+            opts.newest_commit(head.id());
+            let blame = repo
+                .blame_file(Path::new(path), Some(&mut opts))
+                .map_err(StoreError::git("blame"))?;
+            let text = String::from_utf8_lossy(&content);
+            let mut out = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let Some(hunk) = blame.get_line(i + 1) else {
+                    continue;
+                };
+                let sig = hunk.final_signature();
+                out.push(BlameLine {
+                    line: i + 1,
+                    content: line.to_owned(),
+                    hash: hunk.final_commit_id().to_string(),
+                    author: String::from_utf8_lossy(sig.name_bytes()).into_owned(),
+                    timestamp: rfc3339(sig.when().seconds(), sig.when().offset_minutes()),
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    pub(crate) fn changes(
+        &self,
+        since: Option<&str>,
+        limit: usize,
+    ) -> Result<ChangesPage, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|repo| {
+            let Some(head) = head_commit(repo)? else {
+                return Ok(ChangesPage {
+                    changes: Vec::new(),
+                    last_seq: None,
+                });
+            };
+            match since {
+                None => newest_changes(repo, &head, limit),
+                Some(since) => changes_after(repo, &head, since, limit),
+            }
+        })
+    }
+}
+
+impl Drop for GitHistory {
+    fn drop(&mut self) {
+        // Stop the batch thread first: it commits whatever is still queued.
+        if let Some(batcher) = self.batcher.take() {
+            batcher.shutdown();
+        }
+    }
+}
+
+fn open_or_init(dir: &Path) -> Result<Repository, StoreError> {
+    let repo = match Repository::open(dir) {
+        Ok(repo) => repo,
+        Err(e) if e.code() == ErrorCode::NotFound => {
+            tracing::info!(root = %dir.display(), "initialising a git repository");
+            Repository::init(dir).map_err(StoreError::git("init"))?
+        }
+        Err(e) => return Err(StoreError::git("open")(e)),
+    };
+    let workdir = repo.workdir().and_then(|w| fs::canonicalize(w).ok());
+    if workdir.as_deref() != Some(dir) {
+        return Err(StoreError::BadRoot {
+            dir: dir.to_path_buf(),
+            reason: "its git repository has no work tree at the root".into(),
+        });
+    }
+    Ok(repo)
+}
+
+/// Adds `/.quire/state/` to `.git/info/exclude` unless it is there already.
+fn ensure_excluded(repo: &Repository) -> Result<(), StoreError> {
+    let info = repo.path().join("info");
+    let path = info.join("exclude");
+    let shown = path.display().to_string();
+    let current = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(StoreError::io(shown, e)),
+    };
+    let present = current
+        .lines()
+        .map(str::trim)
+        .any(|l| l == STATE_EXCLUDE || l == ".quire/state/" || l == ".quire/state");
+    if present {
+        return Ok(());
+    }
+    let mut text = current;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# quire runtime state (derived, never committed)\n");
+    text.push_str(STATE_EXCLUDE);
+    text.push('\n');
+    fs::create_dir_all(&info).map_err(|e| StoreError::io(shown.clone(), e))?;
+    fs::write(&path, text).map_err(|e| StoreError::io(shown, e))
+}
+
+/// Commits whatever differs between the work tree and HEAD (files edited while quire was not
+/// running, or written but not committed before a crash), and makes the first commit of a
+/// fresh repository. Afterwards `git status` is clean.
+fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
+    let unborn = head_commit(repo)?.is_none();
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    let dirty = !repo
+        .statuses(Some(&mut opts))
+        .map_err(StoreError::git("status"))?
+        .is_empty();
+    if !unborn && !dirty {
+        return Ok(());
+    }
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    index
+        .add_all(["*"], IndexAddOption::DEFAULT, None)
+        .map_err(StoreError::git("add"))?;
+    index
+        .update_all(["*"], None)
+        .map_err(StoreError::git("add"))?;
+    index.write().map_err(StoreError::git("index write"))?;
+    let message = if unborn {
+        "Initial commit of existing files"
+    } else {
+        "Record changes made outside quire\n\nThe work tree differed from HEAD when quire started \
+         (files edited while it was not running, or a write interrupted before its commit)."
+    };
+    let tree = index.write_tree().map_err(StoreError::git("write tree"))?;
+    let oid = commit_tree(repo, tree, SYSTEM_ACTOR, message)?;
+    tracing::info!(commit = %oid, "committed changes found at startup");
+    Ok(())
+}
+
+fn commit_locked(
+    repo: &Repository,
+    changes: &[(String, ChangeAction)],
+    actor: &str,
+    message: &str,
+) -> Result<Oid, StoreError> {
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| StoreError::git("commit")(git2::Error::from_str("bare repository")))?;
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    // Picks up an index changed by someone else (a `git add` in a shell); a no-op otherwise.
+    index.read(false).map_err(StoreError::git("index read"))?;
+    for (path, _action) in changes {
+        if path.starts_with(".quire/state/") {
+            continue;
+        }
+        // What is on disk now decides, whatever the action said: a path written and then
+        // removed before a batch commit is a deletion, and the other way round.
+        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
+        let rel = Path::new(path);
+        if on_disk {
+            index.add_path(rel).map_err(StoreError::git("add"))?;
+        } else {
+            index.remove_path(rel).map_err(StoreError::git("remove"))?;
+        }
+    }
+    index.write().map_err(StoreError::git("index write"))?;
+    let tree = index.write_tree().map_err(StoreError::git("write tree"))?;
+    if let Some(head) = head_commit(repo)? {
+        if head.tree_id() == tree {
+            return Ok(head.id());
+        }
+    }
+    fault::point("store.commit.before_ref");
+    commit_tree(repo, tree, actor, message)
+}
+
+fn commit_tree(
+    repo: &Repository,
+    tree: Oid,
+    actor: &str,
+    message: &str,
+) -> Result<Oid, StoreError> {
+    let tree = repo.find_tree(tree).map_err(StoreError::git("commit"))?;
+    let sig = signature(actor)?;
+    let parent = head_commit(repo)?;
+    let parents: Vec<&Commit<'_>> = parent.iter().collect();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .map_err(StoreError::git("commit"))
+}
+
+/// Author and committer for an actor: git refuses `<`, `>` and line breaks in names, so those
+/// are dropped; the e-mail is a made-up `<actor>@quire.local`.
+fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
+    let name: String = actor
+        .chars()
+        .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
+        .collect();
+    let name = match name.trim() {
+        "" => "anonymous".to_owned(),
+        trimmed => trimmed.to_owned(),
+    };
+    let local: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    Signature::now(&name, &format!("{local}@quire.local")).map_err(StoreError::git("signature"))
+}
+
+fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>, StoreError> {
+    match repo.head() {
+        Ok(head) => head
+            .peel_to_commit()
+            .map(Some)
+            .map_err(StoreError::git("head")),
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(StoreError::git("head")(e)),
+    }
+}
+
+/// The object id of a path in a commit's tree, if present.
+fn entry_id(commit: &Commit<'_>, path: &str) -> Option<Oid> {
+    let tree = commit.tree().ok()?;
+    tree.get_path(Path::new(path)).ok().map(|e| e.id())
+}
+
+/// The content of a file in a commit; `None` when the commit has no file there.
+fn blob_at(repo: &Repository, commit: &Commit<'_>, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let tree = commit.tree().map_err(StoreError::git("read tree"))?;
+    let entry = match tree.get_path(Path::new(path)) {
+        Ok(entry) => entry,
+        Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::git("read tree")(e)),
+    };
+    if entry.kind() != Some(git2::ObjectType::Blob) {
+        return Ok(None);
+    }
+    let blob = repo.find_blob(entry.id()).map_err(StoreError::git("read blob"))?;
+    Ok(Some(blob.content().to_vec()))
+}
+
+/// Resolves a full or abbreviated commit id typed by a user.
+fn find_commit<'r>(repo: &'r Repository, path: &str, id: &str) -> Result<Commit<'r>, StoreError> {
+    check_id(path, id)?;
+    let found = if id.len() == 40 {
+        Oid::from_str(id).and_then(|oid| repo.find_commit(oid))
+    } else {
+        repo.find_commit_by_prefix(id)
+    };
+    found.map_err(|e| {
+        let reason = match e.code() {
+            ErrorCode::NotFound => "no commit has this id".to_owned(),
+            ErrorCode::Ambiguous => "the abbreviated id matches several objects".to_owned(),
+            _ => format!("not a commit ({})", e.message()),
+        };
+        StoreError::version_not_found(path, id, reason)
+    })
+}
+
+fn version_entry(commit: &Commit<'_>) -> VersionEntry {
+    let author = commit.author();
+    VersionEntry {
+        hash: commit.id().to_string(),
+        author: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+        message: String::from_utf8_lossy(commit.message_bytes())
+            .trim_end()
+            .to_owned(),
+        timestamp: rfc3339(author.when().seconds(), author.when().offset_minutes()),
+    }
+}
+
+/// The files one commit changed against its first parent, in path order.
+fn commit_changes(repo: &Repository, commit: &Commit<'_>) -> Result<Vec<Change>, StoreError> {
+    let tree = commit.tree().map_err(StoreError::git("diff"))?;
+    let parent_tree = match commit.parent(0) {
+        Ok(parent) => Some(parent.tree().map_err(StoreError::git("diff"))?),
+        Err(_) => None,
+    };
+    let mut opts = DiffOptions::new();
+    opts.ignore_submodules(true);
+    let diff = repo
+        .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))
+        .map_err(StoreError::git("diff"))?;
+    let author = commit.author();
+    let actor = String::from_utf8_lossy(author.name_bytes()).into_owned();
+    let timestamp = rfc3339(author.when().seconds(), author.when().offset_minutes());
+    let seq = commit.id().to_string();
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        let (file, action) = match delta.status() {
+            git2::Delta::Deleted => (delta.old_file(), ChangeAction::Delete),
+            _ => (delta.new_file(), ChangeAction::Write),
+        };
+        let Some(path) = file.path_bytes() else {
+            continue;
+        };
+        out.push(Change {
+            seq: seq.clone(),
+            path: String::from_utf8_lossy(path).into_owned(),
+            action,
+            actor: actor.clone(),
+            timestamp: timestamp.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn first_parent_walk<'r>(
+    repo: &'r Repository,
+    head: &Commit<'_>,
+) -> Result<impl Iterator<Item = Result<Commit<'r>, StoreError>> + 'r, StoreError> {
+    let mut walk = repo.revwalk().map_err(StoreError::git("log"))?;
+    walk.set_sorting(Sort::NONE).map_err(StoreError::git("log"))?;
+    walk.push(head.id()).map_err(StoreError::git("log"))?;
+    walk.simplify_first_parent().map_err(StoreError::git("log"))?;
+    Ok(walk.map(move |oid| {
+        oid.and_then(|oid| repo.find_commit(oid))
+            .map_err(StoreError::git("log"))
+    }))
+}
+
+/// The newest `limit` changes, oldest first; `last_seq` is HEAD.
+fn newest_changes(
+    repo: &Repository,
+    head: &Commit<'_>,
+    limit: usize,
+) -> Result<ChangesPage, StoreError> {
+    let mut newest_first: Vec<Change> = Vec::new();
+    if limit > 0 {
+        for commit in first_parent_walk(repo, head)? {
+            let mut changes = commit_changes(repo, &commit?)?;
+            changes.reverse();
+            newest_first.extend(changes);
+            if newest_first.len() >= limit {
+                break;
+            }
+        }
+    }
+    newest_first.truncate(limit);
+    newest_first.reverse();
+    Ok(ChangesPage {
+        changes: newest_first,
+        last_seq: Some(head.id().to_string()),
+    })
+}
+
+/// The changes of whole commits after `since`, oldest first, up to `limit` (at least one
+/// commit).
+fn changes_after(
+    repo: &Repository,
+    head: &Commit<'_>,
+    since: &str,
+    limit: usize,
+) -> Result<ChangesPage, StoreError> {
+    let since_commit = find_commit(repo, "changes", since)?;
+    let mut after = Vec::new();
+    let mut found = false;
+    for commit in first_parent_walk(repo, head)? {
+        let commit = commit?;
+        if commit.id() == since_commit.id() {
+            found = true;
+            break;
+        }
+        after.push(commit);
+    }
+    if !found {
+        return Err(StoreError::version_not_found(
+            "changes",
+            since,
+            "the commit is not in the history of HEAD",
+        ));
+    }
+    let mut changes = Vec::new();
+    let mut last = since_commit.id();
+    for commit in after.iter().rev() {
+        if limit == 0 {
+            break;
+        }
+        let batch = commit_changes(repo, commit)?;
+        if last != since_commit.id() && changes.len() + batch.len() > limit {
+            break;
+        }
+        changes.extend(batch);
+        last = commit.id();
+    }
+    Ok(ChangesPage {
+        changes,
+        last_seq: Some(last.to_string()),
+    })
+}

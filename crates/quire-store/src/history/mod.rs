@@ -1,0 +1,352 @@
+//! The history of the root: recording changes and answering versions, diff, blame and the
+//! change feed, under one of three strategies (git, copy-on-write snapshots, none).
+
+mod batch;
+mod cow;
+mod git;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+use crate::root::Root;
+
+/// How changes are versioned (`[versioning] strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Every change is a git commit in the root's repository.
+    #[default]
+    Git,
+    /// Copy-on-write snapshots under `.quire/versions/`, no git.
+    Cow,
+    /// No history at all.
+    None,
+}
+
+impl Strategy {
+    /// The configuration spelling: `git`, `cow` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Git => "git",
+            Strategy::Cow => "cow",
+            Strategy::None => "none",
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A strategy name that is not `git`, `cow` or `none`.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown versioning strategy {0:?} (expected git, cow or none)")]
+pub struct UnknownStrategy(pub String);
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(s: &str) -> Result<Strategy, UnknownStrategy> {
+        match s {
+            "git" => Ok(Strategy::Git),
+            "cow" => Ok(Strategy::Cow),
+            "none" => Ok(Strategy::None),
+            other => Err(UnknownStrategy(other.to_owned())),
+        }
+    }
+}
+
+/// Settings of the `[versioning]` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryOptions {
+    pub strategy: Strategy,
+    /// Git only: `record` queues and a background thread commits in batches.
+    pub async_commit: bool,
+    /// A batch is committed this long after its first queued change.
+    pub batch_window: Duration,
+    /// ... or as soon as this many changes are queued.
+    pub batch_max_size: usize,
+    /// Cow only: snapshots kept per file; 0 keeps all.
+    pub max_versions: usize,
+}
+
+impl Default for HistoryOptions {
+    /// The spec's defaults: git, async commits in 200 ms / 50-change batches, 100 cow versions.
+    fn default() -> HistoryOptions {
+        HistoryOptions {
+            strategy: Strategy::Git,
+            async_commit: true,
+            batch_window: Duration::from_millis(200),
+            batch_max_size: 50,
+            max_versions: 100,
+        }
+    }
+}
+
+/// What happened to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeAction {
+    Write,
+    Delete,
+}
+
+impl ChangeAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeAction::Write => "write",
+            ChangeAction::Delete => "delete",
+        }
+    }
+}
+
+/// One path the caller has just written or removed through [`Root`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: quire_vault::PagePath,
+    pub action: ChangeAction,
+}
+
+/// The outcome of [`History::record`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded {
+    /// Committed; the commit id. When the changes left the tree as it was, no empty commit is
+    /// made and this is the current HEAD.
+    Committed(String),
+    /// Queued for the next batch commit.
+    Queued,
+    /// Copy-on-write snapshots taken.
+    Snapshot,
+    /// Versioning is off.
+    Unversioned,
+}
+
+/// One version of a path (the spec's "Version entry").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionEntry {
+    /// Commit id (git) or snapshot content id (cow).
+    pub hash: String,
+    pub author: String,
+    pub message: String,
+    /// RFC 3339.
+    pub timestamp: String,
+}
+
+/// Who last changed one line (the spec's "Blame line").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlameLine {
+    /// 1-based.
+    pub line: usize,
+    pub content: String,
+    pub hash: String,
+    pub author: String,
+    pub timestamp: String,
+}
+
+/// One entry of the change feed (the spec's "Change").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// Git: the commit id. Cow: an increasing integer.
+    pub seq: String,
+    pub path: String,
+    pub action: ChangeAction,
+    pub actor: String,
+    pub timestamp: String,
+}
+
+/// A page of the change feed; pass `last_seq` as `since` to continue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangesPage {
+    pub changes: Vec<Change>,
+    pub last_seq: Option<String>,
+}
+
+/// The history of one root. `Send + Sync`: every strategy serialises its own writes.
+pub struct History {
+    backend: Backend,
+}
+
+enum Backend {
+    Git(git::GitHistory),
+    Cow(cow::CowHistory),
+    None,
+}
+
+impl History {
+    /// Opens the history of `root`. Git: initialises a repository if there is none (committing
+    /// the existing files), and commits whatever changed on disk since the last commit, so the
+    /// work tree is clean afterwards.
+    pub fn open(root: &Root, opts: HistoryOptions) -> Result<History, StoreError> {
+        let backend = match opts.strategy {
+            Strategy::Git => Backend::Git(git::GitHistory::open(root, &opts)?),
+            Strategy::Cow => Backend::Cow(cow::CowHistory::open(root, &opts)?),
+            Strategy::None => Backend::None,
+        };
+        Ok(History { backend })
+    }
+
+    /// Records changes the caller has already made on disk. Git: one commit authored by
+    /// `actor` (or queued when committing asynchronously); cow: one snapshot per written file.
+    pub fn record(
+        &self,
+        changes: &[FileChange],
+        actor: &str,
+        message: &str,
+    ) -> Result<Recorded, StoreError> {
+        let changes: Vec<(String, ChangeAction)> = changes
+            .iter()
+            .map(|c| (c.path.as_str().to_owned(), c.action))
+            .collect();
+        match &self.backend {
+            Backend::Git(git) => git.record(changes, actor, message),
+            Backend::Cow(cow) => cow.record(&changes, actor, message),
+            Backend::None => Ok(Recorded::Unversioned),
+        }
+    }
+
+    /// Waits until every queued change is committed (a no-op unless committing asynchronously).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.flush(),
+            Backend::Cow(_) | Backend::None => Ok(()),
+        }
+    }
+
+    /// The newest version id: the HEAD commit (git; changes still queued are not in it) or the
+    /// newest change number (cow); `None` when there is none.
+    pub fn head(&self) -> Option<String> {
+        match &self.backend {
+            Backend::Git(git) => git.head(),
+            Backend::Cow(cow) => cow.head(),
+            Backend::None => None,
+        }
+    }
+
+    /// The versions of a path, newest first. Git: the first-parent commits that changed it
+    /// (including the one that deleted it). Queued changes are committed first, so a caller
+    /// always sees its own writes.
+    pub fn versions(&self, p: &quire_vault::PagePath) -> Result<Vec<VersionEntry>, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.versions(p.as_str()),
+            Backend::Cow(cow) => cow.versions(p.as_str()),
+            Backend::None => Err(self.unavailable("version history")),
+        }
+    }
+
+    /// The content of a path at a version (full or abbreviated id).
+    pub fn version(&self, p: &quire_vault::PagePath, id: &str) -> Result<Vec<u8>, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.version(p.as_str(), id),
+            Backend::Cow(cow) => cow.version(p.as_str(), id),
+            Backend::None => Err(self.unavailable("version history")),
+        }
+    }
+
+    /// A unified diff of a path between two versions, headed `a/<path>` and `b/<path>`. Git: a
+    /// side where the file did not exist counts as empty. Empty when nothing differs.
+    pub fn diff(
+        &self,
+        p: &quire_vault::PagePath,
+        from: &str,
+        to: &str,
+    ) -> Result<String, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.diff(p.as_str(), from, to),
+            Backend::Cow(cow) => cow.diff(p.as_str(), from, to),
+            Backend::None => Err(self.unavailable("diff")),
+        }
+    }
+
+    /// Who last changed each line of the committed version of a path (git only).
+    pub fn blame(&self, p: &quire_vault::PagePath) -> Result<Vec<BlameLine>, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.blame(p.as_str()),
+            Backend::Cow(_) | Backend::None => Err(self.unavailable("blame")),
+        }
+    }
+
+    /// The change feed, oldest first.
+    ///
+    /// Git: `seq` is a commit id, walking first-parent history. With `since`, the changes of the
+    /// commits after it, oldest first; a page holds whole commits only (so `last_seq` can be
+    /// resumed from without losing anything) and stops before the commit that would exceed
+    /// `limit`, except that it always holds at least one commit, however large. Without
+    /// `since`, the newest `limit` changes (possibly only part of the oldest commit they
+    /// touch), with `last_seq` = HEAD so a client can poll forward from now.
+    ///
+    /// Cow: `seq` is an increasing integer and `limit` is exact. In both, `last_seq` is the
+    /// newest entry included, or the newest overall when the page is empty.
+    pub fn changes(&self, since: Option<&str>, limit: usize) -> Result<ChangesPage, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.changes(since, limit),
+            Backend::Cow(cow) => cow.changes(since, limit),
+            Backend::None => Err(self.unavailable("the change feed")),
+        }
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        match &self.backend {
+            Backend::Git(_) => Strategy::Git,
+            Backend::Cow(_) => Strategy::Cow,
+            Backend::None => Strategy::None,
+        }
+    }
+
+    fn unavailable(&self, what: &'static str) -> StoreError {
+        StoreError::Unavailable {
+            what,
+            strategy: self.strategy().as_str(),
+        }
+    }
+}
+
+/// Formats a git or snapshot time as RFC 3339 with its original UTC offset.
+pub(crate) fn rfc3339(seconds: i64, offset_minutes: i32) -> String {
+    let offset = chrono::FixedOffset::east_opt(offset_minutes * 60)
+        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset is valid"));
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .unwrap_or_default()
+        .with_timezone(&offset)
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Checks the shape of a version id the caller typed: 4 to 40 hex digits.
+pub(crate) fn check_id(path: &str, id: &str) -> Result<(), StoreError> {
+    if (4..=40).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(())
+    } else {
+        Err(StoreError::version_not_found(
+            path,
+            id,
+            "not a version id (expected 4 to 40 hexadecimal digits)",
+        ))
+    }
+}
+
+/// A unified diff of two contents. Contents that are not UTF-8 text (or hold NUL bytes) get the
+/// one-line summary git prints for binary files.
+pub(crate) fn unified_diff(path: &str, old: &[u8], new: &[u8]) -> String {
+    if old == new {
+        return String::new();
+    }
+    let text = |b: &[u8]| {
+        if b.contains(&0) {
+            None
+        } else {
+            std::str::from_utf8(b).ok().map(str::to_owned)
+        }
+    };
+    match (text(old), text(new)) {
+        (Some(old), Some(new)) => similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .header(&format!("a/{path}"), &format!("b/{path}"))
+            .to_string(),
+        _ => format!("Binary files a/{path} and b/{path} differ\n"),
+    }
+}

@@ -1,0 +1,12 @@
+//! One module per subcommand.
+
+pub mod init;
+pub mod serve;
+
+/// DECISIONS §6: 2 for bad usage or input, 1 for a refused operation.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.downcast_ref::<quire_service::Error>() {
+        Some(err) => err.code.exit_code() as u8,
+        None => 1,
+    }
+}
