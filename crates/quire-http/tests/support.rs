@@ -1,0 +1,195 @@
+//! A test server: a real knowledge root in a tempdir, real git, the router called without a
+//! socket.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use quire_service::{AssetRules, Service, SpaceSettings};
+use quire_store::{HistoryOptions, Strategy};
+use tower::ServiceExt;
+
+pub struct TestServer {
+    pub dir: tempfile::TempDir,
+    pub service: Arc<Service>,
+    pub app: Router,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body is not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).expect("utf-8 body")
+    }
+
+    pub fn header(&self, name: &str) -> String {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default()
+    }
+
+    /// Asserts a status and an `{"error": …}` body; returns the message.
+    pub fn expect_error(&self, status: u16) -> String {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "body: {}",
+            String::from_utf8_lossy(&self.body)
+        );
+        let v = self.json();
+        let obj = v.as_object().expect("error body is an object");
+        obj["error"]
+            .as_str()
+            .expect("error is a string")
+            .to_string()
+    }
+}
+
+pub fn sync_git() -> HistoryOptions {
+    options(Strategy::Git, false)
+}
+
+pub fn options(strategy: Strategy, async_commit: bool) -> HistoryOptions {
+    HistoryOptions {
+        strategy,
+        async_commit,
+        batch_window: Duration::from_millis(20),
+        batch_max_size: 50,
+        max_versions: 100,
+    }
+}
+
+impl TestServer {
+    pub fn new() -> TestServer {
+        TestServer::with(sync_git(), AssetRules::default(), &[])
+    }
+
+    /// A server over a root that already holds `files`.
+    pub fn with(history: HistoryOptions, assets: AssetRules, files: &[(&str, &str)]) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (path, content) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, content).unwrap();
+        }
+        let service = Arc::new(
+            Service::open(vec![SpaceSettings {
+                name: "default".into(),
+                root: dir.path().to_path_buf(),
+                history,
+                assets,
+            }])
+            .expect("service opens"),
+        );
+        let app = quire_http::router(service.clone());
+        TestServer { dir, service, app }
+    }
+
+    pub async fn call(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Reply {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let response = self
+            .app
+            .clone()
+            .oneshot(req.body(body.into()).unwrap())
+            .await
+            .expect("router answers");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+        Reply { status, headers, body }
+    }
+
+    pub async fn get(&self, uri: &str) -> Reply {
+        self.call(Method::GET, uri, &[], Body::empty()).await
+    }
+
+    pub async fn put(&self, path: &str, content: &str, actor: &str) -> Reply {
+        self.call(
+            Method::PUT,
+            &format!("/api/quire/file?path={}", enc(path)),
+            &[("x-actor", actor)],
+            content.to_string(),
+        )
+        .await
+    }
+
+    pub async fn post_json(&self, uri: &str, body: serde_json::Value) -> Reply {
+        self.call(
+            Method::POST,
+            uri,
+            &[("content-type", "application/json")],
+            body.to_string(),
+        )
+        .await
+    }
+
+    pub fn repo(&self) -> git2::Repository {
+        git2::Repository::open(self.dir.path()).expect("root is a git repository")
+    }
+
+    pub fn commit_count(&self) -> usize {
+        let repo = self.repo();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        walk.count()
+    }
+
+    pub fn head_author(&self) -> String {
+        let repo = self.repo();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        head.author().name().unwrap().to_string()
+    }
+
+    /// `git status` shows nothing (ignored runtime state aside).
+    pub fn assert_clean(&self) {
+        let repo = self.repo();
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        let statuses = repo.statuses(Some(&mut opts)).unwrap();
+        let dirty: Vec<String> = statuses
+            .iter()
+            .map(|s| format!("{:?} {}", s.status(), s.path().unwrap_or("?")))
+            .collect();
+        assert!(dirty.is_empty(), "git status is not clean: {dirty:?}");
+    }
+
+    pub fn disk(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(self.dir.path().join(path)).ok()
+    }
+}
+
+/// Percent-encodes a query value.
+pub fn enc(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
