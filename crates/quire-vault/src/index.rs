@@ -112,7 +112,31 @@ impl Table {
     }
 }
 
-type Buckets = HashMap<Box<str>, Vec<PagePath>>;
+/// A file in a bucket, with what the tie-break needs measured once at insert time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hit {
+    pub(crate) path: PagePath,
+    /// Byte length of the folder part (`"a/b"` of `a/b/c.md`).
+    pub(crate) folder_len: usize,
+    /// Number of components.
+    pub(crate) depth: usize,
+}
+
+impl Hit {
+    fn new(path: &PagePath) -> Hit {
+        Hit {
+            path: path.clone(),
+            folder_len: path.folder().len(),
+            depth: path.depth(),
+        }
+    }
+
+    pub(crate) fn folder(&self) -> &str {
+        &self.path.as_str()[..self.folder_len]
+    }
+}
+
+type Buckets = HashMap<Box<str>, Vec<Hit>>;
 
 /// Nine tables (three kinds × three folds) from key to the files carrying it.
 ///
@@ -124,7 +148,7 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    pub(crate) fn lookup(&self, table: Table, fold: Fold, key: &str) -> &[PagePath] {
+    pub(crate) fn lookup(&self, table: Table, fold: Fold, key: &str) -> &[Hit] {
         self.tables[table.slot()][fold.slot()]
             .get(key)
             .map_or(&[], Vec::as_slice)
@@ -137,8 +161,8 @@ impl Index {
                 .or_default();
             // Keeps a bucket a set even if two keys of one file ever fold to one string,
             // so a file is never its own rival.
-            if !bucket.contains(path) {
-                bucket.push(path.clone());
+            if !bucket.iter().any(|hit| hit.path == *path) {
+                bucket.push(Hit::new(path));
             }
         });
     }
@@ -147,7 +171,7 @@ impl Index {
         for_each_key(path, |table, fold, key| {
             let buckets = &mut self.tables[table.slot()][fold.slot()];
             if let Some(bucket) = buckets.get_mut(key) {
-                bucket.retain(|p| p != path);
+                bucket.retain(|hit| hit.path != *path);
                 if bucket.is_empty() {
                     buckets.remove(key);
                 }
@@ -216,10 +240,14 @@ mod tests {
             (Table::Suffixes, Fold::Case, "b/note"),
         ];
         for (table, fold, key) in cases {
-            assert_eq!(index.lookup(table, fold, key), [path.clone()], "{key}");
+            assert_eq!(index.lookup(table, fold, key), [Hit::new(&path)], "{key}");
         }
-        assert!(index.lookup(Table::Suffixes, Fold::Exact, "Note").is_empty());
-        assert!(index.lookup(Table::Suffixes, Fold::Exact, "a/b/Note").is_empty());
+        assert!(index
+            .lookup(Table::Suffixes, Fold::Exact, "Note")
+            .is_empty());
+        assert!(index
+            .lookup(Table::Suffixes, Fold::Exact, "a/b/Note")
+            .is_empty());
         index.remove(&path);
         assert!(index.tables.iter().flatten().all(HashMap::is_empty));
     }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::index::{Fold, Index, Table};
+use crate::index::{Fold, Hit, Index, Table};
 use crate::path::{folder_of, nfc, PagePath};
 
 /// The rule that found the file, in the order the rules are tried.
@@ -163,16 +163,16 @@ pub(crate) fn markdown(index: &Index, from: &PagePath, dest: &str) -> Resolution
     // The exact-path bucket of `joined` holds the file `joined` and the page `joined.md`
     // (pages are also keyed without `.md`), so both lookups cost one hash and no allocation.
     let bucket = index.lookup(Table::Paths, Fold::Exact, &joined);
-    if let Some(path) = bucket.iter().find(|p| p.as_str() == joined) {
-        return resolved(path, step);
+    if let Some(hit) = bucket.iter().find(|hit| hit.path.as_str() == joined) {
+        return resolved(&hit.path, step);
     }
     if !joined.ends_with(".md") {
-        let with_md = bucket.iter().find(|p| {
-            let p = p.as_str();
+        let with_md = bucket.iter().find(|hit| {
+            let p = hit.path.as_str();
             p.len() == joined.len() + 3 && p.starts_with(joined.as_str()) && p.ends_with(".md")
         });
-        if let Some(path) = with_md {
-            return resolved(path, Step::ImpliedMd);
+        if let Some(hit) = with_md {
+            return resolved(&hit.path, Step::ImpliedMd);
         }
     }
     Resolution::Unresolved
@@ -183,8 +183,8 @@ pub(crate) fn canvas(index: &Index, target: &str) -> Resolution {
     let target = nfc(target);
     let target = target.strip_prefix('/').unwrap_or(&target);
     let bucket = index.lookup(Table::Paths, Fold::Exact, target);
-    match bucket.iter().find(|p| p.as_str() == target) {
-        Some(path) => resolved(path, Step::ExactPath),
+    match bucket.iter().find(|hit| hit.path.as_str() == target) {
+        Some(hit) => resolved(&hit.path, Step::ExactPath),
         None => Resolution::Unresolved,
     }
 }
@@ -200,16 +200,18 @@ fn resolved(path: &PagePath, step: Step) -> Resolution {
 /// Tie-break among the hits of one step: same folder as `from`, then fewest components,
 /// then byte order. The first is the answer, the rest are reported as candidates;
 /// `None` when the step found nothing.
-fn pick(hits: &[PagePath], step: Step, from: &PagePath) -> Option<Resolution> {
+fn pick(hits: &[Hit], step: Step, from: &PagePath) -> Option<Resolution> {
     match hits {
         [] => return None,
-        [only] => return Some(resolved(only, step)),
+        [only] => return Some(resolved(&only.path, step)),
         _ => {}
     }
     let folder = from.folder();
-    let mut ranked: Vec<&PagePath> = hits.iter().collect();
-    ranked.sort_by_cached_key(|p| (folder_of(p.as_str()) != folder, p.depth(), *p));
-    let mut ranked = ranked.into_iter().cloned();
+    let mut ranked: Vec<&Hit> = hits.iter().collect();
+    ranked.sort_unstable_by(|a, b| {
+        (a.folder() != folder, a.depth, &a.path).cmp(&(b.folder() != folder, b.depth, &b.path))
+    });
+    let mut ranked = ranked.into_iter().map(|hit| hit.path.clone());
     let path = ranked.next()?;
     Some(Resolution::Resolved {
         path,

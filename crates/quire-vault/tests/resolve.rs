@@ -64,6 +64,7 @@ fn check(family: Family, rows: &[Row]) {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_path_targets_try_exact_then_relative_then_suffix() {
     check(
         Family::Wiki,
@@ -94,6 +95,7 @@ fn wiki_path_targets_try_exact_then_relative_then_suffix() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_bare_names_match_name_or_page_stem() {
     check(
         Family::Wiki,
@@ -113,6 +115,7 @@ fn wiki_bare_names_match_name_or_page_stem() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_fuzzy_fallbacks_apply_only_when_exact_finds_nothing() {
     check(
         Family::Wiki,
@@ -138,6 +141,7 @@ fn wiki_fuzzy_fallbacks_apply_only_when_exact_finds_nothing() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_ties_break_by_folder_then_segments_then_bytes() {
     check(
         Family::Wiki,
@@ -154,6 +158,7 @@ fn wiki_ties_break_by_folder_then_segments_then_bytes() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_targets_are_compared_in_nfc() {
     let nfd = "cafe\u{301}";
     let nfc = "caf\u{e9}";
@@ -168,6 +173,7 @@ fn wiki_targets_are_compared_in_nfc() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn wiki_empty_target_is_the_same_page() {
     check(
         Family::Wiki,
@@ -179,6 +185,7 @@ fn wiki_empty_target_is_the_same_page() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn markdown_destinations_match_paths_exactly() {
     check(
         Family::Markdown,
@@ -206,6 +213,7 @@ fn markdown_destinations_match_paths_exactly() {
 }
 
 #[test]
+#[rustfmt::skip] // one table row per line
 fn canvas_references_are_exact_root_relative_paths() {
     check(
         Family::Canvas,
