@@ -188,21 +188,31 @@ impl Vault {
         }
     }
 
-    /// Every link of another page (or canvas) that resolves to `target`, ordered by source
-    /// path, then by position in the source. Same-page links (`[[#Heading]]`) are not
-    /// backlinks; a page linking itself by name is.
+    /// Every link of every summarised page with its resolution, by source path, then by
+    /// position in the source. One pass serves the link graph, broken links and
+    /// backlink counts.
+    pub fn resolved_links(&self) -> impl Iterator<Item = (&PagePath, &Link, Resolution)> + '_ {
+        self.pages().flat_map(move |(source, summary)| {
+            summary
+                .links
+                .iter()
+                .map(move |link| (source, link, self.resolve(source, link)))
+        })
+    }
+
+    /// Every link of a page (or canvas) that resolves to `target`, by source path, then by
+    /// position in the source. Same-page links (`[[#Heading]]`) are not backlinks; a page
+    /// linking itself by name is.
     pub fn backlinks(&self, target: &PagePath) -> Vec<(PagePath, Link)> {
-        let mut found = Vec::new();
-        for (source, summary) in self.pages() {
-            for link in &summary.links {
-                if let Resolution::Resolved { path, step, .. } = self.resolve(source, link) {
-                    if step != Step::SamePage && path == *target {
-                        found.push((source.clone(), link.clone()));
-                    }
+        self.resolved_links()
+            .filter(|(_, _, resolution)| match resolution {
+                Resolution::Resolved { path, step, .. } => {
+                    *step != Step::SamePage && path == target
                 }
-            }
-        }
-        found
+                Resolution::Unresolved => false,
+            })
+            .map(|(source, link, _)| (source.clone(), link.clone()))
+            .collect()
     }
 }
 
