@@ -361,8 +361,7 @@ impl<'de, 'c, V: Visitor<'de>> Visitor<'de> for Wrap<'c, V> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
-        self.inner
-            .visit_some(Expanding::new(deserializer, self.cx))
+        self.inner.visit_some(Expanding::new(deserializer, self.cx))
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(

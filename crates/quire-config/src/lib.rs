@@ -1,1 +1,293 @@
-//! quire-config
+//! The `.quire/config.toml` model: every section with the spec's defaults, `${VAR}`
+//! expansion, unknown keys as warnings, and `QUIRE_*` environment overrides.
+//!
+//! ```
+//! let loaded = quire_config::Config::from_toml_str(
+//!     "[server]\nport = 8080\n[versioning]\nstrategy = \"none\"\n",
+//!     &|_| None,
+//! )
+//! .unwrap();
+//! assert_eq!(loaded.config.server.port, 8080);
+//! assert!(loaded.warnings.is_empty());
+//! ```
+
+mod env;
+mod error;
+mod expand;
+mod keyword;
+mod secret;
+mod sections;
+mod template;
+mod units;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use env::ENV_OVERRIDES;
+pub use error::ConfigError;
+pub use keyword::UnknownKeyword;
+pub use secret::Secret;
+pub use sections::{
+    AnalyticsConfig, ApiKeyEntry, ApprovalLimit, AssetsConfig, AuditConfig, AuthConfig, AuthType,
+    BackupConfig, ChunkingConfig, ClaimsConfig, CommitBatching, CorsConfig, DataviewConfig,
+    DraftsConfig, EmbedderConfig, EmbedderProvider, JanitorConfig, KeyScope, Listener,
+    MemoryConfig, ProtocolsConfig, RateLimitConfig, RefactorConfig, SchemaConfig, SearchConfig,
+    SearchEngine, ServerConfig, SpaceConfig, SpaceEntry, Transition, UiConfig, VectorConfig,
+    VectorStoreConfig, VectorStoreProvider, VersioningConfig, VersioningStrategy, Visibility,
+    WebhooksConfig, WorkflowConfig,
+};
+pub use template::default_config_toml;
+pub use units::{ByteSize, Duration, UnitError};
+
+use expand::{Context, Expanding};
+
+/// Where the config file lives inside a knowledge root.
+pub const CONFIG_FILE: &str = ".quire/config.toml";
+
+/// Everything `.quire/config.toml` can say. `Config::default()` is what an empty or missing
+/// file means.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub space: SpaceConfig,
+    pub auth: AuthConfig,
+    pub search: SearchConfig,
+    pub versioning: VersioningConfig,
+    pub assets: AssetsConfig,
+    pub ui: UiConfig,
+    pub backup: BackupConfig,
+    pub janitor: JanitorConfig,
+    pub analytics: AnalyticsConfig,
+    pub dataview: DataviewConfig,
+    pub memory: MemoryConfig,
+    pub drafts: DraftsConfig,
+    pub workflow: WorkflowConfig,
+    pub audit: AuditConfig,
+    pub webhooks: WebhooksConfig,
+    pub schema: SchemaConfig,
+    pub claims: ClaimsConfig,
+    pub protocols: ProtocolsConfig,
+    pub refactor: RefactorConfig,
+    /// Further knowledge roots served next to this one.
+    pub spaces: Vec<SpaceEntry>,
+}
+
+/// A parsed configuration and what was odd about it but not fatal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub config: Config,
+    /// One line per unknown key (naming its dotted path) and per `${VAR}` problem.
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// Parses config text. `${VAR}` in string values expands through `env` (an unset
+    /// variable gives `""` and a warning; `$${` is a literal `${`). Unknown keys are
+    /// warnings; TOML syntax errors, wrong types and invalid values are errors naming the
+    /// key and line. The result is also [validated](Config::validate).
+    pub fn from_toml_str(
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Loaded, ConfigError> {
+        let cx = Context::new(env);
+        let mut unknown_keys = Vec::new();
+        let parsed: Result<Config, toml::de::Error> = serde_ignored::deserialize(
+            Expanding::new(toml::Deserializer::new(text), &cx),
+            |path| unknown_keys.push(dotted(&path)),
+        );
+        let config = parsed.map_err(|error| parse_error(text, &error, cx.failed_at()))?;
+        config.validate()?;
+        let mut warnings: Vec<String> = unknown_keys
+            .into_iter()
+            .map(|key| format!("unknown key `{key}` ignored"))
+            .collect();
+        warnings.extend(cx.into_warnings());
+        Ok(Loaded { config, warnings })
+    }
+
+    /// Reads `<root>/.quire/config.toml`, expanding `${VAR}` from the process environment.
+    /// A missing file means the defaults, without a warning. `QUIRE_*` overrides are not
+    /// applied here; see [`Config::apply_env_overrides`].
+    pub fn load(root: &Path) -> Result<Loaded, ConfigError> {
+        Self::load_with_env(root, &|name| std::env::var(name).ok())
+    }
+
+    /// [`Config::load`] with the environment given, for callers and tests that must not
+    /// depend on the process environment.
+    pub fn load_with_env(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Loaded, ConfigError> {
+        let path = config_path(root);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Loaded {
+                    config: Config::default(),
+                    warnings: Vec::new(),
+                })
+            }
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        Self::from_toml_str(&text, env).map_err(|error| ConfigError::InFile {
+            path,
+            source: Box::new(error),
+        })
+    }
+
+    /// Checks what single values cannot: that the chosen auth type has its credentials,
+    /// that space names are unique, and similar. [`Config::from_toml_str`] and
+    /// [`Config::apply_env_overrides`] call it; call it again after changing a `Config`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| ConfigError::Invalid {
+            key: key.to_owned(),
+            message: message.to_owned(),
+        };
+        if self.server.host.trim().is_empty() {
+            return Err(invalid("server.host", "the bind address must not be empty"));
+        }
+        let auth = &self.auth;
+        match auth.kind {
+            AuthType::None => {}
+            AuthType::Apikey => {
+                if auth.api_key.is_none() {
+                    return Err(invalid(
+                        "auth.api_key",
+                        "auth type `apikey` needs a non-empty key",
+                    ));
+                }
+            }
+            AuthType::Perspace => {
+                if auth.api_keys.is_empty() {
+                    return Err(invalid(
+                        "auth.api_keys",
+                        "auth type `perspace` needs at least one [[auth.api_keys]] entry",
+                    ));
+                }
+                if let Some(index) = auth.api_keys.iter().position(|key| key.space.is_none()) {
+                    return Err(invalid(
+                        &format!("auth.api_keys[{index}].space"),
+                        "auth type `perspace` needs a space for every key",
+                    ));
+                }
+            }
+            AuthType::Oidc => {
+                if auth.issuer.is_none() {
+                    return Err(invalid("auth.issuer", "auth type `oidc` needs an issuer"));
+                }
+                if auth.client_id.is_none() {
+                    return Err(invalid(
+                        "auth.client_id",
+                        "auth type `oidc` needs a client_id",
+                    ));
+                }
+            }
+        }
+        if let Some(index) = auth
+            .api_keys
+            .iter()
+            .position(|key| key.key.expose().trim().is_empty())
+        {
+            return Err(invalid(
+                &format!("auth.api_keys[{index}].key"),
+                "a key must not be empty",
+            ));
+        }
+
+        let mut names = HashSet::new();
+        for (index, space) in self.spaces.iter().enumerate() {
+            if space.name.trim().is_empty() {
+                return Err(invalid(
+                    &format!("spaces[{index}].name"),
+                    "a space needs a name",
+                ));
+            }
+            if !names.insert(space.name.as_str()) {
+                return Err(invalid(
+                    &format!("spaces[{index}].name"),
+                    &format!("space `{}` is listed twice", space.name),
+                ));
+            }
+            if space.root.as_os_str().is_empty() {
+                return Err(invalid(
+                    &format!("spaces[{index}].root"),
+                    "a space needs a root",
+                ));
+            }
+        }
+
+        let chunking = &self.search.vector.chunking;
+        if chunking.size == 0 {
+            return Err(invalid(
+                "search.vector.chunking.size",
+                "chunks must hold at least one token",
+            ));
+        }
+        if chunking.overlap >= chunking.size {
+            return Err(invalid(
+                "search.vector.chunking.overlap",
+                "the overlap must be smaller than the chunk size",
+            ));
+        }
+        if self.webhooks.max_workers == 0 {
+            return Err(invalid(
+                "webhooks.max_workers",
+                "at least one worker is needed to deliver webhooks",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `<root>/.quire/config.toml`.
+pub fn config_path(root: &Path) -> PathBuf {
+    root.join(CONFIG_FILE)
+}
+
+/// `server.bogus`, `auth.api_keys[0].bogus`: the form every message of this crate uses.
+fn dotted(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", dotted(parent)),
+        Path::Map { parent, key } => {
+            let parent = dotted(parent);
+            if parent.is_empty() {
+                key.clone()
+            } else {
+                format!("{parent}.{key}")
+            }
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => dotted(parent),
+    }
+}
+
+fn parse_error(text: &str, error: &toml::de::Error, key: Option<String>) -> ConfigError {
+    let (line, column) = match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+            (
+                Some(before.matches('\n').count() + 1),
+                Some(before[line_start..].chars().count() + 1),
+            )
+        }
+        None => (None, None),
+    };
+    ConfigError::Parse {
+        key,
+        line,
+        column,
+        message: error
+            .message()
+            .trim_end()
+            .lines()
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}

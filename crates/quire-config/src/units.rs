@@ -78,7 +78,9 @@ impl FromStr for Duration {
         while !rest.is_empty() {
             let (number, after_number) = split_number(rest);
             if number.is_empty() || number == "." {
-                return Err(refuse("expected a number (write e.g. \"30s\", \"5m\", \"1h\")"));
+                return Err(refuse(
+                    "expected a number (write e.g. \"30s\", \"5m\", \"1h\")",
+                ));
             }
             let unit_len = after_number
                 .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -218,7 +220,7 @@ const BYTES_PER: [(&str, u64); 5] = [
 ];
 
 impl ByteSize {
-    pub const fn bytes(count: u64) -> Self {
+    pub const fn from_bytes(count: u64) -> Self {
         Self(count)
     }
 
@@ -230,7 +232,8 @@ impl ByteSize {
         Self(count << 20)
     }
 
-    pub const fn as_u64(self) -> u64 {
+    /// The size in bytes.
+    pub const fn bytes(self) -> u64 {
         self.0
     }
 }
@@ -264,7 +267,9 @@ impl FromStr for ByteSize {
                 .iter()
                 .find(|(name, _)| *name == prefix)
                 .map(|&(_, bytes)| bytes)
-                .ok_or_else(|| refuse(&format!("unknown unit `{unit}` (use B, KB, MB, GB or TB)")))?
+                .ok_or_else(|| {
+                    refuse(&format!("unknown unit `{unit}` (use B, KB, MB, GB or TB)"))
+                })?
         };
         let bytes = scaled(number, u128::from(bytes_per_unit))
             .and_then(|bytes| u64::try_from(bytes).ok())
@@ -412,13 +417,22 @@ mod tests {
         ];
         for (text, bytes) in cases {
             let parsed: ByteSize = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(parsed.as_u64(), bytes, "{text}");
+            assert_eq!(parsed.bytes(), bytes, "{text}");
         }
     }
 
     #[test]
     fn sizes_reject_garbage() {
-        let cases = ["", "MB", "ten MB", "10XB", "-5MB", "10 M B", "99999999999TB", "1.2.3MB"];
+        let cases = [
+            "",
+            "MB",
+            "ten MB",
+            "10XB",
+            "-5MB",
+            "10 M B",
+            "99999999999TB",
+            "1.2.3MB",
+        ];
         for text in cases {
             assert!(text.parse::<ByteSize>().is_err(), "{text:?} was accepted");
         }
@@ -426,10 +440,15 @@ mod tests {
 
     #[test]
     fn sizes_display_round_trips() {
-        let cases = [(10 << 20, "10MB"), (1536, "1536B"), (3 << 10, "3KB"), (0, "0B")];
+        let cases = [
+            (10 << 20, "10MB"),
+            (1536, "1536B"),
+            (3 << 10, "3KB"),
+            (0, "0B"),
+        ];
         for (bytes, shown) in cases {
-            assert_eq!(ByteSize::bytes(bytes).to_string(), shown);
-            assert_eq!(shown.parse::<ByteSize>().unwrap().as_u64(), bytes);
+            assert_eq!(ByteSize::from_bytes(bytes).to_string(), shown);
+            assert_eq!(shown.parse::<ByteSize>().unwrap().bytes(), bytes);
         }
     }
 }

@@ -1,0 +1,220 @@
+//! The commented `.quire/config.toml` that `quire init` writes.
+
+/// The config file `quire init` writes: every section, every default shown as a commented
+/// `# key = value` line (uncommenting one changes nothing until it is edited), and indented
+/// examples for keys without a default. It parses to `Config::default()` with no warnings.
+pub fn default_config_toml() -> &'static str {
+    DEFAULT_CONFIG_TOML
+}
+
+const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
+#
+# Every setting is shown with its default value, commented out: uncomment a line and edit it
+# to change that setting. Keys this version does not know are reported as warnings at start.
+# String values may read environment variables as ${NAME}; write $${ for a literal ${.
+# The environment variables QUIRE_HOST, QUIRE_PORT, QUIRE_VERSIONING, QUIRE_AUTH_TYPE and
+# QUIRE_API_KEY override this file.
+
+[server]
+# Address and port of the HTTP server. 0.0.0.0 listens on every interface.
+# host = "0.0.0.0"
+# port = 3333
+# Browser origins allowed to call the API (added to [server.cors] allowed_origins).
+# cors_origins = []
+# The address users reach the server at when it sits behind a proxy, for example:
+#   public_url = "https://kb.example.com"
+
+[server.cors]
+# Cross-origin access for browser clients; "*" allows every origin.
+# allowed_origins = []
+# allowed_methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+# allow_credentials = false
+# Seconds a browser may cache the answer to a preflight request.
+# max_age = 600
+
+[server.rate_limit]
+# Requests per minute per API key (per client address when anonymous); 0 turns limiting off.
+# Health, readiness and metrics routes are never limited.
+# requests_per_minute = 0
+# burst_size = 50
+
+[space]
+# Who may browse this knowledge base: private (everything needs authentication),
+# unlisted (reachable by URL, not listed) or public (pages with `visibility: public`
+# frontmatter are readable without authentication).
+# visibility = "private"
+
+[auth]
+# none, apikey (one key in api_key), perspace (one key per space in [[auth.api_keys]])
+# or oidc (JWTs from issuer for client_id). Clients send `Authorization: Bearer <key>`.
+# type = "none"
+# For type = "apikey", for example:
+#   api_key = "${QUIRE_KEY}"
+# For type = "oidc", for example:
+#   issuer = "https://login.example.com"
+#   client_id = "quire"
+# Per-space and scoped keys (`quire token create` adds entries here), for example:
+#   [[auth.api_keys]]
+#   key = "${WORK_KEY}"
+#   space = "work"
+#   actor = "ci-bot"
+#   scope = "write"           # read, write or admin (the default)
+
+[search]
+# Full-text engine: sqlite (indexed, BM25 ranking) or grep (scan files, no index).
+# engine = "sqlite"
+# Index after the write returns instead of inside it; changes within index_window_ms are
+# indexed together, at most index_batch_max at a time.
+# async_index = false
+# index_window_ms = 200
+# index_batch_max = 50
+
+[search.vector]
+# Semantic search, suggestions and embeddings.
+# enabled = false
+# worker_count = 5
+
+[search.vector.chunking]
+# Pages are cut into chunks of this many tokens before embedding.
+# size = 512
+# overlap = 64
+
+[search.vector.embedder]
+# openai, ollama, cohere, voyage, http, bedrock or vertex.
+# provider = "openai"
+# timeout = "30s"
+# Model, credentials and endpoint; absent values use the provider's defaults, for example:
+#   model = "text-embedding-3-small"
+#   api_key = "${OPENAI_API_KEY}"
+#   url = "http://localhost:11434"
+#   dimensions = 1536
+
+[search.vector.store]
+# sqlite-vec (inside the index database), qdrant, pgvector, pinecone, weaviate or milvus.
+# provider = "sqlite-vec"
+# External stores need an address, for example:
+#   url = "http://localhost:6333"
+#   api_key = "${QDRANT_KEY}"
+#   collection = "quire"
+
+[versioning]
+# git (every write is a commit), cow (snapshots without git) or none (no history).
+# strategy = "git"
+# Writes within batch_window_ms share one commit of at most batch_max_size writes.
+# async_commit = true
+# batch_window_ms = 200
+# batch_max_size = 50
+# Versions kept per file with strategy = "cow".
+# max_versions = 100
+
+[assets]
+# Uploads: the largest accepted file and the accepted media types (empty accepts any).
+# max_file_size = "10MB"
+# allowed_types = ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"]
+
+[ui]
+# Forbid changing the theme from the web UI.
+# theme_locked = false
+
+[backup]
+# Push the history to a git remote every interval; off while no remote is set, for example:
+#   remote = "git@example.com:me/knowledge.git"
+# interval = "1h"
+# branch = "main"
+# Fetch and rebase before pushing.
+# rebase_before_push = true
+
+[janitor]
+# Periodic scan for stale, orphaned, empty pages and broken links.
+# interval = "1h"
+# A page whose review-by date passed this many days ago is stale.
+# stale_days = 30
+# Also scan right after start.
+# startup_scan = false
+
+[analytics]
+# Days without an update after which the dashboard counts a page as stale.
+# stale_days = 30
+# Record page views (for /analytics/views/v2).
+# track_views = false
+
+[dataview]
+# Bounds of metadata queries and computed views.
+# max_scan_rows = 10000
+# query_timeout = "5s"
+# max_auto_indexes = 20
+# Fields computed for every page (name = expression) and declared frontmatter fields
+# (name = text, number, date, bool or list), for example:
+#   [dataview.computed_fields]
+#   is_draft = 'fm.status = "draft"'
+#   [dataview.custom_fields]
+#   priority = "number"
+
+[memory]
+# Folder of episodic memory pages read by the memory report.
+# episodes_path_prefix = "memory/episodes/"
+
+[drafts]
+# Draft branches (need git versioning); drafts untouched for auto_discard are dropped.
+# enabled = true
+# max_active = 10
+# auto_discard = "720h"
+
+[workflow]
+# Refuse state changes that no workflow definition lists.
+# enforce_transitions = false
+# Transitions allowed in every workflow, written "from->to".
+# transitions = []
+
+[audit]
+# Log every API request to .quire/state/audit.jsonl (read with GET /audit).
+# enabled = false
+
+[webhooks]
+# Signed POSTs of write events to registered URLs.
+# enabled = false
+# max_workers = 4
+# max_retries = 3
+
+[schema]
+# Validate frontmatter against .quire/schemas/<type>.json on every write.
+# enforce = false
+
+[claims]
+# Advisory claims on paths; a claim without a lease lasts default_lease (1m to 24h).
+# enabled = true
+# default_lease = "30m"
+
+[protocols.nfs]
+# Other ways into the same knowledge base, each off until enabled.
+# enabled = false
+# port = 2049
+
+[protocols.s3]
+# enabled = false
+# port = 3334
+
+[protocols.webdav]
+# enabled = false
+# port = 3335
+
+[protocols.mcp]
+# MCP over streamable HTTP (`quire mcp` on stdio needs nothing here).
+# enabled = false
+# port = 8181
+
+[refactor]
+# Agent plans writing more files, or rewriting more links, than these need a person's
+# approval. 0 means the default (50 files, 200 links); -1 turns the check off.
+# approval_files = 0
+# approval_links = 0
+# Globs no restructuring may touch.
+# protect = []
+# The only folder restructurings may touch, for example:
+#   scope = "notes/"
+
+# More knowledge bases served by this server, each with its own root, for example:
+#   [[spaces]]
+#   name = "work"
+#   root = "/srv/knowledge-work"
+"#;
