@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use quire_syntax::{BlockId, Heading, Link, LinkKind, ParsedPage};
+use quire_syntax::{parse, parse_canvas, slug, BlockId, Heading, Link, LinkKind, ParsedPage};
 use serde::Serialize;
 
 use crate::index::Index;
@@ -30,15 +30,29 @@ impl PageSummary {
         }
     }
 
+    /// Summarises a canvas from its file references.
+    pub fn from_canvas(path: &PagePath, links: Vec<Link>) -> PageSummary {
+        PageSummary {
+            title: fallback_title(path).to_owned(),
+            headings: Vec::new(),
+            block_ids: Vec::new(),
+            links,
+        }
+    }
+
     /// Does `fragment` (a link's text after `#`) name something in this page?
-    /// `^id` names a block id; anything else a heading, by its text or its slug.
+    /// `^id` names a block id; anything else a heading, by its text, or by slug so that
+    /// `#next-steps` and `#Next Steps` both find `## Next Steps`.
     pub fn has_anchor(&self, fragment: &str) -> bool {
         match fragment.strip_prefix('^') {
             Some(id) => self.block_ids.iter().any(|b| b.id == id),
-            None => self
-                .headings
-                .iter()
-                .any(|h| h.text == fragment || h.slug == fragment),
+            None => {
+                if self.headings.iter().any(|h| h.text == fragment) {
+                    return true;
+                }
+                let wanted = slug(fragment);
+                self.headings.iter().any(|h| h.slug == wanted)
+            }
         }
     }
 }
@@ -64,7 +78,17 @@ fn title_of(path: &PagePath, parsed: &ParsedPage) -> String {
                 .map(|h| h.text.trim().to_owned())
                 .filter(|title| !title.is_empty())
         })
-        .unwrap_or_else(|| path.stem().to_owned())
+        .unwrap_or_else(|| fallback_title(path).to_owned())
+}
+
+/// The title of a file that says nothing about itself: its stem, and for a canvas its
+/// name without `.canvas.json` (`plan`, not `plan.canvas`).
+fn fallback_title(path: &PagePath) -> &str {
+    let name = path.name();
+    match name.strip_suffix(".canvas.json") {
+        Some(title) if !title.is_empty() => title,
+        _ => path.stem(),
+    }
 }
 
 /// Every file of a root, with a summary for each page and canvas whose text was given,
@@ -95,7 +119,19 @@ impl Vault {
         true
     }
 
-    /// Adds or replaces the page at `path` with the summary of its parsed text.
+    /// Adds or replaces the page at `path` (normally a `.md` file), parsing `text`.
+    pub fn upsert_page(&mut self, path: PagePath, text: &str) {
+        self.upsert_parsed(path, parse(text));
+    }
+
+    /// Adds or replaces the canvas at `path`, keeping its file references as links.
+    pub fn upsert_canvas(&mut self, path: PagePath, text: &str) {
+        let summary = PageSummary::from_canvas(&path, parse_canvas(text));
+        self.upsert_summary(path, summary);
+    }
+
+    /// Adds or replaces the page at `path` with the summary of an already parsed text
+    /// (for callers that parse anyway, e.g. the indexer).
     pub fn upsert_parsed(&mut self, path: PagePath, parsed: ParsedPage) {
         let summary = PageSummary::from_parsed(&path, parsed);
         self.upsert_summary(path, summary);
@@ -152,12 +188,13 @@ impl Vault {
         self.files.is_empty()
     }
 
-    /// The page's title; the stem for files without a summary; `None` when absent.
+    /// The page's title; for files without a summary the stem (a canvas's name without
+    /// `.canvas.json`); `None` when the file is absent.
     pub fn title<'a>(&'a self, path: &PagePath) -> Option<&'a str> {
         let (stored, summary) = self.files.get_key_value(path)?;
         Some(match summary {
             Some(summary) => &summary.title,
-            None => stored.stem(),
+            None => fallback_title(stored),
         })
     }
 

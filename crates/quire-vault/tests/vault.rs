@@ -111,11 +111,16 @@ fn title_prefers_frontmatter_then_first_h1_then_stem() {
 
 #[test]
 fn title_of_a_file_without_summary_is_its_stem() {
-    let vault: Vault = [path("img/photo.png"), path("notes/later.md")]
-        .into_iter()
-        .collect();
+    let vault: Vault = [
+        path("img/photo.png"),
+        path("notes/later.md"),
+        path("b/x.canvas.json"),
+    ]
+    .into_iter()
+    .collect();
     assert_eq!(vault.title(&path("img/photo.png")), Some("photo"));
     assert_eq!(vault.title(&path("notes/later.md")), Some("later"));
+    assert_eq!(vault.title(&path("b/x.canvas.json")), Some("x"));
     assert_eq!(vault.title(&path("missing.md")), None);
 }
 
@@ -305,4 +310,65 @@ fn resolved_links_expose_broken_links_in_one_pass() {
         .map(|(source, link, _)| (source.as_str(), link.target.as_str()))
         .collect();
     assert_eq!(broken, [("a.md", "gone"), ("b.md", "nowhere")]);
+}
+
+#[test]
+fn upsert_page_parses_text_into_title_links_and_anchors() {
+    let mut vault = Vault::new();
+    for file in ["Projects.md", "notes/Plan B.md", "img/pic.png"] {
+        vault.insert_file(path(file));
+    }
+    let page = path("notes/today.md");
+    let text = "---\nup: \"[[Projects]]\"\n---\n# Today's notes\n\n\
+                See [[Plan B#Goals|the plan]] and [the image](../img/pic.png).\n\n\
+                ## Open questions\n\nBack to [[#Open questions]]. `[[not a link]]`\n";
+    vault.upsert_page(page.clone(), text);
+
+    assert_eq!(vault.title(&page), Some("Today's notes"));
+    let summary = vault.page(&page).unwrap();
+    assert!(summary.has_anchor("Open questions"));
+    assert!(summary.has_anchor("open-questions"));
+    let resolved: Vec<(String, Option<String>)> = summary
+        .links
+        .iter()
+        .map(|link| {
+            let to = vault.resolve(&page, link).path().map(|p| p.to_string());
+            (link.target.clone(), to)
+        })
+        .collect();
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        resolved,
+        [
+            ("Projects".to_owned(), some("Projects.md")),
+            ("Plan B".to_owned(), some("notes/Plan B.md")),
+            ("../img/pic.png".to_owned(), some("img/pic.png")),
+            (String::new(), some("notes/today.md")),
+        ]
+    );
+    assert_eq!(vault.backlinks(&path("Projects.md")).len(), 1);
+    assert_eq!(
+        vault.backlinks(&page).len(),
+        0,
+        "same-page links are no backlinks"
+    );
+}
+
+#[test]
+fn upsert_canvas_keeps_file_references_as_links() {
+    let mut vault = Vault::new();
+    vault.insert_file(path("a/b.md"));
+    let board = path("boards/plan.canvas.json");
+    let text = r#"{"nodes":[{"id":"1","type":"file","file":"a/b.md"},
+                  {"id":"2","type":"file","file":"missing.md"}],"edges":[]}"#;
+    vault.upsert_canvas(board.clone(), text);
+    assert_eq!(vault.title(&board), Some("plan"));
+    let backlinks = vault.backlinks(&path("a/b.md"));
+    assert_eq!(backlinks.len(), 1);
+    assert_eq!(backlinks[0].0, board);
+    let broken = vault
+        .resolved_links()
+        .filter(|(_, _, r)| !r.is_resolved())
+        .count();
+    assert_eq!(broken, 1);
 }
