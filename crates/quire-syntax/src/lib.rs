@@ -1,8 +1,49 @@
 //! Pure markdown model of quire: page text in, plain data with exact byte spans out.
 //!
 //! No I/O and no failure on user content: [`parse`] accepts any `&str` and reports problems
-//! as [`Diagnostic`]s.
+//! as [`Diagnostic`]s. Besides reading, this crate owns the two ways quire writes page text:
+//! the one link printer ([`print_target`], [`replace_spans`]) and the line-preserving
+//! [`FrontmatterEditor`].
 
+mod body;
+mod canvas;
+mod editor;
+mod frontmatter;
+mod inline;
 mod model;
+mod printer;
+mod slug;
 
+pub use canvas::parse_canvas;
+pub use editor::FrontmatterEditor;
 pub use model::*;
+pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
+pub use slug::slug;
+
+/// Parses a page: frontmatter, headings, links, tags and block ids, in one pass.
+///
+/// Links, headings, tags and block ids come in the order they appear in the text
+/// (frontmatter first).
+pub fn parse(text: &str) -> ParsedPage {
+    let mut page = ParsedPage::default();
+    let mut first_line = 1;
+    if let Some(block) = frontmatter::locate(text) {
+        frontmatter::read(text, &block, &mut page);
+        page.body_start = block.span.end;
+        first_line += text.as_bytes()[..block.span.end]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count() as u32;
+    }
+    body::scan(text, page.body_start, first_line, &mut page);
+    // Links inside a markdown link's text (`[![img](a.png)](b.md)`) are found before the
+    // link around them.
+    if page
+        .links
+        .windows(2)
+        .any(|w| w[0].span.start > w[1].span.start)
+    {
+        page.links.sort_by_key(|link| link.span.start);
+    }
+    page
+}

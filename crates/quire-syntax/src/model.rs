@@ -24,7 +24,9 @@ pub enum LinkKind {
 pub enum LinkPlace {
     Body,
     /// A string value (or list item) of the frontmatter; `key` is the top-level key.
-    Frontmatter { key: String },
+    Frontmatter {
+        key: String,
+    },
     Canvas,
 }
 

@@ -1,0 +1,159 @@
+//! Link-extraction throughput of `parse` on ~20 MB of generated, realistic markdown pages.
+//!
+//! Run with `cargo bench -p quire-syntax`; prints MB/s per core.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+const TARGET_BYTES: usize = 20 * 1024 * 1024;
+const ROUNDS: usize = 5;
+
+/// A small deterministic generator, so every run measures the same text.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "project",
+    "notes",
+    "about",
+    "meeting",
+    "with",
+    "design",
+    "review",
+    "and",
+    "roadmap",
+    "quarterly",
+    "goals",
+    "for",
+    "team",
+    "we",
+    "should",
+    "consider",
+    "latency",
+    "budget",
+    "über",
+    "naïve",
+    "résumé",
+    "index",
+    "storage",
+    "query",
+    "plan",
+    "a",
+    "is",
+    "to",
+    "of",
+    "in",
+    "on",
+];
+const NAMES: &[&str] = &[
+    "Projects",
+    "Daily Notes",
+    "people/Alice",
+    "Meeting 2024-01-05",
+    "Roadmap",
+    "archive/Old Idea",
+    "Zettel 42",
+    "Café Reading List",
+];
+
+fn sentence(rng: &mut Rng, out: &mut String) {
+    let n = 8 + rng.next() % 12;
+    for i in 0..n {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(rng.pick(WORDS));
+    }
+}
+
+fn link(rng: &mut Rng, out: &mut String) {
+    let name = rng.pick(NAMES);
+    match rng.next() % 8 {
+        0 => out.push_str(&format!("[[{name}]]")),
+        1 => out.push_str(&format!("[[{name}|alias text]]")),
+        2 => out.push_str(&format!("[[{name}#Heading Two]]")),
+        3 => out.push_str(&format!("![[{name}.png]]")),
+        4 => out.push_str(&format!("[see this]({}.md)", name.replace(' ', "%20"))),
+        5 => out.push_str(&format!("[label](<{name}.md> \"Title\")")),
+        6 => out.push_str("[site](https://example.com/path?q=1#frag)"),
+        _ => out.push_str(&format!("![image](assets/{}.png)", name.replace(' ', "-"))),
+    }
+}
+
+fn page(rng: &mut Rng, out: &mut String) {
+    out.push_str(
+        "---\ntitle: A page about things\ntags: [project, notes/daily]\nup: \"[[Projects]]\"\n",
+    );
+    out.push_str("created: 2024-01-05\nstatus: draft # not final\n---\n\n# Main heading\n\n");
+    for section in 0..3 {
+        for _ in 0..2 {
+            for _ in 0..3 {
+                sentence(rng, out);
+                out.push_str(if rng.next() % 3 == 0 { ", " } else { ". " });
+                if rng.next() % 2 == 0 {
+                    link(rng, out);
+                    out.push(' ');
+                }
+            }
+            if rng.next() % 4 == 0 {
+                out.push_str("with `inline [[code]]` and #tag/nested ");
+            }
+            out.push_str("\n\n");
+        }
+        out.push_str("- item one ");
+        link(rng, out);
+        out.push_str("\n- item two with $x^2$ math\n  - nested item ^block-1\n\n");
+        if section == 1 {
+            out.push_str("```rust\nlet x = [[not_a_link]];\nfn main() {}\n```\n\n");
+        }
+        out.push_str(&format!("## Heading {section}\n\n"));
+    }
+    out.push_str("[ref]: Projects.md \"Projects\"\n<!-- a comment [[hidden]] -->\n");
+}
+
+fn main() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut pages = Vec::new();
+    let mut total = 0;
+    while total < TARGET_BYTES {
+        let mut text = String::new();
+        page(&mut rng, &mut text);
+        total += text.len();
+        pages.push(text);
+    }
+    let links: usize = pages
+        .iter()
+        .map(|p| quire_syntax::parse(p).links.len())
+        .sum();
+    println!(
+        "extract: {} pages, {:.1} MB, {} links ({:.1} per page)",
+        pages.len(),
+        total as f64 / 1e6,
+        links,
+        links as f64 / pages.len() as f64
+    );
+    let mut best = f64::MAX;
+    for round in 0..ROUNDS {
+        let start = Instant::now();
+        for text in &pages {
+            black_box(quire_syntax::parse(black_box(text)));
+        }
+        let secs = start.elapsed().as_secs_f64();
+        best = best.min(secs);
+        println!("round {}: {:.1} MB/s", round + 1, total as f64 / 1e6 / secs);
+    }
+    println!("best: {:.1} MB/s", total as f64 / 1e6 / best);
+}

@@ -1,0 +1,518 @@
+//! The frontmatter block: where it is, its YAML value, and the wiki links and tags written
+//! in its lines (located byte-exactly by a small line-level YAML reader).
+
+use std::ops::Range;
+
+use serde_json::{Map, Value};
+
+use crate::inline::{find, wiki_link};
+use crate::model::{Diagnostic, Frontmatter, LinkPlace, ParsedPage, Tag};
+
+/// Byte ranges of a frontmatter block.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    /// Opening fence through the closing fence's line ending.
+    pub span: Range<usize>,
+    /// The YAML between the fences (every line with its line ending).
+    pub yaml: Range<usize>,
+}
+
+/// Finds the frontmatter block: a first line `---`, closed by a `---` or `...` line.
+pub(crate) fn locate(text: &str) -> Option<Block> {
+    let first_end = text.find('\n')?;
+    if !is_fence(&text[..first_end], "---") {
+        return None;
+    }
+    let yaml_start = first_end + 1;
+    let mut pos = yaml_start;
+    while pos < text.len() {
+        let (end, next) = match text[pos..].find('\n') {
+            Some(p) => (pos + p, pos + p + 1),
+            None => (text.len(), text.len()),
+        };
+        let line = &text[pos..end];
+        if is_fence(line, "---") || is_fence(line, "...") {
+            return Some(Block {
+                span: 0..next,
+                yaml: yaml_start..pos,
+            });
+        }
+        pos = next;
+    }
+    None
+}
+
+fn is_fence(line: &str, fence: &str) -> bool {
+    line.trim_end_matches([' ', '\t', '\r']) == fence
+}
+
+/// Reads the block into `page`: the parsed value, diagnostics, links and tags.
+pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
+    let yaml = &text[block.yaml.clone()];
+    let value = match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
+        // Empty or comment-only frontmatter is an empty mapping, not an error.
+        Ok(serde_yaml_ng::Value::Null) => Value::Object(Map::new()),
+        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => to_json(value),
+        Ok(_) => {
+            page.diagnostics.push(Diagnostic {
+                line: 2,
+                message: "frontmatter is not a mapping of keys to values".to_owned(),
+            });
+            Value::Null
+        }
+        Err(err) => {
+            // The YAML's first line is the page's second.
+            let line = err.location().map_or(2, |l| l.line() as u32 + 1);
+            page.diagnostics.push(Diagnostic {
+                line,
+                message: format!("frontmatter is not valid YAML: {err}"),
+            });
+            Value::Null
+        }
+    };
+    let lexical = scan_lines(text, block.yaml.clone(), page);
+    frontmatter_tags(text, &value, lexical, page);
+    page.frontmatter = Some(Frontmatter {
+        span: block.span.clone(),
+        yaml_span: block.yaml.clone(),
+        value,
+    });
+}
+
+fn to_json(value: serde_yaml_ng::Value) -> Value {
+    use serde_yaml_ng::Value as Yaml;
+    match value {
+        Yaml::Null => Value::Null,
+        Yaml::Bool(b) => Value::Bool(b),
+        Yaml::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                // NaN and infinities have no JSON form.
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
+            }
+        }
+        Yaml::String(s) => Value::String(s),
+        Yaml::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
+        Yaml::Mapping(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (key_string(to_json(k)), to_json(v)))
+                .collect(),
+        ),
+        Yaml::Tagged(tagged) => to_json(tagged.value),
+    }
+}
+
+/// JSON object keys are strings; YAML keys may be anything.
+fn key_string(key: Value) -> String {
+    match key {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// A top-level `key:` at the start of a line: the key and the offset after the colon.
+pub(crate) fn top_key(line: &str) -> Option<(String, usize)> {
+    let b = line.as_bytes();
+    let first = *b.first()?;
+    if matches!(first, b'"' | b'\'') {
+        let close = quoted_end(b, 0)?;
+        let key = unquote(&line[..close]);
+        let mut at = close;
+        while at < b.len() && matches!(b[at], b' ' | b'\t') {
+            at += 1;
+        }
+        return (at < b.len() && b[at] == b':' && is_value_gap(b, at + 1)).then(|| (key, at + 1));
+    }
+    if b" \t#-[]{},&*!|>%@`?\r".contains(&first) && !(first == b'-' && !is_value_gap(b, 1)) {
+        return None;
+    }
+    let colon = (0..b.len()).find(|&i| b[i] == b':' && is_value_gap(b, i + 1))?;
+    let key = line[..colon].trim_end();
+    (!key.is_empty() && !key.contains(" #")).then(|| (key.to_owned(), colon + 1))
+}
+
+/// After a `:` a value must be separated by whitespace (or the line ends).
+fn is_value_gap(b: &[u8], at: usize) -> bool {
+    at >= b.len() || matches!(b[at], b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// End (after the closing quote) of the quoted scalar starting at `at`.
+fn quoted_end(b: &[u8], at: usize) -> Option<usize> {
+    let quote = b[at];
+    let mut j = at + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' if quote == b'"' => j += 2,
+            b'\'' if quote == b'\'' && b.get(j + 1) == Some(&b'\'') => j += 2,
+            c if c == quote => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// The text of a quoted scalar (with its quotes) when it has no escapes to resolve.
+fn unquote(quoted: &str) -> String {
+    let inner = &quoted[1..quoted.len() - 1];
+    if quoted.starts_with('\'') {
+        inner.replace("''", "'")
+    } else {
+        inner.replace("\\\"", "\"").replace("\\\\", "\\")
+    }
+}
+
+/// Where a YAML comment starts in `line` from `from` on, skipping quoted scalars
+/// (`line.len()` when there is none).
+pub(crate) fn comment_start(line: &str, from: usize) -> usize {
+    let b = line.as_bytes();
+    let mut j = from;
+    while j < b.len() {
+        let prev = if j == 0 { b' ' } else { b[j - 1] };
+        match b[j] {
+            b'#' if matches!(prev, b' ' | b'\t') => return j,
+            b'"' | b'\'' if matches!(prev, b' ' | b'\t' | b'[' | b'{' | b',' | b':') => {
+                j = quoted_end(b, j).unwrap_or(b.len());
+            }
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// A `tags` entry as written: the bytes of the name (without quotes and `#`) and its line.
+struct TagItem {
+    span: Option<Range<usize>>,
+    line: u32,
+}
+
+/// What the line reader found out about the `tags` key.
+struct TagLines {
+    key_line: u32,
+    items: Vec<TagItem>,
+}
+
+/// Walks the YAML lines: emits wiki links with their top-level key, collects `tags` items.
+fn scan_lines(text: &str, yaml: Range<usize>, page: &mut ParsedPage) -> Option<TagLines> {
+    let mut key: Option<String> = None;
+    // Indentation of the line that opened a `|` or `>` block scalar.
+    let mut block_scalar: Option<usize> = None;
+    let mut tags: Option<TagLines> = None;
+    let mut line_no = 1u32;
+    let mut pos = yaml.start;
+    while pos < yaml.end {
+        line_no += 1;
+        let next = find(text, pos, yaml.end, "\n").map_or(yaml.end, |p| p + 1);
+        let line_text = text[pos..next].trim_end_matches(['\n', '\r']);
+        let line_start = pos;
+        pos = next;
+        let indent = line_text.len() - line_text.trim_start_matches(' ').len();
+        let blank = line_text.trim().is_empty();
+        if let Some(parent) = block_scalar {
+            if blank || indent > parent {
+                if let Some(key) = &key {
+                    wiki_links_in(
+                        text,
+                        line_start..line_start + line_text.len(),
+                        key,
+                        line_no,
+                        page,
+                    );
+                }
+                continue;
+            }
+            block_scalar = None;
+        }
+        if blank || line_text[indent..].starts_with('#') {
+            continue;
+        }
+        let mut value_start = indent;
+        let mut on_key_line = false;
+        if indent == 0 {
+            match top_key(line_text) {
+                Some((k, after)) => {
+                    value_start = after;
+                    on_key_line = true;
+                    if k == "tags" {
+                        tags = Some(TagLines {
+                            key_line: line_no,
+                            items: Vec::new(),
+                        });
+                    }
+                    key = Some(k);
+                }
+                None if line_text.starts_with('-') => {}
+                None => key = None,
+            }
+        }
+        let Some(key) = &key else { continue };
+        let content_end = comment_start(line_text, value_start);
+        wiki_links_in(
+            text,
+            line_start + indent..line_start + content_end,
+            key,
+            line_no,
+            page,
+        );
+        let value = line_text[value_start..content_end].trim();
+        let value = value.strip_prefix('-').map_or(value, str::trim_start);
+        if value.starts_with(['|', '>'])
+            && value[1..]
+                .bytes()
+                .all(|c| c.is_ascii_digit() || c == b'+' || c == b'-')
+        {
+            block_scalar = Some(indent);
+        }
+        if key == "tags" {
+            if let Some(tags) = &mut tags {
+                let offset = line_start;
+                tag_items(
+                    line_text,
+                    value_start,
+                    content_end,
+                    on_key_line,
+                    line_no,
+                    offset,
+                    &mut tags.items,
+                );
+            }
+        }
+    }
+    tags
+}
+
+fn wiki_links_in(text: &str, range: Range<usize>, key: &str, line: u32, page: &mut ParsedPage) {
+    let b = text.as_bytes();
+    let mut at = range.start;
+    while let Some(open) = find(text, at, range.end, "[[") {
+        let Some(close) = find(text, open + 2, range.end, "]]") else {
+            break;
+        };
+        if let Some(later) = find(text, open + 1, close, "[[") {
+            at = later;
+            continue;
+        }
+        let span_start = if open > range.start && b[open - 1] == b'!' {
+            open - 1
+        } else {
+            open
+        };
+        let place = LinkPlace::Frontmatter {
+            key: key.to_owned(),
+        };
+        page.links
+            .extend(wiki_link(text, span_start, open, close, place, line));
+        at = close + 2;
+    }
+}
+
+/// Items of the `tags` key written on one line: a block list item (`- a`), a flow list
+/// (`[a, "b"]`) or a comma-separated string (`a, b`).
+fn tag_items(
+    line: &str,
+    value_start: usize,
+    content_end: usize,
+    key_line: bool,
+    line_no: u32,
+    offset: usize,
+    items: &mut Vec<TagItem>,
+) {
+    let b = line.as_bytes();
+    let mut at = value_start;
+    while at < content_end && matches!(b[at], b' ' | b'\t') {
+        at += 1;
+    }
+    if at >= content_end {
+        return;
+    }
+    let mut push = |span: Option<Range<usize>>| {
+        items.push(TagItem {
+            span: span.map(|s| s.start + offset..s.end + offset),
+            line: line_no,
+        });
+    };
+    if !key_line && b[at] == b'-' {
+        // Block list item: one tag.
+        let (start, end) = scalar(line, at + 1, content_end);
+        if let Some(span) = start.map(|s| name_span(line, s..end)) {
+            if !span.is_empty() {
+                push(Some(span));
+            }
+        } else {
+            push(None);
+        }
+        return;
+    }
+    if !key_line {
+        return;
+    }
+    if b[at] == b'[' {
+        let close = line[..content_end].rfind(']').unwrap_or(content_end);
+        let mut item_start = at + 1;
+        while item_start < close {
+            let (start, end) = scalar(line, item_start, close);
+            let after = next_comma(b, end.max(item_start), close);
+            match start {
+                Some(s) => {
+                    let span = name_span(line, s..end);
+                    if !span.is_empty() {
+                        push(Some(span));
+                    }
+                }
+                None => push(None),
+            }
+            item_start = after + 1;
+        }
+        return;
+    }
+    // A single string: comma-separated tags.
+    let (start, end) = if matches!(b[at], b'"' | b'\'') {
+        scalar(line, at, content_end)
+    } else {
+        (Some(at), content_end)
+    };
+    let Some(start) = start else {
+        push(None);
+        return;
+    };
+    let mut part = start;
+    while part <= end {
+        let stop = line[part..end].find(',').map_or(end, |p| part + p);
+        let span = name_span(line, part..stop);
+        if !span.is_empty() {
+            push(Some(span));
+        }
+        part = stop + 1;
+    }
+}
+
+/// A scalar from `at` (skipping whitespace) up to `limit` or a `,`: the start of its text
+/// (`None` when it is quoted with escapes we do not resolve) and the end of its text.
+fn scalar(line: &str, at: usize, limit: usize) -> (Option<usize>, usize) {
+    let b = line.as_bytes();
+    let mut start = at;
+    while start < limit && matches!(b[start], b' ' | b'\t') {
+        start += 1;
+    }
+    if start < limit && matches!(b[start], b'"' | b'\'') {
+        let end = quoted_end(b, start).map_or(limit, |e| e.min(limit));
+        let inner = start + 1..end.saturating_sub(1).max(start + 1);
+        let escaped = line[inner.clone()].contains(if b[start] == b'"' { '\\' } else { '\'' });
+        return (if escaped { None } else { Some(inner.start) }, inner.end);
+    }
+    let mut end = start;
+    while end < limit && b[end] != b',' {
+        end += 1;
+    }
+    (Some(start), end)
+}
+
+fn next_comma(b: &[u8], from: usize, limit: usize) -> usize {
+    (from..limit).find(|&i| b[i] == b',').unwrap_or(limit)
+}
+
+/// The tag name inside `range`: trimmed, without a leading `#`.
+fn name_span(line: &str, range: Range<usize>) -> Range<usize> {
+    let part = &line[range.clone()];
+    let trimmed_start = range.start + (part.len() - part.trim_start().len());
+    let trimmed_end = range.end - (part.len() - part.trim_end().len());
+    let start = if line[trimmed_start..trimmed_end].starts_with('#') {
+        trimmed_start + 1
+    } else {
+        trimmed_start
+    };
+    start..trimmed_end.max(start)
+}
+
+/// Tags of the parsed `tags` value, with spans when the written items match them.
+fn frontmatter_tags(text: &str, value: &Value, lexical: Option<TagLines>, page: &mut ParsedPage) {
+    let names: Vec<String> = match value.get("tags") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(s) => Some(s.trim().trim_start_matches('#').trim().to_owned()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .filter(|name| !name.is_empty())
+            .collect(),
+        Some(Value::String(s)) => s
+            .split(',')
+            .map(|part| part.trim().trim_start_matches('#').trim().to_owned())
+            .filter(|name| !name.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if names.is_empty() {
+        return;
+    }
+    let key_line = lexical.as_ref().map_or(2, |l| l.key_line);
+    let items = lexical.map(|l| l.items).unwrap_or_default();
+    let located = items.len() == names.len()
+        && items.iter().zip(&names).all(|(item, name)| {
+            item.span
+                .as_ref()
+                .is_some_and(|s| text[s.clone()] == **name)
+        });
+    for (i, name) in names.into_iter().enumerate() {
+        let (span, line) = if located {
+            (items[i].span.clone(), items[i].line)
+        } else {
+            (None, key_line)
+        };
+        page.tags.push(Tag {
+            name,
+            span,
+            line,
+            in_frontmatter: true,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_key_forms() {
+        let cases = [
+            ("title: x", Some(("title", 6))),
+            ("title:", Some(("title", 6))),
+            ("a b: x", Some(("a b", 4))),
+            ("\"quoted key\": x", Some(("quoted key", 13))),
+            ("'it''s': x", Some(("it's", 8))),
+            ("url: http://x", Some(("url", 4))),
+            ("- item", None),
+            ("  nested: x", None),
+            ("# comment", None),
+            ("no colon here", None),
+            ("[flow]: x", None),
+        ];
+        for (line, want) in cases {
+            let got = top_key(line);
+            assert_eq!(
+                got.as_ref().map(|(k, a)| (k.as_str(), *a)),
+                want,
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn comment_start_skips_quotes() {
+        let cases = [
+            ("a: b # c", 5),
+            ("a: \"b # c\" # d", 11),
+            ("a: it's # c", 8),
+            ("a: b#c", 6),
+            ("a: 'x''#' #y", 10),
+        ];
+        for (line, want) in cases {
+            assert_eq!(comment_start(line, 2), want, "{line:?}");
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The one link printer: target text for each link syntax, percent coding, span replacement.
+//!
+//! Every rewrite of a link goes through [`print_target`] and [`replace_spans`], so the
+//! escaping rules of each syntax live in exactly one place.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use crate::model::LinkKind;
+
+/// Bytes to put into a link's `target_span` so that it names `path`.
+///
+/// Wiki targets are written as they are. Canvas targets sit inside a JSON string and get
+/// JSON string escaping. Markdown destinations get percent-encoding of what markdown would
+/// otherwise read differently: space (unless the destination is written in `<…>`), `(`, `)`,
+/// `<`, `>`, `#`, `%`, `?`, `\` and control characters. Other Unicode stays as it is.
+pub fn print_target(kind: LinkKind, angle: bool, path: &str) -> String {
+    match kind {
+        LinkKind::Wiki => path.to_owned(),
+        LinkKind::Canvas => json_escape(path),
+        LinkKind::Markdown | LinkKind::MarkdownReference => percent_encode(path, angle),
+    }
+}
+
+fn percent_encode(path: &str, angle: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        let encode = match c {
+            ' ' => !angle,
+            '(' | ')' | '<' | '>' | '#' | '%' | '?' | '\\' => true,
+            c => c.is_control(),
+        };
+        if encode {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                // Writing into a String cannot fail.
+                let _ = write!(out, "%{byte:02X}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The inside of a JSON string literal holding `s` (without the quotes).
+pub(crate) fn json_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes. Escapes that are not two hex digits, or whose bytes do not form
+/// valid UTF-8, stay in the result literally.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    if !bytes.contains(&b'%') {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let run_start = i;
+        let mut decoded = Vec::new();
+        while let Some(byte) = escape_at(bytes, i) {
+            decoded.push(byte);
+            i += 3;
+        }
+        if decoded.is_empty() {
+            // Copy literally up to the next `%` (a char boundary, as `%` is ASCII).
+            let next = bytes[i + 1..]
+                .iter()
+                .position(|&b| b == b'%')
+                .map_or(bytes.len(), |p| i + 1 + p);
+            out.push_str(&s[i..next]);
+            i = next;
+            continue;
+        }
+        // Valid UTF-8 pieces are decoded; invalid bytes keep their `%XX` spelling.
+        let mut consumed = run_start;
+        for chunk in decoded.utf8_chunks() {
+            out.push_str(chunk.valid());
+            consumed += chunk.valid().len() * 3;
+            let invalid = chunk.invalid().len();
+            out.push_str(&s[consumed..consumed + invalid * 3]);
+            consumed += invalid * 3;
+        }
+    }
+    out
+}
+
+fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
+    if bytes.get(i) != Some(&b'%') {
+        return None;
+    }
+    let hi = hex_value(*bytes.get(i + 1)?)?;
+    let lo = hex_value(*bytes.get(i + 2)?)?;
+    Some((hi << 4) | lo)
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Why a set of span edits cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpanError {
+    #[error("edit {span:?} lies outside the text of {len} bytes")]
+    OutOfRange { span: Range<usize>, len: usize },
+    #[error("edit {span:?} does not lie on character boundaries")]
+    NotCharBoundary { span: Range<usize> },
+    #[error("edits {first:?} and {second:?} overlap")]
+    Overlap {
+        first: Range<usize>,
+        second: Range<usize>,
+    },
+}
+
+/// Applies byte-range replacements, given in any order, to `text`.
+///
+/// Two empty insertions at the same offset are applied in the order given.
+pub fn try_replace_spans(
+    text: &str,
+    edits: &[(Range<usize>, String)],
+) -> Result<String, SpanError> {
+    let mut order: Vec<usize> = (0..edits.len()).collect();
+    order.sort_by_key(|&i| (edits[i].0.start, edits[i].0.end));
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    let mut previous: Option<&Range<usize>> = None;
+    for i in order {
+        let (span, replacement) = &edits[i];
+        if span.start > span.end || span.end > text.len() {
+            return Err(SpanError::OutOfRange {
+                span: span.clone(),
+                len: text.len(),
+            });
+        }
+        if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+            return Err(SpanError::NotCharBoundary { span: span.clone() });
+        }
+        if let Some(prev) = previous {
+            if span.start < prev.end {
+                return Err(SpanError::Overlap {
+                    first: prev.clone(),
+                    second: span.clone(),
+                });
+            }
+        }
+        out.push_str(&text[cursor..span.start]);
+        out.push_str(replacement);
+        cursor = span.end;
+        previous = Some(span);
+    }
+    out.push_str(&text[cursor..]);
+    Ok(out)
+}
+
+/// Applies non-overlapping byte-range replacements, given in any order, to `text`.
+///
+/// # Panics
+/// When an edit is out of range, splits a character or overlaps another: edits come from
+/// parsed spans, so that is a bug in the caller. Use [`try_replace_spans`] to get an error.
+pub fn replace_spans(text: &str, edits: &[(Range<usize>, String)]) -> String {
+    match try_replace_spans(text, edits) {
+        Ok(out) => out,
+        Err(err) => panic!("replace_spans: {err}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn print_target_per_kind() {
+        let cases: &[(LinkKind, bool, &str, &str)] = &[
+            (LinkKind::Wiki, false, "a b/c#d", "a b/c#d"),
+            (LinkKind::Markdown, false, "a b/c.md", "a%20b/c.md"),
+            (LinkKind::Markdown, true, "a b/c.md", "a b/c.md"),
+            (LinkKind::Markdown, false, "x (1).md", "x%20%281%29.md"),
+            (
+                LinkKind::Markdown,
+                false,
+                "50% #1?<>.md",
+                "50%25%20%231%3F%3C%3E.md",
+            ),
+            (LinkKind::Markdown, false, "café/ü.md", "café/ü.md"),
+            (LinkKind::Markdown, false, "tab\there", "tab%09here"),
+            (LinkKind::MarkdownReference, false, "a b.md", "a%20b.md"),
+            (
+                LinkKind::Canvas,
+                false,
+                "a \"b\"\\c.md",
+                "a \\\"b\\\"\\\\c.md",
+            ),
+        ];
+        for (kind, angle, path, want) in cases {
+            assert_eq!(print_target(*kind, *angle, path), *want, "{kind:?} {path}");
+        }
+    }
+
+    #[test]
+    fn percent_decode_keeps_invalid_escapes() {
+        let cases = [
+            ("a%20b", "a b"),
+            ("caf%C3%A9", "café"),
+            ("100%", "100%"),
+            ("%zz%2", "%zz%2"),
+            ("%FF%41", "%FFA"),
+            ("%C3", "%C3"),
+            ("plain", "plain"),
+            ("ü%20ü", "ü ü"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(percent_decode(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn percent_decode_inverts_markdown_printing() {
+        for path in ["a b (c) #d %e ?f <g>.md", "ü/\u{1}x\\y", ""] {
+            for angle in [false, true] {
+                let printed = print_target(LinkKind::Markdown, angle, path);
+                assert_eq!(percent_decode(&printed), path);
+            }
+        }
+    }
+
+    #[test]
+    fn replace_spans_applies_edits_in_any_order() {
+        let text = "0123456789";
+        let edits = vec![
+            (7..9, "X".to_owned()),
+            (0..1, "ab".to_owned()),
+            (3..3, "-".to_owned()),
+        ];
+        assert_eq!(replace_spans(text, &edits), "ab12-3456X9");
+    }
+
+    #[test]
+    fn try_replace_spans_rejects_bad_edits() {
+        let text = "aé";
+        let cases = [
+            (vec![(0..5, String::new())], "outside"),
+            (vec![(2..3, String::new())], "boundaries"),
+            (
+                vec![(0..3, String::new()), (1..3, String::new())],
+                "overlap",
+            ),
+        ];
+        for (edits, want) in cases {
+            let err = try_replace_spans(text, &edits).unwrap_err();
+            assert!(err.to_string().contains(want), "{err}");
+        }
+    }
+}
