@@ -1,1 +1,22 @@
-//! quire-store
+//! quire-store owns the knowledge root on disk and its history: path safety, atomic writes,
+//! folder listings, and versioning by git, copy-on-write snapshots, or not at all.
+
+mod error;
+pub mod fault;
+mod history;
+mod root;
+
+pub use error::StoreError;
+pub use history::{
+    BlameLine, Change, ChangeAction, ChangesPage, FileChange, History, HistoryOptions, Recorded,
+    Strategy, UnknownStrategy, VersionEntry,
+};
+pub use root::{Durability, EntryKind, Root, TreeNode};
+
+/// The ETag of some content: its git blob id (SHA-1 of `blob <len>\0<bytes>`) in hex, the same
+/// whatever the versioning strategy.
+pub fn etag(bytes: &[u8]) -> String {
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .expect("hashing bytes in memory does not fail")
+        .to_string()
+}

@@ -156,8 +156,13 @@ impl Root {
         let mut out = Vec::new();
         for rel in self.files_rel()? {
             match quire_vault::PagePath::new(&rel) {
-                Ok(p) => out.push(p),
-                Err(e) => tracing::warn!(path = %rel, error = %e, "skipping file with an invalid path"),
+                // A name stored in another Unicode form than NFC could not be opened again
+                // through its normalised path, so it is not offered.
+                Ok(p) if p.as_str() == rel => out.push(p),
+                Ok(_) => tracing::warn!(path = %rel, "skipping a file whose name is not NFC"),
+                Err(e) => {
+                    tracing::warn!(path = %rel, error = %e, "skipping a file with an invalid path")
+                }
             }
         }
         Ok(out)

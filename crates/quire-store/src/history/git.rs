@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use git2::{
-    BlameOptions, Commit, DiffOptions, ErrorCode, IndexAddOption, Oid, Repository, Signature,
-    Sort, StatusOptions,
+    BlameOptions, Commit, DiffOptions, ErrorCode, IndexAddOption, Oid, Repository, Signature, Sort,
+    StatusOptions,
 };
 
 use super::batch::{Batch, Batcher};
@@ -61,6 +61,7 @@ impl Repo {
 
 pub(crate) struct GitHistory {
     repo: Arc<Repo>,
+    /// Dropped (committing what is queued) when the history is dropped.
     batcher: Option<Batcher>,
 }
 
@@ -124,7 +125,8 @@ impl GitHistory {
             };
             let mut walk = repo.revwalk().map_err(StoreError::git("log"))?;
             walk.push(head.id()).map_err(StoreError::git("log"))?;
-            walk.simplify_first_parent().map_err(StoreError::git("log"))?;
+            walk.simplify_first_parent()
+                .map_err(StoreError::git("log"))?;
             let mut out = Vec::new();
             for oid in walk {
                 let commit = repo
@@ -212,15 +214,6 @@ impl GitHistory {
     }
 }
 
-impl Drop for GitHistory {
-    fn drop(&mut self) {
-        // Stop the batch thread first: it commits whatever is still queued.
-        if let Some(batcher) = self.batcher.take() {
-            batcher.shutdown();
-        }
-    }
-}
-
 fn open_or_init(dir: &Path) -> Result<Repository, StoreError> {
     let repo = match Repository::open(dir) {
         Ok(repo) => repo,
@@ -305,7 +298,7 @@ fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn commit_locked(
+pub(super) fn commit_locked(
     repo: &Repository,
     changes: &[(String, ChangeAction)],
     actor: &str,
@@ -398,7 +391,11 @@ fn entry_id(commit: &Commit<'_>, path: &str) -> Option<Oid> {
 }
 
 /// The content of a file in a commit; `None` when the commit has no file there.
-fn blob_at(repo: &Repository, commit: &Commit<'_>, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+fn blob_at(
+    repo: &Repository,
+    commit: &Commit<'_>,
+    path: &str,
+) -> Result<Option<Vec<u8>>, StoreError> {
     let tree = commit.tree().map_err(StoreError::git("read tree"))?;
     let entry = match tree.get_path(Path::new(path)) {
         Ok(entry) => entry,
@@ -408,7 +405,9 @@ fn blob_at(repo: &Repository, commit: &Commit<'_>, path: &str) -> Result<Option<
     if entry.kind() != Some(git2::ObjectType::Blob) {
         return Ok(None);
     }
-    let blob = repo.find_blob(entry.id()).map_err(StoreError::git("read blob"))?;
+    let blob = repo
+        .find_blob(entry.id())
+        .map_err(StoreError::git("read blob"))?;
     Ok(Some(blob.content().to_vec()))
 }
 
@@ -483,9 +482,11 @@ fn first_parent_walk<'r>(
     head: &Commit<'_>,
 ) -> Result<impl Iterator<Item = Result<Commit<'r>, StoreError>> + 'r, StoreError> {
     let mut walk = repo.revwalk().map_err(StoreError::git("log"))?;
-    walk.set_sorting(Sort::NONE).map_err(StoreError::git("log"))?;
+    walk.set_sorting(Sort::NONE)
+        .map_err(StoreError::git("log"))?;
     walk.push(head.id()).map_err(StoreError::git("log"))?;
-    walk.simplify_first_parent().map_err(StoreError::git("log"))?;
+    walk.simplify_first_parent()
+        .map_err(StoreError::git("log"))?;
     Ok(walk.map(move |oid| {
         oid.and_then(|oid| repo.find_commit(oid))
             .map_err(StoreError::git("log"))

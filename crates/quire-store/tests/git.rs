@@ -1,0 +1,563 @@
+//! Git history against real repositories in temp folders.
+
+use std::fs;
+use std::time::Duration;
+
+use git2::{Repository, StatusOptions};
+use quire_store::{
+    ChangeAction, FileChange, History, HistoryOptions, Recorded, Root, StoreError, Strategy,
+};
+use quire_vault::PagePath;
+
+fn p(s: &str) -> PagePath {
+    PagePath::new(s).expect("valid test path")
+}
+
+fn sync_git() -> HistoryOptions {
+    HistoryOptions {
+        strategy: Strategy::Git,
+        async_commit: false,
+        batch_window: Duration::from_millis(200),
+        batch_max_size: 50,
+        max_versions: 100,
+    }
+}
+
+fn async_git(window: Duration, max: usize) -> HistoryOptions {
+    HistoryOptions {
+        async_commit: true,
+        batch_window: window,
+        batch_max_size: max,
+        ..sync_git()
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    root: Root,
+    history: History,
+}
+
+impl Fixture {
+    fn new(opts: HistoryOptions) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let history = History::open(&root, opts).unwrap();
+        Fixture { dir, root, history }
+    }
+
+    fn write(&self, path: &str, text: &str, actor: &str) -> Recorded {
+        self.root.write(&p(path), text.as_bytes()).unwrap();
+        self.history
+            .record(
+                &[change(path, ChangeAction::Write)],
+                actor,
+                &format!("write {path}"),
+            )
+            .unwrap()
+    }
+
+    fn delete(&self, path: &str, actor: &str) -> Recorded {
+        self.root.remove(&p(path)).unwrap();
+        self.history
+            .record(
+                &[change(path, ChangeAction::Delete)],
+                actor,
+                &format!("delete {path}"),
+            )
+            .unwrap()
+    }
+
+    fn repo(&self) -> Repository {
+        Repository::open(self.dir.path()).unwrap()
+    }
+
+    fn commit_count(&self) -> usize {
+        let repo = self.repo();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        walk.count()
+    }
+}
+
+fn change(path: &str, action: ChangeAction) -> FileChange {
+    FileChange {
+        path: p(path),
+        action,
+    }
+}
+
+fn committed(r: Recorded) -> String {
+    match r {
+        Recorded::Committed(id) => id,
+        other => panic!("expected a commit, got {other:?}"),
+    }
+}
+
+fn assert_clean(repo: &Repository) {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true).recurse_untracked_dirs(true);
+    let statuses = repo.statuses(Some(&mut opts)).unwrap();
+    let dirty: Vec<String> = statuses
+        .iter()
+        .map(|s| format!("{:?} {}", s.status(), s.path().unwrap_or("?")))
+        .collect();
+    assert!(dirty.is_empty(), "work tree not clean: {dirty:?}");
+}
+
+#[test]
+fn open_initialises_a_plain_folder_and_commits_existing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("notes")).unwrap();
+    fs::write(dir.path().join("notes/a.md"), "# A\n").unwrap();
+    fs::write(dir.path().join("b.md"), "# B\n").unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let history = History::open(&root, sync_git()).unwrap();
+
+    let repo = Repository::open(dir.path()).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(Some(head.id().to_string()), history.head());
+    assert_eq!(head.author().name(), Some("quire"));
+    assert_eq!(head.parent_count(), 0);
+    let tree = head.tree().unwrap();
+    assert!(tree.get_path("notes/a.md".as_ref()).is_ok());
+    assert!(tree.get_path("b.md".as_ref()).is_ok());
+    // .quire/state/tmp exists but is excluded, not committed.
+    assert!(tree.get_path(".quire".as_ref()).is_err());
+    assert_clean(&repo);
+    let exclude = fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
+    assert!(exclude.lines().any(|l| l == "/.quire/state/"), "{exclude}");
+    assert!(!dir.path().join(".gitignore").exists());
+}
+
+#[test]
+fn reopening_a_clean_repository_makes_no_commit() {
+    let f = Fixture::new(sync_git());
+    f.write("a.md", "a", "alice");
+    let before = f.commit_count();
+    let exclude_before = fs::read_to_string(f.dir.path().join(".git/info/exclude")).unwrap();
+    drop(History::open(&f.root, sync_git()).unwrap());
+    assert_eq!(f.commit_count(), before);
+    let exclude_after = fs::read_to_string(f.dir.path().join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude_before, exclude_after);
+}
+
+#[test]
+fn each_record_is_one_commit_authored_by_the_actor() {
+    let f = Fixture::new(sync_git());
+    let start = f.commit_count();
+    let first = committed(f.write("a.md", "one", "alice"));
+    let second = committed(f.write("b/c.md", "two", "bob <b@x>"));
+    assert_eq!(f.commit_count(), start + 2);
+    let repo = f.repo();
+    let c1 = repo
+        .find_commit(git2::Oid::from_str(&first).unwrap())
+        .unwrap();
+    assert_eq!(c1.author().name(), Some("alice"));
+    assert_eq!(c1.committer().name(), Some("alice"));
+    assert_eq!(c1.author().email(), Some("alice@quire.local"));
+    assert_eq!(c1.message(), Some("write a.md"));
+    let c2 = repo
+        .find_commit(git2::Oid::from_str(&second).unwrap())
+        .unwrap();
+    assert_eq!(c2.author().name(), Some("bob b@x"));
+    assert_eq!(c2.parent_id(0).unwrap(), c1.id());
+    assert_eq!(f.history.head(), Some(second));
+    assert_clean(&repo);
+}
+
+#[test]
+fn record_of_several_paths_is_a_single_commit() {
+    let f = Fixture::new(sync_git());
+    let start = f.commit_count();
+    for (path, text) in [("x.md", "x"), ("y/z.md", "z")] {
+        f.root.write(&p(path), text.as_bytes()).unwrap();
+    }
+    let changes = [
+        change("x.md", ChangeAction::Write),
+        change("y/z.md", ChangeAction::Write),
+    ];
+    committed(f.history.record(&changes, "bulk", "bulk write").unwrap());
+    assert_eq!(f.commit_count(), start + 1);
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn unchanged_content_makes_no_empty_commit() {
+    let f = Fixture::new(sync_git());
+    let first = committed(f.write("a.md", "same", "alice"));
+    let again = committed(f.write("a.md", "same", "bob"));
+    assert_eq!(first, again);
+}
+
+#[test]
+fn delete_is_recorded_and_the_file_leaves_the_tree() {
+    let f = Fixture::new(sync_git());
+    f.write("gone.md", "bye", "alice");
+    let id = committed(f.delete("gone.md", "bob"));
+    let repo = f.repo();
+    let commit = repo.find_commit(git2::Oid::from_str(&id).unwrap()).unwrap();
+    assert!(commit.tree().unwrap().get_path("gone.md".as_ref()).is_err());
+    assert_eq!(commit.author().name(), Some("bob"));
+    assert_clean(&repo);
+    let page = f.history.changes(None, 1).unwrap();
+    assert_eq!(page.changes[0].path, "gone.md");
+    assert_eq!(page.changes[0].action, ChangeAction::Delete);
+}
+
+#[test]
+fn versions_are_newest_first_and_include_the_deletion() {
+    let f = Fixture::new(sync_git());
+    let v1 = committed(f.write("a.md", "1\n", "alice"));
+    f.write("other.md", "x", "carol");
+    let v2 = committed(f.write("a.md", "2\n", "bob"));
+    let v3 = committed(f.delete("a.md", "dave"));
+    let versions = f.history.versions(&p("a.md")).unwrap();
+    let summary: Vec<(&str, &str)> = versions
+        .iter()
+        .map(|v| (v.hash.as_str(), v.author.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (v3.as_str(), "dave"),
+            (v2.as_str(), "bob"),
+            (v1.as_str(), "alice")
+        ]
+    );
+    assert_eq!(versions[1].message, "write a.md");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(&versions[0].timestamp).is_ok(),
+        "{}",
+        versions[0].timestamp
+    );
+    assert!(f.history.versions(&p("never.md")).unwrap().is_empty());
+}
+
+#[test]
+fn version_accepts_full_and_abbreviated_ids() {
+    let f = Fixture::new(sync_git());
+    let v1 = committed(f.write("a.md", "first", "alice"));
+    f.write("a.md", "second", "alice");
+    assert_eq!(f.history.version(&p("a.md"), &v1).unwrap(), b"first");
+    assert_eq!(f.history.version(&p("a.md"), &v1[..7]).unwrap(), b"first");
+    assert_eq!(
+        f.history
+            .version(&p("a.md"), &v1.to_uppercase()[..10])
+            .unwrap(),
+        b"first"
+    );
+}
+
+#[test]
+fn version_not_found_for_bad_ids_and_absent_paths() {
+    let f = Fixture::new(sync_git());
+    let v1 = committed(f.write("a.md", "first", "alice"));
+    let cases = [
+        ("a.md", "zzzz", "hexadecimal"),
+        ("a.md", "ab", "hexadecimal"),
+        ("a.md", "HEAD", "hexadecimal"),
+        (
+            "a.md",
+            "0000000000000000000000000000000000000000",
+            "no commit",
+        ),
+        ("a.md", "deadbeef", "no commit"),
+        ("b.md", v1.as_str(), "does not exist"),
+    ];
+    for (path, id, reason) in cases {
+        match f.history.version(&p(path), id) {
+            Err(e @ StoreError::VersionNotFound { .. }) => {
+                assert!(e.to_string().contains(reason), "{id}: {e}");
+            }
+            other => panic!("{id}: expected VersionNotFound, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn diff_is_unified_with_a_and_b_headers() {
+    let f = Fixture::new(sync_git());
+    let v1 = committed(f.write("n.md", "one\ntwo\nthree\n", "alice"));
+    let v2 = committed(f.write("n.md", "one\n2\nthree\n", "alice"));
+    let diff = f.history.diff(&p("n.md"), &v1, &v2).unwrap();
+    assert_eq!(
+        diff,
+        "--- a/n.md\n+++ b/n.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
+    );
+    assert_eq!(f.history.diff(&p("n.md"), &v2, &v2).unwrap(), "");
+}
+
+#[test]
+fn diff_treats_a_missing_side_as_empty() {
+    let f = Fixture::new(sync_git());
+    let before = committed(f.write("other.md", "x", "alice"));
+    let v1 = committed(f.write("n.md", "hello\n", "alice"));
+    let diff = f.history.diff(&p("n.md"), &before, &v1).unwrap();
+    assert_eq!(diff, "--- a/n.md\n+++ b/n.md\n@@ -0,0 +1 @@\n+hello\n");
+}
+
+#[test]
+fn blame_attributes_each_line_to_its_last_author() {
+    let f = Fixture::new(sync_git());
+    let v1 = committed(f.write("b.md", "alpha\nbeta\ngamma\n", "alice"));
+    let v2 = committed(f.write("b.md", "alpha\nBETA\ngamma\ndelta\n", "bob"));
+    let blame = f.history.blame(&p("b.md")).unwrap();
+    let got: Vec<(usize, &str, &str, &str)> = blame
+        .iter()
+        .map(|l| {
+            (
+                l.line,
+                l.content.as_str(),
+                l.author.as_str(),
+                l.hash.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "alpha", "alice", v1.as_str()),
+            (2, "BETA", "bob", v2.as_str()),
+            (3, "gamma", "alice", v1.as_str()),
+            (4, "delta", "bob", v2.as_str()),
+        ]
+    );
+    assert!(matches!(
+        f.history.blame(&p("missing.md")),
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn changes_page_forward_with_since_and_last_seq() {
+    let f = Fixture::new(sync_git());
+    let base = f.history.head().unwrap();
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(committed(f.write(&format!("p{i}.md"), "x", "alice")));
+    }
+    // Without since: the newest `limit` changes, oldest first, last_seq = HEAD.
+    let recent = f.history.changes(None, 2).unwrap();
+    let paths: Vec<&str> = recent.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["p3.md", "p4.md"]);
+    assert_eq!(recent.last_seq.as_deref(), Some(ids[4].as_str()));
+    assert_eq!(recent.changes[0].seq, ids[3]);
+    assert_eq!(recent.changes[0].actor, "alice");
+    assert_eq!(recent.changes[0].action, ChangeAction::Write);
+
+    // With since: commits after it, oldest first, paged by limit.
+    let page1 = f.history.changes(Some(&base), 2).unwrap();
+    let paths: Vec<&str> = page1.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["p0.md", "p1.md"]);
+    assert_eq!(page1.last_seq.as_deref(), Some(ids[1].as_str()));
+    let page2 = f
+        .history
+        .changes(Some(&page1.last_seq.clone().unwrap()[..8]), 10)
+        .unwrap();
+    let paths: Vec<&str> = page2.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["p2.md", "p3.md", "p4.md"]);
+    assert_eq!(page2.last_seq.as_deref(), Some(ids[4].as_str()));
+    let empty = f.history.changes(page2.last_seq.as_deref(), 10).unwrap();
+    assert!(empty.changes.is_empty());
+    assert_eq!(empty.last_seq.as_deref(), Some(ids[4].as_str()));
+    assert!(matches!(
+        f.history.changes(Some("0123456789abcdef"), 10),
+        Err(StoreError::VersionNotFound { .. })
+    ));
+}
+
+#[test]
+fn changes_page_never_splits_a_commit() {
+    let f = Fixture::new(sync_git());
+    let base = f.history.head().unwrap();
+    for path in ["a.md", "b.md", "c.md"] {
+        f.root.write(&p(path), b"x").unwrap();
+    }
+    let changes: Vec<FileChange> = ["a.md", "b.md", "c.md"]
+        .iter()
+        .map(|path| change(path, ChangeAction::Write))
+        .collect();
+    let big = committed(f.history.record(&changes, "bulk", "three").unwrap());
+    let small = committed(f.write("d.md", "x", "alice"));
+    // A commit larger than the limit still comes whole, so polling always advances.
+    let page = f.history.changes(Some(&base), 2).unwrap();
+    assert_eq!(page.changes.len(), 3);
+    assert_eq!(page.last_seq.as_deref(), Some(big.as_str()));
+    let page = f.history.changes(Some(&big), 2).unwrap();
+    assert_eq!(page.changes.len(), 1);
+    assert_eq!(page.last_seq.as_deref(), Some(small.as_str()));
+}
+
+#[test]
+fn open_commits_a_file_written_without_record() {
+    let f = Fixture::new(sync_git());
+    f.write("a.md", "committed", "alice");
+    // A crash between the write and the commit, or an edit while the server was down.
+    fs::write(f.dir.path().join("a.md"), "edited outside").unwrap();
+    fs::write(f.dir.path().join("new.md"), "new").unwrap();
+    let before = f.commit_count();
+    let history = History::open(&f.root, sync_git()).unwrap();
+    assert_eq!(f.commit_count(), before + 1);
+    let repo = f.repo();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(head.author().name(), Some("quire"));
+    assert!(head.message().unwrap().contains("outside quire"));
+    assert_clean(&repo);
+    assert_eq!(
+        history.version(&p("a.md"), &head.id().to_string()).unwrap(),
+        b"edited outside"
+    );
+}
+
+#[test]
+fn async_batches_many_records_into_few_commits() {
+    let f = Fixture::new(async_git(Duration::from_secs(60), 1000));
+    let start = f.commit_count();
+    for i in 0..20 {
+        assert_eq!(f.write(&format!("n{i}.md"), "x", "alice"), Recorded::Queued);
+    }
+    // The window is a minute: nothing is committed until flushed.
+    assert_eq!(f.commit_count(), start);
+    f.history.flush().unwrap();
+    assert_eq!(f.commit_count(), start + 1);
+    let page = f.history.changes(None, 100).unwrap();
+    let mut paths: Vec<String> = page.changes.into_iter().map(|c| c.path).collect();
+    paths.sort();
+    let mut want: Vec<String> = (0..20).map(|i| format!("n{i}.md")).collect();
+    want.sort();
+    assert_eq!(paths, want);
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn async_different_actors_get_their_own_commits() {
+    let f = Fixture::new(async_git(Duration::from_secs(60), 1000));
+    let start = f.commit_count();
+    f.write("a1.md", "x", "alice");
+    f.write("a2.md", "x", "alice");
+    f.write("b1.md", "x", "bob");
+    f.write("a3.md", "x", "alice");
+    f.history.flush().unwrap();
+    assert_eq!(f.commit_count(), start + 3);
+    let page = f.history.changes(None, 10).unwrap();
+    let got: Vec<(&str, &str)> = page
+        .changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.actor.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a1.md", "alice"),
+            ("a2.md", "alice"),
+            ("b1.md", "bob"),
+            ("a3.md", "alice")
+        ]
+    );
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn async_path_written_twice_is_committed_once_with_latest_content() {
+    let f = Fixture::new(async_git(Duration::from_secs(60), 1000));
+    let start = f.commit_count();
+    f.write("n.md", "first", "alice");
+    f.write("n.md", "second", "alice");
+    f.history.flush().unwrap();
+    assert_eq!(f.commit_count(), start + 1);
+    let head = f.history.head().unwrap();
+    assert_eq!(f.history.version(&p("n.md"), &head).unwrap(), b"second");
+    let versions = f.history.versions(&p("n.md")).unwrap();
+    assert_eq!(versions.len(), 1);
+    assert!(versions[0].message.contains("write n.md"));
+}
+
+#[test]
+fn async_commits_on_its_own_after_the_window_or_at_max_size() {
+    let f = Fixture::new(async_git(Duration::from_millis(30), 1000));
+    let start = f.commit_count();
+    f.write("w.md", "x", "alice");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while f.commit_count() == start {
+        assert!(std::time::Instant::now() < deadline, "window never closed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let g = Fixture::new(async_git(Duration::from_secs(600), 3));
+    let start = g.commit_count();
+    for i in 0..3 {
+        g.write(&format!("m{i}.md"), "x", "alice");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while g.commit_count() == start {
+        assert!(std::time::Instant::now() < deadline, "size limit never hit");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn async_drop_commits_everything_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let history = History::open(&root, async_git(Duration::from_secs(600), 1000)).unwrap();
+    root.write(&p("late.md"), b"late").unwrap();
+    history
+        .record(&[change("late.md", ChangeAction::Write)], "alice", "late")
+        .unwrap();
+    drop(history);
+    let repo = Repository::open(dir.path()).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(head.author().name(), Some("alice"));
+    assert!(head.tree().unwrap().get_path("late.md".as_ref()).is_ok());
+    assert_clean(&repo);
+}
+
+#[test]
+fn history_reads_see_queued_writes() {
+    let f = Fixture::new(async_git(Duration::from_secs(600), 1000));
+    f.write("q.md", "queued", "alice");
+    let versions = f.history.versions(&p("q.md")).unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(versions[0].author, "alice");
+}
+
+#[test]
+fn record_is_safe_from_many_threads() {
+    let f = Fixture::new(sync_git());
+    let start = f.commit_count();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let f = &f;
+            s.spawn(move || {
+                for i in 0..10 {
+                    f.write(&format!("t{t}/n{i}.md"), "x", &format!("actor{t}"));
+                }
+            });
+        }
+    });
+    assert_eq!(f.commit_count(), start + 40);
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn ignored_state_paths_are_never_committed() {
+    let f = Fixture::new(sync_git());
+    f.root.write(&p(".quire/state/index.db"), b"db").unwrap();
+    f.root
+        .write(&p(".quire/comments/a.md.json"), b"[]")
+        .unwrap();
+    let changes = [
+        change(".quire/state/index.db", ChangeAction::Write),
+        change(".quire/comments/a.md.json", ChangeAction::Write),
+    ];
+    let id = committed(f.history.record(&changes, "alice", "comments").unwrap());
+    let repo = f.repo();
+    let tree = repo
+        .find_commit(git2::Oid::from_str(&id).unwrap())
+        .unwrap()
+        .tree()
+        .unwrap();
+    assert!(tree.get_path(".quire/comments/a.md.json".as_ref()).is_ok());
+    assert!(tree.get_path(".quire/state".as_ref()).is_err());
+    assert_clean(&repo);
+}

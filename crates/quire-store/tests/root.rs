@@ -1,0 +1,301 @@
+//! The root on disk: atomic writes, removal, errors, tree listing, symlink safety.
+
+use std::fs;
+use std::path::Path;
+
+use quire_store::{EntryKind, Root, StoreError, TreeNode};
+use quire_vault::PagePath;
+
+fn p(s: &str) -> PagePath {
+    PagePath::new(s).expect("valid test path")
+}
+
+fn root() -> (tempfile::TempDir, Root) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Root::open(dir.path()).expect("open root");
+    (dir, root)
+}
+
+#[test]
+fn write_creates_parents_and_read_returns_bytes() {
+    let (_dir, root) = root();
+    root.write(&p("a/b/c.md"), b"hello").unwrap();
+    assert_eq!(root.read(&p("a/b/c.md")).unwrap(), b"hello");
+    root.write(&p("a/b/c.md"), b"again").unwrap();
+    assert_eq!(root.read(&p("a/b/c.md")).unwrap(), b"again");
+}
+
+#[test]
+fn write_leaves_no_temp_files_behind() {
+    let (dir, root) = root();
+    for i in 0..5 {
+        root.write(&p("x.md"), format!("{i}").as_bytes()).unwrap();
+    }
+    let tmp = dir.path().join(".quire/state/tmp");
+    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn open_removes_temp_files_left_by_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join(".quire/state/tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    fs::write(tmp.join("123-4.tmp"), b"half").unwrap();
+    Root::open(dir.path()).unwrap();
+    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn open_refuses_a_missing_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Root::open(&dir.path().join("nope")).unwrap_err();
+    assert!(matches!(err, StoreError::BadRoot { .. }), "{err}");
+}
+
+#[test]
+fn dir_is_canonical() {
+    let (dir, root) = root();
+    assert_eq!(root.dir(), fs::canonicalize(dir.path()).unwrap());
+}
+
+#[test]
+fn remove_deletes_file_and_prunes_empty_parents_but_never_the_root() {
+    let (dir, root) = root();
+    root.write(&p("a/b/c.md"), b"1").unwrap();
+    root.write(&p("a/keep.md"), b"2").unwrap();
+    root.remove(&p("a/b/c.md")).unwrap();
+    assert!(!dir.path().join("a/b").exists());
+    assert!(dir.path().join("a/keep.md").exists());
+    root.remove(&p("a/keep.md")).unwrap();
+    assert!(!dir.path().join("a").exists());
+    assert!(dir.path().exists());
+    root.write(&p("top.md"), b"3").unwrap();
+    root.remove(&p("top.md")).unwrap();
+    assert!(dir.path().exists());
+}
+
+#[test]
+fn errors_name_the_situation() {
+    let (_dir, root) = root();
+    root.write(&p("file.md"), b"x").unwrap();
+    root.write(&p("folder/inner.md"), b"y").unwrap();
+    type Check = fn(&StoreError) -> bool;
+    let cases: Vec<(&str, Result<(), StoreError>, Check)> = vec![
+        ("read missing", root.read(&p("missing.md")).map(drop), |e| {
+            matches!(e, StoreError::NotFound { .. })
+        }),
+        ("read folder", root.read(&p("folder")).map(drop), |e| {
+            matches!(e, StoreError::IsFolder { .. })
+        }),
+        ("write onto folder", root.write(&p("folder"), b"z"), |e| {
+            matches!(e, StoreError::IsFolder { .. })
+        }),
+        (
+            "write below a file",
+            root.write(&p("file.md/sub.md"), b"z"),
+            |e| matches!(e, StoreError::ParentIsFile { .. }),
+        ),
+        (
+            "read below a file",
+            root.read(&p("file.md/sub.md")).map(drop),
+            |e| matches!(e, StoreError::ParentIsFile { .. }),
+        ),
+        ("remove missing", root.remove(&p("missing.md")), |e| {
+            matches!(e, StoreError::NotFound { .. })
+        }),
+        ("remove folder", root.remove(&p("folder")), |e| {
+            matches!(e, StoreError::IsFolder { .. })
+        }),
+        (
+            "readlink of a file",
+            root.readlink(&p("file.md")).map(drop),
+            |e| matches!(e, StoreError::NotSymlink { .. }),
+        ),
+        (
+            "readlink missing",
+            root.readlink(&p("missing.md")).map(drop),
+            |e| matches!(e, StoreError::NotFound { .. }),
+        ),
+        (
+            "tree of a file",
+            root.tree(Some(&p("file.md"))).map(drop),
+            |e| matches!(e, StoreError::NotFolder { .. }),
+        ),
+        (
+            "tree of a missing folder",
+            root.tree(Some(&p("nothing"))).map(drop),
+            |e| matches!(e, StoreError::NotFound { .. }),
+        ),
+    ];
+    for (name, result, check) in cases {
+        let err = result.expect_err(name);
+        assert!(check(&err), "{name}: unexpected error {err:?}");
+    }
+}
+
+#[test]
+fn kind_reports_file_folder_symlink_or_nothing() {
+    let (dir, root) = root();
+    root.write(&p("f.md"), b"x").unwrap();
+    root.write(&p("d/g.md"), b"x").unwrap();
+    std::os::unix::fs::symlink("f.md", dir.path().join("l.md")).unwrap();
+    let cases = [
+        ("f.md", Some(EntryKind::File)),
+        ("d", Some(EntryKind::Dir)),
+        ("l.md", Some(EntryKind::Symlink)),
+        ("none.md", None),
+        ("f.md/below", None),
+    ];
+    for (path, want) in cases {
+        assert_eq!(root.kind(&p(path)).unwrap(), want, "{path}");
+    }
+}
+
+fn shape(nodes: &[TreeNode]) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in nodes {
+        if n.is_dir {
+            out.push(format!("{}/", n.path));
+            out.extend(shape(n.children.as_deref().unwrap_or_default()));
+        } else {
+            out.push(format!("{} {}", n.path, n.size));
+        }
+    }
+    out
+}
+
+#[test]
+fn tree_lists_sorted_nodes_without_dot_entries() {
+    let (dir, root) = root();
+    root.write(&p("b.md"), b"12345").unwrap();
+    root.write(&p("a/z.md"), b"1").unwrap();
+    root.write(&p("a/c/d.md"), b"12").unwrap();
+    root.write(&p(".hidden"), b"x").unwrap();
+    root.write(&p("a/.obsidian/x.json"), b"x").unwrap();
+    root.write(&p(".quire/config.toml"), b"x").unwrap();
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    let tree = root.tree(None).unwrap();
+    assert_eq!(
+        shape(&tree),
+        ["a/", "a/c/", "a/c/d.md 2", "a/z.md 1", "b.md 5"]
+    );
+    let sub = root.tree(Some(&p("a"))).unwrap();
+    assert_eq!(shape(&sub), ["a/c/", "a/c/d.md 2", "a/z.md 1"]);
+    assert_eq!(sub[0].name, "c");
+}
+
+#[test]
+fn tree_node_serializes_with_spec_field_names() {
+    let (_dir, root) = root();
+    root.write(&p("a/b.md"), b"xy").unwrap();
+    let json = serde_json::to_value(root.tree(None).unwrap()).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!([{
+            "path": "a", "name": "a", "isDir": true, "size": 0,
+            "children": [{"path": "a/b.md", "name": "b.md", "isDir": false, "size": 2}]
+        }])
+    );
+}
+
+#[test]
+fn files_lists_regular_files_sorted_skipping_git_quire_and_symlinks() {
+    let (dir, root) = root();
+    for path in [
+        "z.md",
+        "a/b.md",
+        "a/.hidden.md",
+        ".quire/config.toml",
+        "img.png",
+    ] {
+        root.write(&p(path), b"x").unwrap();
+    }
+    fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
+    fs::write(dir.path().join(".git/HEAD"), b"x").unwrap();
+    std::os::unix::fs::symlink("z.md", dir.path().join("link.md")).unwrap();
+    std::os::unix::fs::symlink("a", dir.path().join("linkdir")).unwrap();
+    let files: Vec<String> = root
+        .files()
+        .unwrap()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(files, ["a/.hidden.md", "a/b.md", "img.png", "z.md"]);
+}
+
+#[test]
+fn symlink_escape_is_refused_for_read_and_write() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.md"), b"secret").unwrap();
+    let (dir, root) = root();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("s.md")).unwrap();
+    std::os::unix::fs::symlink("../../nowhere/x.md", dir.path().join("dangling.md")).unwrap();
+    let refused = [
+        root.read(&p("out/secret.md")).map(drop),
+        root.read(&p("s.md")).map(drop),
+        root.write(&p("out/new.md"), b"x"),
+        root.write(&p("s.md"), b"x"),
+        root.write(&p("dangling.md"), b"x"),
+        root.tree(Some(&p("out"))).map(drop),
+    ];
+    for (i, result) in refused.into_iter().enumerate() {
+        assert!(
+            matches!(result, Err(StoreError::OutsideRoot { .. })),
+            "case {i}: {result:?}"
+        );
+    }
+    assert!(!outside.path().join("new.md").exists());
+    assert_eq!(
+        fs::read(outside.path().join("secret.md")).unwrap(),
+        b"secret"
+    );
+}
+
+#[test]
+fn symlink_inside_the_root_is_followed_for_read() {
+    let (dir, root) = root();
+    root.write(&p("notes/real.md"), b"real").unwrap();
+    std::os::unix::fs::symlink("notes/real.md", dir.path().join("alias.md")).unwrap();
+    std::os::unix::fs::symlink("notes", dir.path().join("n")).unwrap();
+    assert_eq!(root.read(&p("alias.md")).unwrap(), b"real");
+    assert_eq!(root.read(&p("n/real.md")).unwrap(), b"real");
+}
+
+#[test]
+fn readlink_returns_link_text_even_when_it_points_outside() {
+    let (dir, root) = root();
+    std::os::unix::fs::symlink("target.md", dir.path().join("l.md")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("abs.md")).unwrap();
+    assert_eq!(root.readlink(&p("l.md")).unwrap(), "target.md");
+    assert_eq!(root.readlink(&p("abs.md")).unwrap(), "/etc/passwd");
+}
+
+#[test]
+fn write_replaces_an_inside_symlink_instead_of_writing_through_it() {
+    let (dir, root) = root();
+    root.write(&p("real.md"), b"real").unwrap();
+    std::os::unix::fs::symlink("real.md", dir.path().join("alias.md")).unwrap();
+    root.write(&p("alias.md"), b"own").unwrap();
+    assert_eq!(root.read(&p("real.md")).unwrap(), b"real");
+    assert_eq!(root.kind(&p("alias.md")).unwrap(), Some(EntryKind::File));
+    assert!(
+        !fs::symlink_metadata(Path::new(&dir.path().join("alias.md")))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn etag_is_the_git_blob_id() {
+    // Both checked with `git hash-object --stdin`.
+    assert_eq!(
+        quire_store::etag(b"hello\n"),
+        "ce013625030ba8dba906f756967f9e9ca394464a"
+    );
+    assert_eq!(
+        quire_store::etag(b""),
+        "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    );
+}
