@@ -44,7 +44,9 @@ impl FromRequestParts<AppState> for SpaceCtx {
             None => Ok(SpaceCtx(state.service.default_space().clone())),
             Some(name) => match state.service.space(&name) {
                 Some(space) => Ok(SpaceCtx(space.clone())),
-                None => Err(ApiError(Error::not_found(format!("unknown space {name:?}")))),
+                None => Err(ApiError(Error::not_found(format!(
+                    "unknown space {name:?}"
+                )))),
             },
         }
     }

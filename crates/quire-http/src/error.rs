@@ -71,7 +71,10 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
         JsonRejection::BytesRejection(_) => ErrorCode::TooLarge,
         _ => ErrorCode::BadRequest,
     };
-    ApiError(Error::new(code, format!("invalid JSON body: {}", rejection.body_text())))
+    ApiError(Error::new(
+        code,
+        format!("invalid JSON body: {}", rejection.body_text()),
+    ))
 }
 
 /// `Query<T>` whose rejection is a 400 `{"error": …}` naming the parameter.

@@ -149,7 +149,10 @@ pub async fn read_file(
     let content = blocking(move || space.read(&q.path)).await?;
     Ok((
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type_for(&path))),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(content_type_for(&path)),
+            ),
             (header::ETAG, etag_header(&content.etag)),
         ],
         content.bytes,
@@ -338,9 +341,12 @@ pub async fn template(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<TemplateQuery>,
 ) -> ApiResult<Response> {
-    let body =
-        blocking(move || space.template_for_insertion(&q.name, q.title.as_deref())).await?;
-    Ok(([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], body).into_response())
+    let body = blocking(move || space.template_for_insertion(&q.name, q.title.as_deref())).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+        body,
+    )
+        .into_response())
 }
 
 /// The target of a symbolic link.
@@ -352,7 +358,11 @@ pub async fn readlink(
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
     let target = blocking(move || space.readlink(&q.path)).await?;
-    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], target).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        target,
+    )
+        .into_response())
 }
 
 /// Resolves wiki-link targets as a page at the root would.

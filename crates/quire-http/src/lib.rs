@@ -57,7 +57,11 @@ struct ApiDoc;
 fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::tree))
-        .routes(routes!(files::read_file, files::write_file, files::delete_file))
+        .routes(routes!(
+            files::read_file,
+            files::write_file,
+            files::delete_file
+        ))
         .routes(routes!(files::bulk))
         .routes(routes!(files::upload_asset))
         .routes(routes!(files::toc))

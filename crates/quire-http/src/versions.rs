@@ -53,7 +53,11 @@ pub async fn version(
     QueryParams(q): QueryParams<VersionQuery>,
 ) -> ApiResult<Response> {
     let bytes = blocking(move || space.version(&q.path, &q.version)).await?;
-    Ok(([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], bytes).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+        bytes,
+    )
+        .into_response())
 }
 
 /// Unified diff of a file between two versions.

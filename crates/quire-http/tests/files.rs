@@ -17,11 +17,19 @@ async fn put_creates_a_page_as_one_commit_by_the_actor() {
     assert_eq!(v["path"], "notes/hello.md");
     assert_eq!(v["created"], true);
     assert_eq!(v["etag"].as_str().unwrap().len(), 40);
-    assert_eq!(r.header("etag"), format!("\"{}\"", v["etag"].as_str().unwrap()));
-    let commit = v["commit"].as_str().expect("synchronous git write names its commit");
+    assert_eq!(
+        r.header("etag"),
+        format!("\"{}\"", v["etag"].as_str().unwrap())
+    );
+    let commit = v["commit"]
+        .as_str()
+        .expect("synchronous git write names its commit");
     assert_eq!(s.commit_count(), before + 1);
     assert_eq!(s.head_author(), "alice");
-    assert_eq!(s.repo().head().unwrap().target().unwrap().to_string(), commit);
+    assert_eq!(
+        s.repo().head().unwrap().target().unwrap().to_string(),
+        commit
+    );
     assert_eq!(s.disk("notes/hello.md").unwrap(), "# Hello\n");
     s.assert_clean();
 }
@@ -53,17 +61,27 @@ async fn get_file_returns_raw_markdown_with_etag() {
 #[tokio::test]
 async fn get_file_errors() {
     let s = TestServer::new();
-    let msg = s.get("/api/quire/file?path=missing.md").await.expect_error(404);
+    let msg = s
+        .get("/api/quire/file?path=missing.md")
+        .await
+        .expect_error(404);
     assert!(msg.contains("missing.md"), "{msg}");
-    s.get("/api/quire/file?path=../etc/passwd").await.expect_error(400);
-    s.get("/api/quire/file?path=%2Fetc%2F..%2F..%2Fpasswd").await.expect_error(400);
+    s.get("/api/quire/file?path=../etc/passwd")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/file?path=%2Fetc%2F..%2F..%2Fpasswd")
+        .await
+        .expect_error(400);
     s.get("/api/quire/file").await.expect_error(400);
 }
 
 #[tokio::test]
 async fn if_match_mismatch_is_409_and_writes_nothing() {
     let s = TestServer::new();
-    let first = s.put("a.md", "one", "alice").await.json()["etag"].as_str().unwrap().to_string();
+    let first = s.put("a.md", "one", "alice").await.json()["etag"]
+        .as_str()
+        .unwrap()
+        .to_string();
     s.put("a.md", "two", "bob").await;
     let count = s.commit_count();
     let r = s
@@ -82,7 +100,12 @@ async fn if_match_mismatch_is_409_and_writes_nothing() {
     // The current ETag (quoted or bare) is accepted.
     let current = s.get("/api/quire/file?path=a.md").await.header("etag");
     let r = s
-        .call(Method::PUT, "/api/quire/file?path=a.md", &[("if-match", &current)], "three")
+        .call(
+            Method::PUT,
+            "/api/quire/file?path=a.md",
+            &[("if-match", &current)],
+            "three",
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
 }
@@ -91,9 +114,22 @@ async fn if_match_mismatch_is_409_and_writes_nothing() {
 async fn put_refuses_bad_paths_and_writes_nothing() {
     let s = TestServer::new();
     let count = s.commit_count();
-    for bad in ["../outside.md", "a/../../b.md", ".git/config", ".quire/state/index.db", "a//b.md", "a\\b.md", ""] {
+    for bad in [
+        "../outside.md",
+        "a/../../b.md",
+        ".git/config",
+        ".quire/state/index.db",
+        "a//b.md",
+        "a\\b.md",
+        "",
+    ] {
         let r = s
-            .call(Method::PUT, &format!("/api/quire/file?path={}", enc(bad)), &[], "x")
+            .call(
+                Method::PUT,
+                &format!("/api/quire/file?path={}", enc(bad)),
+                &[],
+                "x",
+            )
             .await;
         r.expect_error(400);
     }
@@ -107,8 +143,12 @@ async fn put_onto_a_folder_or_below_a_file_is_400() {
     let s = TestServer::new();
     s.put("dir/a.md", "a", "alice").await;
     s.put("file.md", "f", "alice").await;
-    s.call(Method::PUT, "/api/quire/file?path=dir", &[], "x").await.expect_error(400);
-    s.call(Method::PUT, "/api/quire/file?path=file.md/b.md", &[], "x").await.expect_error(400);
+    s.call(Method::PUT, "/api/quire/file?path=dir", &[], "x")
+        .await
+        .expect_error(400);
+    s.call(Method::PUT, "/api/quire/file?path=file.md/b.md", &[], "x")
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
@@ -124,7 +164,10 @@ async fn provenance_header_is_recorded_as_derived_from() {
         .await;
     assert_eq!(r.status, 201);
     let text = s.disk("p.md").unwrap();
-    assert!(text.contains("derived-from: https://example.org/source"), "{text}");
+    assert!(
+        text.contains("derived-from: https://example.org/source"),
+        "{text}"
+    );
     assert!(text.starts_with("---\ntitle: P\n"), "{text}");
     assert!(text.ends_with("---\nbody\n"), "{text}");
 }
@@ -135,19 +178,34 @@ async fn delete_records_a_commit_and_missing_is_404() {
     s.put("d/a.md", "a", "alice").await;
     let count = s.commit_count();
     let r = s
-        .call(Method::DELETE, "/api/quire/file?path=d/a.md", &[("x-actor", "bob")], Body::empty())
+        .call(
+            Method::DELETE,
+            "/api/quire/file?path=d/a.md",
+            &[("x-actor", "bob")],
+            Body::empty(),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["deleted"], true);
     assert_eq!(s.commit_count(), count + 1);
     assert_eq!(s.head_author(), "bob");
     assert!(s.disk("d/a.md").is_none());
-    s.call(Method::DELETE, "/api/quire/file?path=d/a.md", &[], Body::empty())
-        .await
-        .expect_error(404);
-    s.call(Method::DELETE, "/api/quire/file?path=../x", &[], Body::empty())
-        .await
-        .expect_error(400);
+    s.call(
+        Method::DELETE,
+        "/api/quire/file?path=d/a.md",
+        &[],
+        Body::empty(),
+    )
+    .await
+    .expect_error(404);
+    s.call(
+        Method::DELETE,
+        "/api/quire/file?path=../x",
+        &[],
+        Body::empty(),
+    )
+    .await
+    .expect_error(400);
     s.assert_clean();
 }
 
@@ -188,15 +246,29 @@ async fn bulk_with_one_bad_path_writes_nothing() {
 #[tokio::test]
 async fn bulk_rejects_malformed_bodies() {
     let s = TestServer::new();
-    s.call(Method::POST, "/api/quire/bulk", &[("content-type", "application/json")], "{not json")
+    s.call(
+        Method::POST,
+        "/api/quire/bulk",
+        &[("content-type", "application/json")],
+        "{not json",
+    )
+    .await
+    .expect_error(400);
+    s.post_json("/api/quire/bulk", json!({"files": [{"path": "a.md"}]}))
         .await
         .expect_error(400);
-    s.post_json("/api/quire/bulk", json!({"files": [{"path": "a.md"}]})).await.expect_error(400);
-    s.post_json("/api/quire/bulk", json!({"files": [], "extra": 1})).await.expect_error(400);
-    s.post_json("/api/quire/bulk", json!({"files": []})).await.expect_error(400);
-    s.post_json("/api/quire/bulk", json!({"files": [{"path": "a.md", "content": "1"}, {"path": "a.md", "content": "2"}]}))
+    s.post_json("/api/quire/bulk", json!({"files": [], "extra": 1}))
         .await
         .expect_error(400);
+    s.post_json("/api/quire/bulk", json!({"files": []}))
+        .await
+        .expect_error(400);
+    s.post_json(
+        "/api/quire/bulk",
+        json!({"files": [{"path": "a.md", "content": "1"}, {"path": "a.md", "content": "2"}]}),
+    )
+    .await
+    .expect_error(400);
 }
 
 fn multipart(field: &str, file_name: &str, media_type: &str, bytes: &[u8]) -> (String, Vec<u8>) {
@@ -214,14 +286,35 @@ fn multipart(field: &str, file_name: &str, media_type: &str, bytes: &[u8]) -> (S
 async fn assets_are_stored_under_assets_and_committed() {
     let s = TestServer::new();
     let (ct, body) = multipart("file", "pic.png", "image/png", b"\x89PNG fake");
-    let r = s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body.clone()).await;
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/assets",
+            &[("content-type", &ct)],
+            body.clone(),
+        )
+        .await;
     assert_eq!(r.status, 201, "{}", r.text());
     assert_eq!(r.json()["path"], "assets/pic.png");
     // The same bytes again reuse the file; other bytes get a numbered name.
-    let r = s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body).await;
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/assets",
+            &[("content-type", &ct)],
+            body,
+        )
+        .await;
     assert_eq!(r.json()["path"], "assets/pic.png");
     let (ct, body) = multipart("file", "pic.png", "image/png", b"\x89PNG other");
-    let r = s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body).await;
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/assets",
+            &[("content-type", &ct)],
+            body,
+        )
+        .await;
     assert_eq!(r.json()["path"], "assets/pic-1.png");
     s.assert_clean();
 }
@@ -230,15 +323,39 @@ async fn assets_are_stored_under_assets_and_committed() {
 async fn assets_refuse_wrong_types_missing_fields_and_large_files() {
     let s = TestServer::with(
         support::sync_git(),
-        quire_service::AssetRules { max_file_size: 8, allowed_types: vec!["image/*".into()] },
+        quire_service::AssetRules {
+            max_file_size: 8,
+            allowed_types: vec!["image/*".into()],
+        },
         &[],
     );
     let (ct, body) = multipart("file", "x.html", "text/html", b"<p>");
-    s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body).await.expect_error(415);
+    s.call(
+        Method::POST,
+        "/api/quire/assets",
+        &[("content-type", &ct)],
+        body,
+    )
+    .await
+    .expect_error(415);
     let (ct, body) = multipart("other", "x.png", "image/png", b"png");
-    s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body).await.expect_error(400);
+    s.call(
+        Method::POST,
+        "/api/quire/assets",
+        &[("content-type", &ct)],
+        body,
+    )
+    .await
+    .expect_error(400);
     let (ct, body) = multipart("file", "x.png", "image/png", b"0123456789");
-    s.call(Method::POST, "/api/quire/assets", &[("content-type", &ct)], body).await.expect_error(413);
+    s.call(
+        Method::POST,
+        "/api/quire/assets",
+        &[("content-type", &ct)],
+        body,
+    )
+    .await
+    .expect_error(413);
     assert!(s.disk("assets").is_none());
 }
 
@@ -250,9 +367,19 @@ async fn tree_lists_folders_and_files_without_dot_entries() {
     let r = s.get("/api/quire/tree").await;
     assert_eq!(r.status, 200);
     let v = r.json();
-    let names: Vec<&str> = v.as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
     assert!(!names.iter().any(|n| n.starts_with('.')), "{names:?}");
-    let folder = v.as_array().unwrap().iter().find(|n| n["name"] == "f").unwrap();
+    let folder = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "f")
+        .unwrap();
     assert_eq!(folder["isDir"], true);
     assert_eq!(folder["size"], 0);
     assert_eq!(folder["children"][0]["path"], "f/a.md");
@@ -267,7 +394,12 @@ async fn tree_lists_folders_and_files_without_dot_entries() {
 #[tokio::test]
 async fn toc_lists_headings_with_slugs() {
     let s = TestServer::new();
-    s.put("t.md", "# Top Title\n\ntext\n\n## Second part\n\n```\n# not a heading\n```\n", "a").await;
+    s.put(
+        "t.md",
+        "# Top Title\n\ntext\n\n## Second part\n\n```\n# not a heading\n```\n",
+        "a",
+    )
+    .await;
     let r = s.get("/api/quire/toc?path=t.md").await;
     assert_eq!(r.status, 200);
     assert_eq!(
@@ -280,19 +412,50 @@ async fn toc_lists_headings_with_slugs() {
 #[tokio::test]
 async fn append_adds_text_with_separator_and_creates_missing_pages() {
     let s = TestServer::new();
-    let r = s.call(Method::POST, "/api/quire/file/append?path=log.md", &[], "first").await;
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/file/append?path=log.md",
+            &[],
+            "first",
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["path"], "log.md");
-    s.call(Method::POST, "/api/quire/file/append?path=log.md", &[], "second").await;
-    s.call(Method::POST, "/api/quire/file/append?path=log.md&separator=%0A-%20", &[], "third").await;
+    s.call(
+        Method::POST,
+        "/api/quire/file/append?path=log.md",
+        &[],
+        "second",
+    )
+    .await;
+    s.call(
+        Method::POST,
+        "/api/quire/file/append?path=log.md&separator=%0A-%20",
+        &[],
+        "third",
+    )
+    .await;
     assert_eq!(s.disk("log.md").unwrap(), "first\n\nsecond\n- third");
     let etag = s.get("/api/quire/file?path=log.md").await.header("etag");
     assert_eq!(r.status, 200);
     assert!(!etag.is_empty());
-    s.call(Method::POST, "/api/quire/file/append?path=../x.md", &[], "x").await.expect_error(400);
-    s.call(Method::POST, "/api/quire/file/append?path=log.md", &[("if-match", "\"0000\"")], "x")
-        .await
-        .expect_error(409);
+    s.call(
+        Method::POST,
+        "/api/quire/file/append?path=../x.md",
+        &[],
+        "x",
+    )
+    .await
+    .expect_error(400);
+    s.call(
+        Method::POST,
+        "/api/quire/file/append?path=log.md",
+        &[("if-match", "\"0000\"")],
+        "x",
+    )
+    .await
+    .expect_error(409);
 }
 
 #[tokio::test]
@@ -300,7 +463,13 @@ async fn templates_list_read_and_fill() {
     let s = TestServer::with(
         support::sync_git(),
         Default::default(),
-        &[(".quire/templates/meeting.md", "# {{title}}\n\nDate: {{date}}\n"), (".quire/templates/daily.md", "d")],
+        &[
+            (
+                ".quire/templates/meeting.md",
+                "# {{title}}\n\nDate: {{date}}\n",
+            ),
+            (".quire/templates/daily.md", "d"),
+        ],
     );
     let r = s.get("/api/quire/templates").await;
     assert_eq!(r.status, 200);
@@ -308,10 +477,18 @@ async fn templates_list_read_and_fill() {
     let r = s.get("/api/quire/templates?name=meeting").await;
     assert_eq!(r.json()["name"], "meeting");
     assert!(r.json()["content"].as_str().unwrap().contains("{{title}}"));
-    let r = s.get("/api/quire/template?name=meeting&title=Standup").await;
+    let r = s
+        .get("/api/quire/template?name=meeting&title=Standup")
+        .await;
     assert_eq!(r.status, 200);
-    assert!(r.text().starts_with("# Standup\n\nDate: 20"), "{}", r.text());
-    s.get("/api/quire/templates?name=nope").await.expect_error(404);
+    assert!(
+        r.text().starts_with("# Standup\n\nDate: 20"),
+        "{}",
+        r.text()
+    );
+    s.get("/api/quire/templates?name=nope")
+        .await
+        .expect_error(404);
     s.get("/api/quire/template").await.expect_error(400);
 }
 
@@ -325,28 +502,45 @@ async fn readlink_reports_symlinks_and_refuses_escapes() {
     let r = s.get("/api/quire/readlink?path=link.md").await;
     assert_eq!(r.status, 200);
     assert_eq!(r.text(), "real.md");
-    s.get("/api/quire/readlink?path=real.md").await.expect_error(400);
-    s.get("/api/quire/readlink?path=none.md").await.expect_error(404);
+    s.get("/api/quire/readlink?path=real.md")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/readlink?path=none.md")
+        .await
+        .expect_error(404);
     // Following a symlink out of the root is refused for reads and writes.
-    s.get("/api/quire/file?path=escape/passwd").await.expect_error(400);
-    s.call(Method::PUT, "/api/quire/file?path=escape/x.md", &[], "x").await.expect_error(400);
+    s.get("/api/quire/file?path=escape/passwd")
+        .await
+        .expect_error(400);
+    s.call(Method::PUT, "/api/quire/file?path=escape/x.md", &[], "x")
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
 async fn resolve_links_resolves_wiki_targets() {
     let s = TestServer::new();
-    s.put("projects/My Note.md", "---\ntitle: The Note\n---\n", "a").await;
+    s.put("projects/My Note.md", "---\ntitle: The Note\n---\n", "a")
+        .await;
     s.put("other.md", "# Other heading\n", "a").await;
     let r = s
-        .post_json("/api/quire/resolve-links", json!({"links": ["My Note", "[[other]]", "my-note", "nowhere"]}))
+        .post_json(
+            "/api/quire/resolve-links",
+            json!({"links": ["My Note", "[[other]]", "my-note", "nowhere"]}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
-    assert_eq!(v["resolved"]["My Note"], json!({"path": "projects/My Note.md", "title": "The Note"}));
+    assert_eq!(
+        v["resolved"]["My Note"],
+        json!({"path": "projects/My Note.md", "title": "The Note"})
+    );
     assert_eq!(v["resolved"]["[[other]]"]["title"], "Other heading");
     assert_eq!(v["resolved"]["my-note"]["path"], "projects/My Note.md");
     assert_eq!(v["unresolved"], json!(["nowhere"]));
-    s.post_json("/api/quire/resolve-links", json!({"link": []})).await.expect_error(400);
+    s.post_json("/api/quire/resolve-links", json!({"link": []}))
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
@@ -355,12 +549,26 @@ async fn spaces_by_header_and_url_and_unknown_space_is_404() {
     s.put("a.md", "a", "x").await;
     let r = s.get("/api/quire/default/file?path=a.md").await;
     assert_eq!(r.status, 200);
-    let r = s.call(Method::GET, "/api/quire/file?path=a.md", &[("x-quire-space", "default")], Body::empty()).await;
+    let r = s
+        .call(
+            Method::GET,
+            "/api/quire/file?path=a.md",
+            &[("x-quire-space", "default")],
+            Body::empty(),
+        )
+        .await;
     assert_eq!(r.status, 200);
-    s.call(Method::GET, "/api/quire/file?path=a.md", &[("x-quire-space", "nope")], Body::empty())
+    s.call(
+        Method::GET,
+        "/api/quire/file?path=a.md",
+        &[("x-quire-space", "nope")],
+        Body::empty(),
+    )
+    .await
+    .expect_error(404);
+    s.get("/api/quire/nope/file?path=a.md")
         .await
         .expect_error(404);
-    s.get("/api/quire/nope/file?path=a.md").await.expect_error(404);
 }
 
 #[tokio::test]

@@ -39,12 +39,31 @@ async fn openapi_document_lists_every_route() {
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
     let paths = doc["paths"].as_object().unwrap();
     for p in [
-        "/api/quire/tree", "/api/quire/file", "/api/quire/bulk", "/api/quire/assets", "/api/quire/toc",
-        "/api/quire/file/append", "/api/quire/templates", "/api/quire/template", "/api/quire/readlink",
-        "/api/quire/resolve-links", "/api/quire/versions", "/api/quire/version", "/api/quire/diff",
-        "/api/quire/blame", "/api/quire/changes", "/api/quire/events", "/health", "/healthz", "/readyz",
+        "/api/quire/tree",
+        "/api/quire/file",
+        "/api/quire/bulk",
+        "/api/quire/assets",
+        "/api/quire/toc",
+        "/api/quire/file/append",
+        "/api/quire/templates",
+        "/api/quire/template",
+        "/api/quire/readlink",
+        "/api/quire/resolve-links",
+        "/api/quire/versions",
+        "/api/quire/version",
+        "/api/quire/diff",
+        "/api/quire/blame",
+        "/api/quire/changes",
+        "/api/quire/events",
+        "/health",
+        "/healthz",
+        "/readyz",
     ] {
-        assert!(paths.contains_key(p), "missing {p} in {:?}", paths.keys().collect::<Vec<_>>());
+        assert!(
+            paths.contains_key(p),
+            "missing {p} in {:?}",
+            paths.keys().collect::<Vec<_>>()
+        );
     }
     let file = &paths["/api/quire/file"];
     assert!(file.get("get").is_some() && file.get("put").is_some() && file.get("delete").is_some());
@@ -56,11 +75,19 @@ async fn events_stream_write_delete_and_bulk_after_the_pipeline() {
     let response = s
         .app
         .clone()
-        .oneshot(Request::builder().uri("/api/quire/events").body(Body::empty()).unwrap())
+        .oneshot(
+            Request::builder()
+                .uri("/api/quire/events")
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
     let mut body = response.into_body();
 
     s.put("e.md", "x", "alice").await;
@@ -69,10 +96,18 @@ async fn events_stream_write_delete_and_bulk_after_the_pipeline() {
         serde_json::json!({"files": [{"path": "b1.md", "content": "1"}, {"path": "b2.md", "content": "2"}]}),
     )
     .await;
-    s.call(Method::DELETE, "/api/quire/file?path=e.md", &[("x-actor", "bob")], Body::empty()).await;
+    s.call(
+        Method::DELETE,
+        "/api/quire/file?path=e.md",
+        &[("x-actor", "bob")],
+        Body::empty(),
+    )
+    .await;
 
     let mut text = String::new();
-    while !(text.contains("event: delete") && text.contains("data:")) || text.matches("\n\n").count() < 3 {
+    while !(text.contains("event: delete") && text.contains("data:"))
+        || text.matches("\n\n").count() < 3
+    {
         let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
             .await
             .expect("event arrives in time")
@@ -86,8 +121,15 @@ async fn events_stream_write_delete_and_bulk_after_the_pipeline() {
         .split("\n\n")
         .filter(|block| block.contains("event:"))
         .map(|block| {
-            let name = block.lines().find_map(|l| l.strip_prefix("event: ")).unwrap().to_string();
-            let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            let name = block
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap()
+                .to_string();
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap();
             (name, serde_json::from_str(data).unwrap())
         })
         .collect();
@@ -124,19 +166,28 @@ async fn parallel_writes_are_all_committed_and_none_lost() {
     }
     assert_eq!(s.commit_count(), before + writes, "one commit per write");
     for i in 0..writes {
-        assert_eq!(s.disk(&format!("par/{}/p{i}.md", i % 4)).unwrap(), format!("# page {i}\n"));
+        assert_eq!(
+            s.disk(&format!("par/{}/p{i}.md", i % 4)).unwrap(),
+            format!("# page {i}\n")
+        );
     }
     let repo = s.repo();
     let tree = repo.head().unwrap().peel_to_tree().unwrap();
     for i in 0..writes {
-        assert!(tree.get_path(std::path::Path::new(&format!("par/{}/p{i}.md", i % 4))).is_ok());
+        assert!(tree
+            .get_path(std::path::Path::new(&format!("par/{}/p{i}.md", i % 4)))
+            .is_ok());
     }
     s.assert_clean();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn async_batching_commits_every_write_and_leaves_status_clean() {
-    let s = TestServer::with(options(quire_store::Strategy::Git, true), Default::default(), &[]);
+    let s = TestServer::with(
+        options(quire_store::Strategy::Git, true),
+        Default::default(),
+        &[],
+    );
     let before = s.commit_count();
     let writes = 120;
     let mut tasks = Vec::new();
@@ -157,19 +208,32 @@ async fn async_batching_commits_every_write_and_leaves_status_clean() {
     }
     s.service.flush();
     let commits = s.commit_count() - before;
-    assert!(commits >= 1 && commits < writes, "{commits} commits for {writes} writes");
-    let tree = s.repo().head().unwrap().peel_to_tree().unwrap();
+    assert!(
+        commits >= 1 && commits < writes,
+        "{commits} commits for {writes} writes"
+    );
+    let repo = s.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
     for i in 0..writes {
-        assert!(tree.get_path(std::path::Path::new(&format!("batch/p{i}.md"))).is_ok(), "p{i} committed");
+        assert!(
+            tree.get_path(std::path::Path::new(&format!("batch/p{i}.md")))
+                .is_ok(),
+            "p{i} committed"
+        );
     }
     s.assert_clean();
 }
 
 #[tokio::test]
 async fn a_root_that_is_not_a_repository_is_initialised_with_its_files() {
-    let s = TestServer::with(support::sync_git(), Default::default(), &[("existing.md", "# Existing\n")]);
+    let s = TestServer::with(
+        support::sync_git(),
+        Default::default(),
+        &[("existing.md", "# Existing\n")],
+    );
     assert!(s.commit_count() >= 1);
-    let tree = s.repo().head().unwrap().peel_to_tree().unwrap();
+    let repo = s.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
     assert!(tree.get_path(std::path::Path::new("existing.md")).is_ok());
     s.assert_clean();
     let r = s.get("/api/quire/file?path=existing.md").await;

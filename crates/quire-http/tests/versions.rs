@@ -26,7 +26,11 @@ async fn versions_lists_commits_newest_first() {
     assert_eq!(r.status, 200);
     let list = r.json();
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 2, "only commits that touched the file: {list:?}");
+    assert_eq!(
+        list.len(),
+        2,
+        "only commits that touched the file: {list:?}"
+    );
     assert_eq!(list[0]["hash"], v2);
     assert_eq!(list[0]["author"], "bob");
     assert_eq!(list[1]["hash"], v1);
@@ -34,7 +38,9 @@ async fn versions_lists_commits_newest_first() {
     assert!(list[0]["message"].as_str().unwrap().contains("n.md"));
     assert!(chrono_like(list[0]["timestamp"].as_str().unwrap()));
     s.get("/api/quire/versions").await.expect_error(400);
-    s.get("/api/quire/versions?path=../x").await.expect_error(400);
+    s.get("/api/quire/versions?path=../x")
+        .await
+        .expect_error(400);
 }
 
 fn chrono_like(ts: &str) -> bool {
@@ -45,27 +51,44 @@ fn chrono_like(ts: &str) -> bool {
 async fn version_returns_content_at_full_and_abbreviated_ids() {
     let s = TestServer::new();
     let (v1, v2) = two_versions(&s).await;
-    let r = s.get(&format!("/api/quire/version?path=n.md&version={v1}")).await;
+    let r = s
+        .get(&format!("/api/quire/version?path=n.md&version={v1}"))
+        .await;
     assert_eq!(r.status, 200);
     assert_eq!(r.text(), "line one\nline two\n");
-    let r = s.get(&format!("/api/quire/version?path=n.md&version={}", &v2[..8])).await;
+    let r = s
+        .get(&format!(
+            "/api/quire/version?path=n.md&version={}",
+            &v2[..8]
+        ))
+        .await;
     assert_eq!(r.text(), "line one\nline 2\n");
-    s.get("/api/quire/version?path=n.md&version=ffffffffffff").await.expect_error(404);
-    s.get("/api/quire/version?path=n.md&version=not-hex!").await.expect_error(400);
-    s.get("/api/quire/version?path=n.md").await.expect_error(400);
+    s.get("/api/quire/version?path=n.md&version=ffffffffffff")
+        .await
+        .expect_error(404);
+    s.get("/api/quire/version?path=n.md&version=not-hex!")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/version?path=n.md")
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
 async fn diff_is_a_unified_diff_between_versions() {
     let s = TestServer::new();
     let (v1, v2) = two_versions(&s).await;
-    let r = s.get(&format!("/api/quire/diff?path=n.md&from={v1}&to={v2}")).await;
+    let r = s
+        .get(&format!("/api/quire/diff?path=n.md&from={v1}&to={v2}"))
+        .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let text = r.text();
     assert!(text.contains("-line two"), "{text}");
     assert!(text.contains("+line 2"), "{text}");
     assert!(text.contains("a/n.md") && text.contains("b/n.md"), "{text}");
-    s.get(&format!("/api/quire/diff?path=n.md&from={v1}")).await.expect_error(400);
+    s.get(&format!("/api/quire/diff?path=n.md&from={v1}"))
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
@@ -81,7 +104,9 @@ async fn blame_names_the_author_of_each_line() {
     assert_eq!(lines[0]["hash"], v1);
     assert_eq!(lines[1]["author"], "bob");
     assert_eq!(lines[1]["hash"], v2);
-    s.get("/api/quire/blame?path=none.md").await.expect_error(404);
+    s.get("/api/quire/blame?path=none.md")
+        .await
+        .expect_error(404);
 }
 
 #[tokio::test]
@@ -98,39 +123,72 @@ async fn changes_page_forward_with_last_seq() {
     let since = first["last_seq"].as_str().unwrap().to_string();
 
     s.put("b.md", "b", "bob").await;
-    s.call(axum::http::Method::DELETE, "/api/quire/file?path=a.md", &[("x-actor", "bob")], axum::body::Body::empty())
-        .await;
+    s.call(
+        axum::http::Method::DELETE,
+        "/api/quire/file?path=a.md",
+        &[("x-actor", "bob")],
+        axum::body::Body::empty(),
+    )
+    .await;
     let r = s.get(&format!("/api/quire/changes?since={since}")).await;
     let next = r.json();
     let changes: Vec<(String, String)> = next["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["path"].as_str().unwrap().into(), c["action"].as_str().unwrap().into()))
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().into(),
+                c["action"].as_str().unwrap().into(),
+            )
+        })
         .collect();
-    assert_eq!(changes, vec![("b.md".into(), "write".into()), ("a.md".into(), "delete".into())]);
+    assert_eq!(
+        changes,
+        vec![
+            ("b.md".into(), "write".into()),
+            ("a.md".into(), "delete".into())
+        ]
+    );
     let last = next["last_seq"].as_str().unwrap().to_string();
     let r = s.get(&format!("/api/quire/changes?since={last}")).await;
     assert_eq!(r.json()["changes"], json!([]));
-    s.get("/api/quire/changes?since=zz!").await.expect_error(400);
-    s.get("/api/quire/changes?limit=abc").await.expect_error(400);
+    s.get("/api/quire/changes?since=zz!")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/changes?limit=abc")
+        .await
+        .expect_error(400);
 }
 
 #[tokio::test]
 async fn history_endpoints_answer_501_without_versioning() {
-    let s = TestServer::with(options(quire_store::Strategy::None, false), Default::default(), &[]);
+    let s = TestServer::with(
+        options(quire_store::Strategy::None, false),
+        Default::default(),
+        &[],
+    );
     let r = s.put("a.md", "a", "alice").await;
     assert_eq!(r.status, 201);
     assert!(r.json().get("commit").is_none());
-    assert!(!s.dir.path().join(".git").exists(), "versioning none creates no repository");
-    s.get("/api/quire/versions?path=a.md").await.expect_error(501);
+    assert!(
+        !s.dir.path().join(".git").exists(),
+        "versioning none creates no repository"
+    );
+    s.get("/api/quire/versions?path=a.md")
+        .await
+        .expect_error(501);
     s.get("/api/quire/blame?path=a.md").await.expect_error(501);
     s.get("/api/quire/changes").await.expect_error(501);
 }
 
 #[tokio::test]
 async fn cow_versioning_keeps_snapshots() {
-    let s = TestServer::with(options(quire_store::Strategy::Cow, false), Default::default(), &[]);
+    let s = TestServer::with(
+        options(quire_store::Strategy::Cow, false),
+        Default::default(),
+        &[],
+    );
     s.put("a.md", "one\n", "alice").await;
     s.put("a.md", "two\n", "bob").await;
     let r = s.get("/api/quire/versions?path=a.md").await;
@@ -139,7 +197,9 @@ async fn cow_versioning_keeps_snapshots() {
     assert_eq!(list.as_array().unwrap().len(), 2);
     assert_eq!(list[0]["author"], "bob");
     let old = list[1]["hash"].as_str().unwrap();
-    let r = s.get(&format!("/api/quire/version?path=a.md&version={old}")).await;
+    let r = s
+        .get(&format!("/api/quire/version?path=a.md&version={old}"))
+        .await;
     assert_eq!(r.text(), "one\n");
     s.get("/api/quire/blame?path=a.md").await.expect_error(501);
 }

@@ -76,14 +76,21 @@ fn clean_file_name(name: &str) -> Result<String> {
     let cleaned: String = base
         .chars()
         .map(|c| {
-            if c.is_control() || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|' | '#' | '^' | '[' | ']') {
+            if c.is_control()
+                || matches!(
+                    c,
+                    ':' | '*' | '?' | '"' | '<' | '>' | '|' | '#' | '^' | '[' | ']'
+                )
+            {
                 '-'
             } else {
                 c
             }
         })
         .collect();
-    let cleaned = cleaned.trim_matches(|c: char| c == '.' || c == ' ').to_string();
+    let cleaned = cleaned
+        .trim_matches(|c: char| c == '.' || c == ' ')
+        .to_string();
     if cleaned.is_empty() {
         return Err(Error::bad_request(
             "the uploaded file needs a file name (multipart field `file` with a filename)",

@@ -64,7 +64,10 @@ impl Space {
             let target = bare_target(link);
             match vault.resolve_wiki(&from, target) {
                 Resolution::Resolved { path, .. } if !target.is_empty() => {
-                    let title = vault.title(&path).unwrap_or_else(|| path.stem().to_string());
+                    let title = vault
+                        .title(&path)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| path.stem().to_string());
                     out.resolved.insert(
                         link.clone(),
                         ResolvedLink {
@@ -79,17 +82,24 @@ impl Space {
         out
     }
 
-    /// Names of the templates in `.quire/templates/` (file names without `.md`).
+    /// Names of the templates in `.quire/templates/` (paths below it without `.md`).
     pub fn templates(&self) -> Result<Vec<String>> {
-        let mut names: Vec<String> = self
-            .root
-            .files_under(TEMPLATES_DIR)?
-            .into_iter()
-            .filter_map(|p| {
-                let rest = p.as_str().strip_prefix(TEMPLATES_DIR)?.trim_start_matches('/');
-                Some(rest.strip_suffix(".md").unwrap_or(rest).to_string())
-            })
-            .collect();
+        let dir = PagePath::new(TEMPLATES_DIR).expect("constant path is valid");
+        let nodes = match self.root.tree(Some(&dir)) {
+            Ok(nodes) => nodes,
+            Err(quire_store::StoreError::NotFound { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut names = Vec::new();
+        let mut stack: Vec<&quire_store::TreeNode> = nodes.iter().collect();
+        while let Some(node) = stack.pop() {
+            if node.is_dir {
+                stack.extend(node.children.iter().flatten());
+            } else if let Some(rest) = node.path.strip_prefix(TEMPLATES_DIR) {
+                let rest = rest.trim_start_matches('/');
+                names.push(rest.strip_suffix(".md").unwrap_or(rest).to_string());
+            }
+        }
         names.sort();
         Ok(names)
     }
@@ -157,7 +167,10 @@ const RESOLVE_FROM: &str = "index.md";
 /// `[[Note|alias]]`, `Note#Heading` → `Note`.
 fn bare_target(link: &str) -> &str {
     let t = link.trim();
-    let t = t.strip_prefix("![[").or_else(|| t.strip_prefix("[[")).unwrap_or(t);
+    let t = t
+        .strip_prefix("![[")
+        .or_else(|| t.strip_prefix("[["))
+        .unwrap_or(t);
     let t = t.strip_suffix("]]").unwrap_or(t);
     let t = t.split('|').next().unwrap_or(t);
     t.split('#').next().unwrap_or(t).trim()

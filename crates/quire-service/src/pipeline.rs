@@ -135,12 +135,17 @@ impl Space {
                 },
             })
             .collect();
-        match self.history.record(&changes, &change.actor, &change.message) {
+        match self
+            .history
+            .record(&changes, &change.actor, &change.message)
+        {
             Ok(Recorded::Committed(id)) => applied.commit = Some(id),
             Ok(_) => {}
             Err(e) => {
                 self.roll_back(&prepared);
-                return Err(Error::internal(format!("commit failed, change rolled back: {e}")));
+                return Err(Error::internal(format!(
+                    "commit failed, change rolled back: {e}"
+                )));
             }
         }
         fault::point("after-commit");

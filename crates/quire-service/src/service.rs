@@ -70,8 +70,8 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         },
         async_commit: v.async_commit,
         batch_window: Duration::from_millis(v.batch_window_ms),
-        batch_max_size: v.batch_max_size.max(1),
-        max_versions: v.max_versions.max(1),
+        batch_max_size: (v.batch_max_size as usize).max(1),
+        max_versions: (v.max_versions as usize).max(1),
     };
     let assets = AssetRules {
         max_file_size: config.assets.max_file_size.bytes(),
@@ -87,7 +87,11 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         let dir = PathBuf::from(&s.root);
         out.push(SpaceSettings {
             name: s.name.clone(),
-            root: if dir.is_absolute() { dir } else { root.join(dir) },
+            root: if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            },
             history: history.clone(),
             assets: assets.clone(),
         });

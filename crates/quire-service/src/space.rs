@@ -298,7 +298,9 @@ fn index_file(vault: &mut Vault, path: &PagePath, content: Option<&[u8]>) {
         Some(bytes) => match std::str::from_utf8(bytes) {
             Ok(text) if path.is_page() => vault.upsert_page(path.clone(), text),
             Ok(text) if path.is_canvas() => vault.upsert_canvas(path.clone(), text),
-            _ => vault.insert_file(path.clone()),
+            _ => {
+                vault.insert_file(path.clone());
+            }
         },
     }
 }
@@ -317,6 +319,9 @@ fn with_provenance(path: &PagePath, content: Vec<u8>, provenance: Option<&str>) 
         Err(e) => return e.into_bytes(),
     };
     let mut editor = quire_syntax::FrontmatterEditor::new(&text);
-    editor.set("derived-from", &serde_json::Value::String(provenance.into()));
+    editor.set(
+        "derived-from",
+        &serde_json::Value::String(provenance.into()),
+    );
     editor.finish().into_bytes()
 }

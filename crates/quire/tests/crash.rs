@@ -113,11 +113,12 @@ fn serve_creates_and_initialises_the_root_and_records_writes() {
     let mut found = false;
     for _ in 0..50 {
         std::thread::sleep(Duration::from_millis(100));
-        let versions: serde_json::Value = ureq::get(&format!("{}/versions?path=hello.md", server.base))
-            .call()
-            .unwrap()
-            .into_json()
-            .unwrap();
+        let versions: serde_json::Value =
+            ureq::get(&format!("{}/versions?path=hello.md", server.base))
+                .call()
+                .unwrap()
+                .into_json()
+                .unwrap();
         if versions.as_array().is_some_and(|v| !v.is_empty()) {
             assert_eq!(versions[0]["author"], "alice");
             found = true;

@@ -53,11 +53,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Versioning::None => VersioningStrategy::None,
         };
     }
-    let host: IpAddr = config
-        .server
-        .host
-        .parse()
-        .with_context(|| format!("[server] host {:?} is not an IP address", config.server.host))?;
+    let host: IpAddr = config.server.host.parse().with_context(|| {
+        format!(
+            "[server] host {:?} is not an IP address",
+            config.server.host
+        )
+    })?;
     let addr = SocketAddr::new(host, config.server.port);
 
     let settings = quire_service::settings_from_config(&args.root, &config);
@@ -111,6 +112,7 @@ fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 

@@ -104,7 +104,13 @@ impl TestServer {
         TestServer { dir, service, app }
     }
 
-    pub async fn call(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Reply {
+    pub async fn call(
+        &self,
+        method: Method,
+        uri: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Body>,
+    ) -> Reply {
         let mut req = Request::builder().method(method).uri(uri);
         for (k, v) in headers {
             req = req.header(*k, *v);
@@ -117,8 +123,18 @@ impl TestServer {
             .expect("router answers");
         let status = response.status();
         let headers = response.headers().clone();
-        let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
-        Reply { status, headers, body }
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        Reply {
+            status,
+            headers,
+            body,
+        }
     }
 
     pub async fn get(&self, uri: &str) -> Reply {
@@ -159,7 +175,8 @@ impl TestServer {
     pub fn head_author(&self) -> String {
         let repo = self.repo();
         let head = repo.head().unwrap().peel_to_commit().unwrap();
-        head.author().name().unwrap().to_string()
+        let name = head.author().name().unwrap().to_string();
+        name
     }
 
     /// `git status` shows nothing (ignored runtime state aside).
