@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::inline::{find, wiki_link};
 use crate::model::{Diagnostic, Frontmatter, LinkPlace, ParsedPage, Tag};
+use crate::simple_yaml;
 
 /// Byte ranges of a frontmatter block.
 #[derive(Debug, Clone)]
@@ -49,26 +50,12 @@ fn is_fence(line: &str, fence: &str) -> bool {
 /// Reads the block into `page`: the parsed value, diagnostics, links and tags.
 pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
     let yaml = &text[block.yaml.clone()];
-    let value = match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
-        // Empty or comment-only frontmatter is an empty mapping, not an error.
-        Ok(serde_yaml_ng::Value::Null) => Value::Object(Map::new()),
-        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => to_json(value),
-        Ok(_) => {
-            page.diagnostics.push(Diagnostic {
-                line: 2,
-                message: "frontmatter is not a mapping of keys to values".to_owned(),
-            });
+    let value = match simple_yaml::read(yaml) {
+        Some(map) => Value::Object(map),
+        None => parse_yaml(yaml).unwrap_or_else(|diagnostic| {
+            page.diagnostics.push(diagnostic);
             Value::Null
-        }
-        Err(err) => {
-            // The YAML's first line is the page's second.
-            let line = err.location().map_or(2, |l| l.line() as u32 + 1);
-            page.diagnostics.push(Diagnostic {
-                line,
-                message: format!("frontmatter is not valid YAML: {err}"),
-            });
-            Value::Null
-        }
+        }),
     };
     let lexical = scan_lines(text, block.yaml.clone(), page);
     frontmatter_tags(text, &value, lexical, page);
@@ -77,6 +64,24 @@ pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
         yaml_span: block.yaml.clone(),
         value,
     });
+}
+
+/// The YAML text of a frontmatter block as a JSON object, through the full YAML parser.
+/// Empty or comment-only YAML is an empty mapping, not an error.
+pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
+    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
+        Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
+        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => Ok(to_json(value)),
+        Ok(_) => Err(Diagnostic {
+            line: 2,
+            message: "frontmatter is not a mapping of keys to values".to_owned(),
+        }),
+        Err(err) => Err(Diagnostic {
+            // The YAML's first line is the page's second.
+            line: err.location().map_or(2, |l| l.line() as u32 + 1),
+            message: format!("frontmatter is not valid YAML: {err}"),
+        }),
+    }
 }
 
 fn to_json(value: serde_yaml_ng::Value) -> Value {
@@ -128,7 +133,9 @@ pub(crate) fn top_key(line: &str) -> Option<(String, usize)> {
         }
         return (at < b.len() && b[at] == b':' && is_value_gap(b, at + 1)).then(|| (key, at + 1));
     }
-    if b" \t#-[]{},&*!|>%@`?\r".contains(&first) && !(first == b'-' && !is_value_gap(b, 1)) {
+    // Indicators cannot start a plain key, except a `-` that is not a list item (`-x: 1`).
+    let dash_key = first == b'-' && !is_value_gap(b, 1);
+    if !dash_key && b" \t#-[]{},&*!|>%@`?\r".contains(&first) {
         return None;
     }
     let colon = (0..b.len()).find(|&i| b[i] == b':' && is_value_gap(b, i + 1))?;

@@ -305,12 +305,23 @@ fn run_length(b: &[u8], at: usize, end: usize, byte: u8) -> usize {
     b[at..end].iter().take_while(|&&c| c == byte).count()
 }
 
-/// Offset of `needle` in `text[from..limit]`.
+/// Offset of the short ASCII `needle` in `text[from..limit]`.
+///
+/// A plain byte loop: the needles are two or three bytes, and building a general substring
+/// searcher per call costs more than the search.
 pub(crate) fn find(text: &str, from: usize, limit: usize, needle: &str) -> Option<usize> {
-    if from >= limit {
-        return None;
+    let haystack = text.as_bytes().get(from..limit)?;
+    let needle = needle.as_bytes();
+    let first = *needle.first()?;
+    let mut at = 0;
+    while let Some(p) = haystack[at..].iter().position(|&c| c == first) {
+        let start = at + p;
+        if haystack[start..].starts_with(needle) {
+            return Some(from + start);
+        }
+        at = start + 1;
     }
-    text.get(from..limit)?.find(needle).map(|p| from + p)
+    None
 }
 
 /// Builds the wiki link `[[…]]` whose `[[` is at `open` and `]]` at `close`.

@@ -12,6 +12,7 @@ mod frontmatter;
 mod inline;
 mod model;
 mod printer;
+mod simple_yaml;
 mod slug;
 
 pub use canvas::parse_canvas;

@@ -9,8 +9,20 @@ use unicode_normalization::UnicodeNormalization;
 /// assert_eq!(quire_syntax::slug("  Über uns: Team & Plan! "), "über-uns-team--plan");
 /// ```
 pub fn slug(text: &str) -> String {
+    let text = text.trim();
     let mut out = String::with_capacity(text.len());
-    for c in text.trim().nfc().flat_map(char::to_lowercase) {
+    if text.is_ascii() {
+        // Most headings: no normalization or Unicode case tables needed.
+        for b in text.bytes() {
+            if b.is_ascii_whitespace() {
+                out.push('-');
+            } else if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+                out.push(b.to_ascii_lowercase() as char);
+            }
+        }
+        return out;
+    }
+    for c in text.nfc().flat_map(char::to_lowercase) {
         if c.is_whitespace() {
             out.push('-');
         } else if c.is_alphanumeric() || c == '-' || c == '_' {

@@ -20,7 +20,15 @@ fn only_link(text: &str) -> Link {
 #[test]
 fn wiki_link_forms() {
     // text, written target, target, fragment, alias, embed
-    let cases: &[(&str, &str, &str, Option<&str>, Option<&str>, bool)] = &[
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        bool,
+    );
+    let cases: &[Case] = &[
         ("see [[Note]] here", "Note", "Note", None, None, false),
         (
             "[[folder/Note.md|Alias text]]",
@@ -564,7 +572,8 @@ fn invalid_frontmatter_gives_null_and_a_diagnostic() {
 fn frontmatter_wiki_links_carry_their_top_level_key() {
     let text = "---\nup: \"[[Projects]]\"\nrelated:\n  - \"[[A|alias]]\"\n  - '[[B#Sec]]'\nraw: [[C]]\n# note: [[commented]]\nsame: x # [[trailing comment]]\nnested:\n  deep: \"![[D]]\"\ntext: |\n  block [[E]] # not a comment\n---\n[[Body]]\n";
     let page = parse(text);
-    let got: Vec<(String, &str, Option<&str>, Option<&str>, u32)> = page
+    type Found<'a> = (String, &'a str, Option<&'a str>, Option<&'a str>, u32);
+    let got: Vec<Found> = page
         .links
         .iter()
         .map(|l| {

@@ -1,0 +1,140 @@
+//! Behaviour of `FrontmatterEditor`: only the touched keys' lines change.
+
+use quire_syntax::{parse, FrontmatterEditor};
+use serde_json::{json, Value};
+
+enum Op {
+    Set(&'static str, Value),
+    Unset(&'static str),
+}
+
+fn edit(text: &str, ops: Vec<Op>) -> String {
+    let mut editor = FrontmatterEditor::new(text);
+    for op in ops {
+        match op {
+            Op::Set(key, value) => editor.set(key, &value),
+            Op::Unset(key) => editor.unset(key),
+        }
+    }
+    editor.finish()
+}
+
+#[test]
+fn editor_cases() {
+    use Op::{Set, Unset};
+    let cases: Vec<(&str, &str, Vec<Op>, &str)> = vec![
+        (
+            "set_existing_keeps_alignment_comment_and_other_lines",
+            "---\n# leading comment\ntitle:    Old title   # why\nstatus: 'draft'\n\n# trailing\n---\nBody [[x]]\n",
+            vec![Set("title", json!("New"))],
+            "---\n# leading comment\ntitle:    New   # why\nstatus: 'draft'\n\n# trailing\n---\nBody [[x]]\n",
+        ),
+        (
+            "set_new_key_appends_at_block_end",
+            "---\nb: 1\na: 2\n---\nbody",
+            vec![Set("c", json!(true)), Set("d", json!("x y"))],
+            "---\nb: 1\na: 2\nc: true\nd: x y\n---\nbody",
+        ),
+        (
+            "unset_removes_nested_and_list_lines",
+            "---\nkeep: 1\nnested:\n  a: 1\n  # inner comment\n  b:\n    - x\nlist:\n- a\n- b\nafter: 2\n---\n",
+            vec![Unset("nested"), Unset("list")],
+            "---\nkeep: 1\nafter: 2\n---\n",
+        ),
+        (
+            "block_list_stays_block_list_with_its_indent",
+            "---\ntags:\n  - a\n  - b\nx: 1\n---\n",
+            vec![Set("tags", json!(["a", "c d", "#e"]))],
+            "---\ntags:\n  - a\n  - c d\n  - \"#e\"\nx: 1\n---\n",
+        ),
+        (
+            "flow_list_stays_flow",
+            "---\ntags: [a, b]\n---\n",
+            vec![Set("tags", json!(["a", "b, c"]))],
+            "---\ntags: [a, \"b, c\"]\n---\n",
+        ),
+        (
+            "equal_value_leaves_quoting_untouched",
+            "---\ntitle: 'Quoted'\nn:   7\n---\n",
+            vec![Set("title", json!("Quoted")), Set("n", json!(7))],
+            "---\ntitle: 'Quoted'\nn:   7\n---\n",
+        ),
+        (
+            "crlf_line_endings_are_kept",
+            "---\r\na: 1\r\nb: [x]\r\n---\r\nbody\r\n",
+            vec![Set("a", json!(2)), Set("c", json!({"k": "v"}))],
+            "---\r\na: 2\r\nb: [x]\r\nc:\r\n  k: v\r\n---\r\nbody\r\n",
+        ),
+        (
+            "page_without_frontmatter_gets_a_block",
+            "# Title\n\ntext\n",
+            vec![Set("up", json!("[[Projects]]"))],
+            "---\nup: \"[[Projects]]\"\n---\n# Title\n\ntext\n",
+        ),
+        (
+            "page_without_frontmatter_and_crlf",
+            "text\r\nmore\r\n",
+            vec![Set("a", json!("b"))],
+            "---\r\na: b\r\n---\r\ntext\r\nmore\r\n",
+        ),
+        (
+            "unset_on_page_without_frontmatter_changes_nothing",
+            "just text\n",
+            vec![Unset("a")],
+            "just text\n",
+        ),
+        (
+            "scalar_replaced_by_mapping_and_back",
+            "---\nm: 1 # c\nz: 0\n---\n",
+            vec![Set("m", json!({"a": {"b": [1, 2]}, "c": null}))],
+            "---\nm:\n  a:\n    b: [1, 2]\n  c: null\nz: 0\n---\n",
+        ),
+        (
+            "quoted_key_is_found_and_kept",
+            "---\n\"odd key\": 1\n---\n",
+            vec![Set("odd key", json!(2)), Set("new: key", json!([]))],
+            "---\n\"odd key\": 2\n\"new: key\": []\n---\n",
+        ),
+        (
+            "empty_block_gets_keys",
+            "---\n---\nbody",
+            vec![Set("a", json!(1))],
+            "---\na: 1\n---\nbody",
+        ),
+        (
+            "dots_closing_fence_is_kept",
+            "---\na: 1\n...\nbody",
+            vec![Unset("a"), Set("b", json!("2024-01-05"))],
+            "---\nb: 2024-01-05\n...\nbody",
+        ),
+    ];
+    for (name, text, ops, want) in cases {
+        assert_eq!(edit(text, ops), want, "{name}");
+    }
+}
+
+#[test]
+fn edited_frontmatter_parses_to_the_set_values() {
+    let text = "---\n# c\ntitle: x\ntags:\n  - a\nobj: {a: 1}\n---\nbody\n";
+    let values = [
+        ("title", json!("needs: quotes #here")),
+        ("tags", json!(["one", "two words", "3"])),
+        ("obj", json!({"k": [true, null, 1.5], "s": "yes"})),
+        ("fresh", json!({"deep": {"er": "v"}})),
+        ("empty", json!("")),
+        ("list", json!([])),
+    ];
+    let mut editor = FrontmatterEditor::new(text);
+    for (key, value) in &values {
+        editor.set(key, value);
+    }
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+    let fm = page.frontmatter.unwrap().value;
+    for (key, value) in &values {
+        assert_eq!(&fm[key], value, "{key} in\n{out}");
+    }
+    assert!(out.starts_with("---\n# c\n"));
+    assert!(out.ends_with("---\nbody\n"));
+}
