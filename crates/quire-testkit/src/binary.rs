@@ -35,13 +35,12 @@ fn push_chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 /// A `side`×`side` RGB PNG filled with one colour. The pixel data is stored uncompressed in
 /// a single deflate block, which every decoder accepts; `side` must stay small (≤ 64).
 pub(crate) fn png(side: u32, rgb: [u8; 3]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(((side * 3 + 1) * side) as usize);
+    // Each scanline: filter type 0 ("none"), then the pixels.
+    let mut row = vec![0_u8];
     for _ in 0..side {
-        raw.push(0); // filter type "none" for this scanline
-        for _ in 0..side {
-            raw.extend_from_slice(&rgb);
-        }
+        row.extend_from_slice(&rgb);
     }
+    let raw = row.repeat(side as usize);
     let len = raw.len() as u16;
     let mut zlib = vec![0x78, 0x01, 0x01];
     zlib.extend_from_slice(&len.to_le_bytes());
@@ -74,7 +73,10 @@ pub(crate) fn pdf(title: &str) -> Vec<u8> {
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R \
          /Resources << /Font << /F1 5 0 R >> >> >>"
             .to_owned(),
-        format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
+        format!(
+            "<< /Length {} >>\nstream\n{stream}\nendstream",
+            stream.len()
+        ),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
     ];
     let mut out = String::from("%PDF-1.4\n");
@@ -84,7 +86,10 @@ pub(crate) fn pdf(title: &str) -> Vec<u8> {
         out.push_str(&format!("{} 0 obj\n{body}\nendobj\n", index + 1));
     }
     let xref = out.len();
-    out.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    out.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
     for offset in offsets {
         out.push_str(&format!("{offset:010} 00000 n \n"));
     }

@@ -52,6 +52,11 @@ impl Rng {
         &items[self.below(items.len())]
     }
 
+    /// A word from a static word list.
+    pub(crate) fn word(&mut self, words: &[&'static str]) -> &'static str {
+        words[self.below(words.len())]
+    }
+
     /// An index into `weights`, chosen in proportion to the weights.
     pub(crate) fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u32 = weights.iter().sum();
@@ -63,6 +68,19 @@ impl Rng {
             roll -= weight;
         }
         weights.len() - 1
+    }
+
+    /// An item of `(item, weight)` pairs, chosen in proportion to the weights.
+    pub(crate) fn weighted_pick<T: Copy>(&mut self, items: &[(T, u32)]) -> T {
+        let total: u32 = items.iter().map(|(_, weight)| weight).sum();
+        let mut roll = self.below(total as usize) as u32;
+        for &(item, weight) in items {
+            if roll < weight {
+                return item;
+            }
+            roll -= weight;
+        }
+        items[items.len() - 1].0
     }
 
     /// `count` distinct indices from `0..n` (fewer when `n` is smaller), in random order.
