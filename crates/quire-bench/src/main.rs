@@ -1,1 +1,65 @@
-fn main() {}
+//! `quire-bench`: the measurements behind `docs/PERFORMANCE.md`.
+//!
+//! Run with `cargo run --release -p quire-bench -- all` (or one of the subcommands). Every
+//! figure is measured on a vault made by `quire-testkit` from a fixed seed, so runs are
+//! comparable across machines.
+
+mod extract;
+mod put;
+mod resolve;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "quire-bench", about = "Benchmarks of quire's hot paths")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Link extraction throughput (parse every page of a generated vault, one thread).
+    Extract(extract::Args),
+    /// Resolving every link of a generated vault (warm, best of several runs).
+    Resolve(resolve::Args),
+    /// `PUT /file` over loopback into a generated repository, one commit per write or batched.
+    Put(put::Args),
+    /// Everything above with the sizes.
+    All,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Extract(args) => extract::run(&args),
+        Command::Resolve(args) => resolve::run(&args),
+        Command::Put(args) => put::run(&args),
+        Command::All => {
+            extract::run(&extract::Args::default())?;
+            resolve::run(&resolve::Args::default())?;
+            put::run(&put::Args {
+                mode: put::Mode::Sync,
+                ..put::Args::default()
+            })?;
+            put::run(&put::Args {
+                mode: put::Mode::Async,
+                writes: 6000,
+                ..put::Args::default()
+            })
+        }
+    }
+}
+
+/// Best (smallest) duration of `runs` calls of `f`.
+pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (std::time::Duration, T) {
+    let mut best = None;
+    let mut last = None;
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        let out = f();
+        let took = start.elapsed();
+        best = Some(best.map_or(took, |b: std::time::Duration| b.min(took)));
+        last = Some(out);
+    }
+    (best.expect("runs > 0"), last.expect("runs > 0"))
+}

@@ -1,0 +1,203 @@
+//! `PUT /file` over loopback into a generated repository, then a check that every write is in
+//! git and `git status` is clean.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args as ClapArgs, ValueEnum};
+use quire_service::{AssetRules, Service, SpaceSettings};
+use quire_store::{HistoryOptions, Strategy};
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Mode {
+    /// One git commit per write, before the response.
+    Sync,
+    /// Async batching (`batch_window_ms` 200, `batch_max_size` 50).
+    Async,
+}
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Files in the repository before the benchmark.
+    #[arg(long, default_value_t = 10_000)]
+    pub pages: usize,
+    /// Writes to send; each goes to a different page, so each must show up in git.
+    #[arg(long, default_value_t = 2_000)]
+    pub writes: usize,
+    /// Concurrent HTTP clients (keep-alive connections).
+    #[arg(long, default_value_t = 4)]
+    pub clients: usize,
+    #[arg(long, value_enum, default_value_t = Mode::Sync)]
+    pub mode: Mode,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            pages: 10_000,
+            writes: 2_000,
+            clients: 4,
+            mode: Mode::Sync,
+            seed: 42,
+        }
+    }
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
+    generated.write_to(dir.path())?;
+    let targets: Vec<String> = generated
+        .page_paths()
+        .into_iter()
+        .filter(|p| !p.starts_with(".quire/"))
+        .map(str::to_string)
+        .collect();
+    if targets.len() < args.writes {
+        bail!(
+            "{} writes need at least as many pages (got {})",
+            args.writes,
+            targets.len()
+        );
+    }
+    let open = Instant::now();
+    let service = Arc::new(Service::open(vec![SpaceSettings {
+        name: "default".into(),
+        root: dir.path().to_path_buf(),
+        history: HistoryOptions {
+            strategy: Strategy::Git,
+            async_commit: args.mode == Mode::Async,
+            batch_window: Duration::from_millis(200),
+            batch_max_size: 50,
+            max_versions: 100,
+        },
+        assets: AssetRules::default(),
+    }])?);
+    let files_in_repo = head_file_count(dir.path())?;
+    let open = open.elapsed();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+    let addr = listener.local_addr()?;
+    let app = quire_http::router(service.clone());
+    runtime.spawn(async move { axum::serve(listener, app).await });
+
+    let commits_before = commit_count(dir.path())?;
+    let per_client: Vec<Vec<(String, String)>> = (0..args.clients)
+        .map(|c| {
+            targets
+                .iter()
+                .take(args.writes)
+                .enumerate()
+                .filter(|(i, _)| i % args.clients == c)
+                .map(|(i, p)| {
+                    (
+                        p.clone(),
+                        format!("# Rewritten {i}\n\nBenchmark write {i}.\n"),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let start = Instant::now();
+    let handles: Vec<_> = per_client
+        .into_iter()
+        .map(|writes| {
+            let base = format!("http://{addr}/api/quire/file?path=");
+            std::thread::spawn(move || -> anyhow::Result<()> {
+                let agent = ureq::AgentBuilder::new().build();
+                for (path, body) in writes {
+                    let response = agent
+                        .put(&format!("{base}{}", encode(&path)))
+                        .set("X-Actor", "bench")
+                        .send_string(&body)
+                        .with_context(|| format!("PUT {path}"))?;
+                    if response.status() >= 300 {
+                        bail!("PUT {path}: status {}", response.status());
+                    }
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("client thread")?;
+    }
+    let took = start.elapsed();
+    service.flush();
+    let flushed = start.elapsed();
+
+    // Every write is in git, with its bytes; nothing is left uncommitted.
+    let repo = git2::Repository::open(dir.path())?;
+    let tree = repo.head()?.peel_to_tree()?;
+    for (i, path) in targets.iter().take(args.writes).enumerate() {
+        let entry = tree.get_path(std::path::Path::new(path))?;
+        let want = git2::Oid::hash_object(
+            git2::ObjectType::Blob,
+            format!("# Rewritten {i}\n\nBenchmark write {i}.\n").as_bytes(),
+        )?;
+        if entry.id() != want {
+            bail!("{path}: HEAD does not hold the last write");
+        }
+    }
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true);
+    let dirty = repo.statuses(Some(&mut opts))?.len();
+    if dirty != 0 {
+        bail!("git status shows {dirty} entries after the benchmark");
+    }
+    let commits = commit_count(dir.path())? - commits_before;
+    println!(
+        "put ({:?}): {} writes by {} clients into a {}-file repository: {:.2} s = {:.0} writes/s; \
+         {} commits; all committed after {:.2} s; every write in HEAD, git status clean (open: {:.1} s)",
+        args.mode,
+        args.writes,
+        args.clients,
+        files_in_repo,
+        took.as_secs_f64(),
+        args.writes as f64 / took.as_secs_f64(),
+        commits,
+        flushed.as_secs_f64(),
+        open.as_secs_f64(),
+    );
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(())
+}
+
+fn commit_count(root: &std::path::Path) -> anyhow::Result<usize> {
+    let repo = git2::Repository::open(root)?;
+    let mut walk = repo.revwalk()?;
+    walk.push_head()?;
+    Ok(walk.count())
+}
+
+fn head_file_count(root: &std::path::Path) -> anyhow::Result<usize> {
+    let repo = git2::Repository::open(root)?;
+    let tree = repo.head()?.peel_to_tree()?;
+    let mut n = 0;
+    tree.walk(git2::TreeWalkMode::PreOrder, |_, e| {
+        if e.kind() == Some(git2::ObjectType::Blob) {
+            n += 1;
+        }
+        git2::TreeWalkResult::Ok
+    })?;
+    Ok(n)
+}
+
+fn encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
