@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::paths::folder_of;
 use crate::rng::Rng;
 use crate::words::{COMMON_NAMES, HEADINGS, TOP_FOLDERS, UNICODE_WORDS, WORDS};
 use crate::{calendar, LinkStyle, VaultSpec};
@@ -32,6 +31,8 @@ pub(crate) enum TitleHeading {
 #[derive(Debug)]
 pub(crate) struct PagePlan {
     pub(crate) path: String,
+    /// Byte offset of the file name in `path`; names are looked at for nearly every link.
+    name_start: usize,
     /// Index into [`Layout::folders`].
     pub(crate) folder: usize,
     pub(crate) title: String,
@@ -46,7 +47,7 @@ pub(crate) struct PagePlan {
 impl PagePlan {
     /// File name without folder.
     pub(crate) fn name(&self) -> &str {
-        &self.path[self.path.rfind('/').map_or(0, |slash| slash + 1)..]
+        &self.path[self.name_start..]
     }
 
     /// File name without `.md`.
@@ -285,12 +286,14 @@ fn plan_folders(spec: &VaultSpec) -> Vec<String> {
 
 fn page_stem(rng: &mut Rng, kind: NameKind) -> String {
     match kind {
+        // Mostly two or three words: single words would make most bare links ambiguous
+        // in large vaults.
         NameKind::TitleWords => {
-            let count = rng.between(1, 3);
+            let count = 1 + rng.weighted(&[15, 55, 30]);
             words(rng, count, " ", Casing::Title)
         }
         NameKind::Kebab => {
-            let count = rng.between(1, 3);
+            let count = 1 + rng.weighted(&[15, 55, 30]);
             words(rng, count, "-", Casing::Lower)
         }
         NameKind::Snake => words(rng, 2, "_", Casing::Lower),
@@ -305,7 +308,7 @@ fn page_stem(rng: &mut Rng, kind: NameKind) -> String {
         NameKind::Common(Some(name)) => name.to_owned(),
         NameKind::Common(None) => (rng.word(COMMON_NAMES)).to_owned(),
         NameKind::Date => calendar::date(rng.below(730)),
-        NameKind::Numbered => format!("{} {}", title_case(rng.word(WORDS)), rng.between(1, 52)),
+        NameKind::Numbered => format!("{} {}", title_case(rng.word(WORDS)), rng.between(1, 99)),
         NameKind::Hub => HUB_STEM.to_owned(),
     }
 }
@@ -332,7 +335,7 @@ fn random_kind(rng: &mut Rng) -> NameKind {
         NameKind::Date,
         NameKind::Numbered,
     ];
-    KINDS[rng.weighted(&[32, 30, 4, 7, 10, 7, 10])]
+    KINDS[rng.weighted(&[33, 32, 4, 7, 7, 7, 10])]
 }
 
 fn block_id(rng: &mut Rng) -> String {
@@ -405,8 +408,10 @@ fn plan_pages(spec: &VaultSpec, folders: &[String], hub: Option<usize>) -> Vec<P
                 blocks.push(id);
             }
         }
+        let path = join(&folders[folder], &format!("{stem}.md"));
         pages.push(PagePlan {
-            path: join(&folders[folder], &format!("{stem}.md")),
+            name_start: path.len() - stem.len() - 3,
+            path,
             folder,
             title,
             title_heading,
@@ -517,9 +522,6 @@ pub(crate) fn plan(spec: &VaultSpec) -> Layout {
     for &index in &pools.targets {
         folder_pages[pages[index].folder].push(index);
     }
-    debug_assert!(pages
-        .iter()
-        .all(|page| folders[page.folder] == folder_of(&page.path)));
     Layout {
         folders,
         pages,
@@ -528,5 +530,52 @@ pub(crate) fn plan(spec: &VaultSpec) -> Layout {
         hub_links,
         folder_pages,
         pools,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::folder_of;
+
+    #[test]
+    fn page_plans_agree_with_their_paths() {
+        let layout = plan(&VaultSpec::new(17, 300).with_hub(10));
+        for page in &layout.pages {
+            assert_eq!(layout.folders[page.folder], folder_of(&page.path));
+            assert_eq!(format!("{}.md", page.stem()), page.name());
+            assert!(page.blocks.len() <= page.sections.len());
+            assert!(page.headings().count() >= 1);
+        }
+        let hub = layout.hub.expect("hub");
+        assert_eq!(layout.pages[hub].stem(), HUB_STEM);
+        assert!(!layout.pools.targets.contains(&hub));
+        assert_eq!(layout.hub_links.iter().flatten().count(), 10);
+        assert_eq!(layout.hub_links[hub], None);
+    }
+
+    #[test]
+    fn unambiguous_target_uses_a_path_only_for_shared_stems() {
+        let layout = plan(&VaultSpec::new(17, 300));
+        for page in &layout.pages {
+            let target = page.unambiguous_target();
+            let expected = match (page.shared_stem, page.folder) {
+                (false, _) => page.stem().to_owned(),
+                (true, 0) => format!("/{}", page.stem()),
+                (true, _) => page.path_without_extension().to_owned(),
+            };
+            assert_eq!(target, expected);
+        }
+        assert!(layout.pages.iter().any(|page| page.shared_stem));
+    }
+
+    #[test]
+    fn first_pages_have_the_forced_shapes() {
+        let layout = plan(&VaultSpec::new(3, 50));
+        let stems: Vec<&str> = layout.pages.iter().map(PagePlan::stem).collect();
+        assert!(stems[0].contains(' '), "{}", stems[0]);
+        assert_eq!(layout.pages[1].folder, 0);
+        assert!(!stems[2].is_ascii(), "{}", stems[2]);
+        assert_eq!(&stems[3..7], ["index", "index", "notes", "notes"]);
     }
 }
