@@ -56,8 +56,8 @@ pub struct VaultSpec {
     pub commented_percent: u8,
     /// When non-zero, one page (see [`GeneratedVault::hub`]) is linked from this many other
     /// pages (at most all of them), one link each in a rotation of every resolvable style.
-    /// No other link, frontmatter value or canvas points at the hub, so its backlinks are
-    /// exactly these.
+    /// No other link, frontmatter value, canvas or code/comment decoy names the hub, so its
+    /// backlinks are exactly these (comments and personal state may still list its path).
     pub hub_backlinks: usize,
 }
 
