@@ -69,6 +69,14 @@ pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
 /// The YAML text of a frontmatter block as a JSON object, through the full YAML parser.
 /// Empty or comment-only YAML is an empty mapping, not an error.
 pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
+    if nests_deeper_than(yaml, MAX_FLOW_DEPTH) {
+        // libyaml takes quadratic time on deep flow nesting, and the YAML reader refuses
+        // such depth anyway: answer at once.
+        return Err(Diagnostic {
+            line: 2,
+            message: format!("frontmatter nests more than {MAX_FLOW_DEPTH} levels deep"),
+        });
+    }
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
         Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
         Ok(value @ serde_yaml_ng::Value::Mapping(_)) => Ok(to_json(value)),
@@ -82,6 +90,28 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
             message: format!("frontmatter is not valid YAML: {err}"),
         }),
     }
+}
+
+/// The YAML reader's own recursion limit.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// Whether `[`/`{` brackets nest deeper than `limit` (counted naively, quotes included:
+/// only absurd text exceeds the limit either way).
+fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
+    let mut depth = 0usize;
+    for b in yaml.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn to_json(value: serde_yaml_ng::Value) -> Value {
@@ -295,24 +325,20 @@ fn scan_lines(text: &str, yaml: Range<usize>, page: &mut ParsedPage) -> Option<T
 fn wiki_links_in(text: &str, range: Range<usize>, key: &str, line: u32, page: &mut ParsedPage) {
     let b = text.as_bytes();
     let mut at = range.start;
-    while let Some(open) = find(text, at, range.end, "[[") {
-        let Some(close) = find(text, open + 2, range.end, "]]") else {
-            break;
-        };
-        if let Some(later) = find(text, open + 1, close, "[[") {
-            at = later;
-            continue;
+    // Each `]]` closes the last `[[` before it: one pass, whatever the brackets.
+    while let Some(close) = find(text, at, range.end, "]]") {
+        if let Some(open) = text[at..close].rfind("[[").map(|p| at + p) {
+            let span_start = if open > range.start && b[open - 1] == b'!' {
+                open - 1
+            } else {
+                open
+            };
+            let place = LinkPlace::Frontmatter {
+                key: key.to_owned(),
+            };
+            page.links
+                .extend(wiki_link(text, span_start, open, close, place, line));
         }
-        let span_start = if open > range.start && b[open - 1] == b'!' {
-            open - 1
-        } else {
-            open
-        };
-        let place = LinkPlace::Frontmatter {
-            key: key.to_owned(),
-        };
-        page.links
-            .extend(wiki_link(text, span_start, open, close, place, line));
         at = close + 2;
     }
 }

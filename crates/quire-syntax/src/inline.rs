@@ -22,6 +22,12 @@ static SPECIAL: [bool; 256] = {
     table
 };
 
+/// Longest raw (not `<…>`) link destination, in bytes.
+const MAX_DESTINATION: usize = 4096;
+
+/// Deepest nesting of parentheses inside a raw link destination.
+const MAX_PAREN_DEPTH: usize = 32;
+
 /// Code-span closers are remembered per run length below this.
 const CODE_MEMO: usize = 16;
 
@@ -433,6 +439,9 @@ fn destination(b: &[u8], at: usize, end: usize) -> Option<(Range<usize>, bool, u
     }
     let mut depth = 0usize;
     let mut j = at;
+    // The cap keeps a long line of `[a](` openers from making the scan quadratic; real
+    // destinations (paths of at most 1024 bytes, percent-encoded) fit well within it.
+    let end = end.min(at.saturating_add(MAX_DESTINATION));
     while j < end {
         match b[j] {
             c if c <= b' ' || c == 0x7f => break,
@@ -440,6 +449,9 @@ fn destination(b: &[u8], at: usize, end: usize) -> Option<(Range<usize>, bool, u
                 j += 2;
                 continue;
             }
+            // Deep nesting is refused, as in CommonMark implementations: it bounds the
+            // work a line full of `[a](` openers can cause.
+            b'(' if depth == MAX_PAREN_DEPTH => return None,
             b'(' => depth += 1,
             b')' if depth == 0 => break,
             b')' => depth -= 1,

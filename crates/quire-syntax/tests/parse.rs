@@ -746,3 +746,41 @@ fn byte_spans_survive_multibyte_text_and_crlf() {
     assert_eq!(page.tags[0].name, "täg");
     assert_eq!(page.tags[0].line, 2);
 }
+
+/// Inputs that make naive scanners quadratic (each opener searching to the line end).
+/// Parsing them must simply finish; a regression shows up as a hanging test.
+#[test]
+fn adversarial_inputs_parse_in_one_pass() {
+    let n = 100_000;
+    let cases = [
+        "[".repeat(n),
+        "[[".repeat(n / 2),
+        format!("{}]]", "[[".repeat(n / 2)),
+        "![".repeat(n / 2),
+        "[a](".repeat(n / 4),
+        format!("{})", "[a](".repeat(n / 4)),
+        "[a](b \"".repeat(n / 7),
+        (1..2000).map(|k| "`".repeat(k % 40 + 1) + " ").collect(),
+        "$a ".repeat(n / 3),
+        "$$ ".repeat(n / 3),
+        "<!--".repeat(n / 4),
+        "> ".repeat(n / 2),
+        "1. ".repeat(n / 3),
+        format!("---\na: {}]]\n---\n", "[[".repeat(n / 2)),
+        format!("---\na: {}\n---\n", "[".repeat(n)),
+        format!("---\na: {}\n---\n", "\"'".repeat(n / 2)),
+    ];
+    for text in &cases {
+        let page = parse(text);
+        assert!(page.links.is_empty(), "{}", &text[..40.min(text.len())]);
+    }
+}
+
+#[test]
+fn deeply_nested_frontmatter_is_a_diagnostic() {
+    let text = format!("---\na: {}\n---\n[[body]]", "[".repeat(10_000));
+    let page = parse(&text);
+    assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
+    assert_eq!(page.diagnostics.len(), 1);
+    assert_eq!(page.links.len(), 1);
+}
