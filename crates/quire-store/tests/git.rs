@@ -163,6 +163,7 @@ fn each_record_is_one_commit_authored_by_the_actor() {
     assert_eq!(c2.author().name(), Some("bob b@x"));
     assert_eq!(c2.parent_id(0).unwrap(), c1.id());
     assert_eq!(f.history.head(), Some(second));
+    f.history.flush().unwrap();
     assert_clean(&repo);
 }
 
@@ -199,6 +200,7 @@ fn delete_is_recorded_and_the_file_leaves_the_tree() {
     let commit = repo.find_commit(git2::Oid::from_str(&id).unwrap()).unwrap();
     assert!(commit.tree().unwrap().get_path("gone.md".as_ref()).is_err());
     assert_eq!(commit.author().name(), Some("bob"));
+    f.history.flush().unwrap();
     assert_clean(&repo);
     let page = f.history.changes(None, 1).unwrap();
     assert_eq!(page.changes[0].path, "gone.md");
@@ -536,6 +538,49 @@ fn record_is_safe_from_many_threads() {
         }
     });
     assert_eq!(f.commit_count(), start + 40);
+    f.history.flush().unwrap();
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn single_record_leaves_git_status_clean_at_once() {
+    let f = Fixture::new(sync_git());
+    f.write("a.md", "one", "alice");
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn index_behind_after_a_burst_is_saved_without_flush() {
+    let f = Fixture::new(sync_git());
+    for i in 0..20 {
+        f.write(&format!("burst/{i}.md"), "x", "alice");
+    }
+    // The saver thread catches up on its own shortly after the burst.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let repo = f.repo();
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        if repo.statuses(Some(&mut opts)).unwrap().is_empty() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "index never saved");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn reopen_with_an_index_behind_head_makes_no_commit() {
+    let f = Fixture::new(sync_git());
+    f.write("a.md", "one", "alice");
+    let index = fs::read(f.dir.path().join(".git/index")).unwrap();
+    f.write("a.md", "two", "alice");
+    f.history.flush().unwrap();
+    // As if the process died before saving the index of the last commit.
+    fs::write(f.dir.path().join(".git/index"), index).unwrap();
+    let before = f.commit_count();
+    drop(History::open(&f.root, sync_git()).unwrap());
+    assert_eq!(f.commit_count(), before);
     assert_clean(&f.repo());
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::git::{commit_locked, Repo};
+use super::repo::Repo;
 use super::ChangeAction;
 use crate::error::StoreError;
 
@@ -68,14 +68,14 @@ impl Shared {
     /// drained, so batches drained by two threads can never be committed out of order. A
     /// failed batch goes back to the front of the queue, to be retried with the next batch.
     fn commit_pending(&self) -> Result<(), StoreError> {
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
             let mut pending = {
                 let mut queue = self.queue();
                 queue.first_at = None;
                 std::mem::take(&mut queue.batches)
             };
             while let Some(batch) = pending.front() {
-                match commit_locked(repo, &batch.changes, &batch.actor, &batch.message()) {
+                match Repo::commit_in(state, &batch.changes, &batch.actor, &batch.message()) {
                     Ok(_) => {
                         pending.pop_front();
                     }

@@ -1,26 +1,26 @@
-//! Git history: one repository per root, commits staged through the index's cached tree.
+//! Git history: one repository per root, one commit per record (or per batch).
 //!
 //! Speed comes from never rescanning the work tree per commit: `record` stages exactly the
-//! given paths in the repository's in-memory index (kept alive inside `git2::Repository`, so its
-//! tree cache survives between commits), writes the index back so `git status` stays clean,
-//! and builds the tree with `write_tree`, which reuses every unchanged subtree from the cache.
+//! given paths in the repository's in-memory index (kept alive inside `git2::Repository`),
+//! writes the index back so `git status` stays clean, and builds the commit's tree from HEAD's
+//! tree by updating only the trees on the changed paths.
 
 use std::fs;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use git2::{
-    BlameOptions, Commit, DiffOptions, ErrorCode, IndexAddOption, Oid, Repository, Signature, Sort,
+    BlameOptions, Commit, DiffOptions, ErrorCode, IndexAddOption, Oid, Repository, Sort,
     StatusOptions,
 };
 
 use super::batch::{Batch, Batcher};
+use super::repo::{commit_tree, head_commit, IndexSave, IndexSaver, Repo};
 use super::{
     check_id, rfc3339, unified_diff, BlameLine, Change, ChangeAction, ChangesPage, HistoryOptions,
     Recorded, VersionEntry,
 };
 use crate::error::StoreError;
-use crate::fault;
 use crate::root::Root;
 
 /// Author of the commits quire makes on its own (first import, recovery at open).
@@ -30,57 +30,36 @@ const SYSTEM_ACTOR: &str = "quire";
 /// committed `.gitignore` is needed.
 const STATE_EXCLUDE: &str = "/.quire/state/";
 
-/// The repository, shared with the batch thread.
-pub(crate) struct Repo {
-    repo: Mutex<Repository>,
-}
-
-impl Repo {
-    fn lock(&self) -> MutexGuard<'_, Repository> {
-        // A panic while committing leaves the repository object usable; git itself is
-        // consistent on disk because refs are updated last.
-        self.repo.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Stages exactly `changes` and commits them on HEAD as `actor`. Returns the new commit,
-    /// or HEAD when the tree did not change.
-    pub(crate) fn commit(
-        &self,
-        changes: &[(String, ChangeAction)],
-        actor: &str,
-        message: &str,
-    ) -> Result<Oid, StoreError> {
-        let repo = self.lock();
-        commit_locked(&repo, changes, actor, message)
-    }
-
-    pub(crate) fn with_lock<T>(&self, f: impl FnOnce(&Repository) -> T) -> T {
-        f(&self.lock())
-    }
-}
-
 pub(crate) struct GitHistory {
     repo: Arc<Repo>,
-    /// Dropped (committing what is queued) when the history is dropped.
+    /// Async commits. Declared before `saver`: dropping it commits what is still queued.
     batcher: Option<Batcher>,
+    /// Deferred `.git/index` saves of synchronous commits; dropping it saves what is left.
+    saver: Option<IndexSaver>,
 }
 
 impl GitHistory {
     pub(crate) fn open(root: &Root, opts: &HistoryOptions) -> Result<GitHistory, StoreError> {
         let repo = open_or_init(root.dir())?;
         ensure_excluded(&repo)?;
+        compact_index(&repo)?;
         commit_outside_changes(&repo)?;
-        let repo = Arc::new(Repo {
-            repo: Mutex::new(repo),
-        });
-        let batcher = opts.async_commit.then(|| {
-            Batcher::start(
+        let repo = Arc::new(Repo::new(repo));
+        let (batcher, saver) = if opts.async_commit {
+            let batcher = Batcher::start(
                 Arc::clone(&repo),
                 opts.batch_window,
                 opts.batch_max_size.max(1),
-            )
-        });
-        Ok(GitHistory { repo, batcher })
+            );
+            (Some(batcher), None)
+        } else {
+            (None, Some(IndexSaver::start(Arc::clone(&repo))))
+        };
+        Ok(GitHistory {
+            repo,
+            batcher,
+            saver,
+        })
     }
 
     pub(crate) fn record(
@@ -99,27 +78,38 @@ impl GitHistory {
                 Ok(Recorded::Queued)
             }
             None => {
-                let oid = self.repo.commit(&changes, actor, message)?;
+                let save = match &self.saver {
+                    Some(saver) if saver.running() => IndexSave::Deferred,
+                    _ => IndexSave::Now,
+                };
+                let oid = self.repo.commit(&changes, actor, message, save)?;
                 Ok(Recorded::Committed(oid.to_string()))
             }
         }
     }
 
+    /// Commits what is queued and saves a deferred index, so that git (and a `git status` in
+    /// the root) sees every recorded change.
     pub(crate) fn flush(&self) -> Result<(), StoreError> {
         match &self.batcher {
             Some(batcher) => batcher.flush(),
-            None => Ok(()),
+            None => self.repo.save_index(),
         }
     }
 
     pub(crate) fn head(&self) -> Option<String> {
-        self.repo
-            .with_lock(|repo| head_commit(repo).ok().flatten().map(|c| c.id().to_string()))
+        self.repo.with_lock(|state| {
+            head_commit(&state.repo)
+                .ok()
+                .flatten()
+                .map(|c| c.id().to_string())
+        })
     }
 
     pub(crate) fn versions(&self, path: &str) -> Result<Vec<VersionEntry>, StoreError> {
         self.flush()?;
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
             let Some(head) = head_commit(repo)? else {
                 return Ok(Vec::new());
             };
@@ -144,7 +134,8 @@ impl GitHistory {
 
     pub(crate) fn version(&self, path: &str, id: &str) -> Result<Vec<u8>, StoreError> {
         self.flush()?;
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
             let commit = find_commit(repo, path, id)?;
             blob_at(repo, &commit, path)?.ok_or_else(|| {
                 StoreError::version_not_found(path, id, "the file does not exist in that version")
@@ -154,7 +145,8 @@ impl GitHistory {
 
     pub(crate) fn diff(&self, path: &str, from: &str, to: &str) -> Result<String, StoreError> {
         self.flush()?;
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
             let old = find_commit(repo, path, from)?;
             let new = find_commit(repo, path, to)?;
             let old = blob_at(repo, &old, path)?.unwrap_or_default();
@@ -165,7 +157,8 @@ impl GitHistory {
 
     pub(crate) fn blame(&self, path: &str) -> Result<Vec<BlameLine>, StoreError> {
         self.flush()?;
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
             let not_found = || StoreError::NotFound { path: path.into() };
             let head = head_commit(repo)?.ok_or_else(not_found)?;
             let content = blob_at(repo, &head, path)?.ok_or_else(not_found)?;
@@ -199,7 +192,8 @@ impl GitHistory {
         limit: usize,
     ) -> Result<ChangesPage, StoreError> {
         self.flush()?;
-        self.repo.with_lock(|repo| {
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
             let Some(head) = head_commit(repo)? else {
                 return Ok(ChangesPage {
                     changes: Vec::new(),
@@ -261,6 +255,18 @@ fn ensure_excluded(repo: &Repository) -> Result<(), StoreError> {
     fs::write(&path, text).map_err(|e| StoreError::io(shown, e))
 }
 
+/// Switches the index to version 4, whose prefix-compressed paths make it about a third
+/// smaller. The whole index is rewritten (and hashed) on every commit, so its size is the
+/// largest per-commit cost in a big repository. Git reads version 4 since 1.8.
+fn compact_index(repo: &Repository) -> Result<(), StoreError> {
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    if index.version() != 4 {
+        index.set_version(4).map_err(StoreError::git("index"))?;
+        index.write().map_err(StoreError::git("index write"))?;
+    }
+    Ok(())
+}
+
 /// Commits whatever differs between the work tree and HEAD (files edited while quire was not
 /// running, or written but not committed before a crash), and makes the first commit of a
 /// fresh repository. Afterwards `git status` is clean.
@@ -293,95 +299,14 @@ fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
          (files edited while it was not running, or a write interrupted before its commit)."
     };
     let tree = index.write_tree().map_err(StoreError::git("write tree"))?;
-    let oid = commit_tree(repo, tree, SYSTEM_ACTOR, message)?;
+    let parent = head_commit(repo)?;
+    if parent.as_ref().is_some_and(|p| p.tree_id() == tree) {
+        // Only `.git/index` was behind (a crash before a deferred save): now it is not.
+        return Ok(());
+    }
+    let oid = commit_tree(repo, tree, SYSTEM_ACTOR, message, parent.as_ref())?;
     tracing::info!(commit = %oid, "committed changes found at startup");
     Ok(())
-}
-
-pub(super) fn commit_locked(
-    repo: &Repository,
-    changes: &[(String, ChangeAction)],
-    actor: &str,
-    message: &str,
-) -> Result<Oid, StoreError> {
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| StoreError::git("commit")(git2::Error::from_str("bare repository")))?;
-    let mut index = repo.index().map_err(StoreError::git("index"))?;
-    // Picks up an index changed by someone else (a `git add` in a shell); a no-op otherwise.
-    index.read(false).map_err(StoreError::git("index read"))?;
-    for (path, _action) in changes {
-        if path.starts_with(".quire/state/") {
-            continue;
-        }
-        // What is on disk now decides, whatever the action said: a path written and then
-        // removed before a batch commit is a deletion, and the other way round.
-        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
-        let rel = Path::new(path);
-        if on_disk {
-            index.add_path(rel).map_err(StoreError::git("add"))?;
-        } else {
-            index.remove_path(rel).map_err(StoreError::git("remove"))?;
-        }
-    }
-    index.write().map_err(StoreError::git("index write"))?;
-    let tree = index.write_tree().map_err(StoreError::git("write tree"))?;
-    if let Some(head) = head_commit(repo)? {
-        if head.tree_id() == tree {
-            return Ok(head.id());
-        }
-    }
-    fault::point("store.commit.before_ref");
-    commit_tree(repo, tree, actor, message)
-}
-
-fn commit_tree(
-    repo: &Repository,
-    tree: Oid,
-    actor: &str,
-    message: &str,
-) -> Result<Oid, StoreError> {
-    let tree = repo.find_tree(tree).map_err(StoreError::git("commit"))?;
-    let sig = signature(actor)?;
-    let parent = head_commit(repo)?;
-    let parents: Vec<&Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
-        .map_err(StoreError::git("commit"))
-}
-
-/// Author and committer for an actor: git refuses `<`, `>` and line breaks in names, so those
-/// are dropped; the e-mail is a made-up `<actor>@quire.local`.
-fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
-    let name: String = actor
-        .chars()
-        .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
-        .collect();
-    let name = match name.trim() {
-        "" => "anonymous".to_owned(),
-        trimmed => trimmed.to_owned(),
-    };
-    let local: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    Signature::now(&name, &format!("{local}@quire.local")).map_err(StoreError::git("signature"))
-}
-
-fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>, StoreError> {
-    match repo.head() {
-        Ok(head) => head
-            .peel_to_commit()
-            .map(Some)
-            .map_err(StoreError::git("head")),
-        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
-        Err(e) => Err(StoreError::git("head")(e)),
-    }
 }
 
 /// The object id of a path in a commit's tree, if present.

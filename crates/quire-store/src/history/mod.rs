@@ -4,6 +4,7 @@
 mod batch;
 mod cow;
 mod git;
+mod repo;
 
 use std::fmt;
 use std::str::FromStr;

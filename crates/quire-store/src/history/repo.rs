@@ -1,0 +1,347 @@
+//! The shared repository handle: one lock around `git2::Repository`, the commit of staged
+//! paths, and the deferred saving of `.git/index` during bursts of commits.
+//!
+//! Saving the index rewrites and hashes the whole file (about 70 bytes per tracked file), which
+//! in a 10,000-file repository costs more than everything else a commit does. So a commit saves
+//! the index at once when the previous save is older than [`INDEX_SAVE_DELAY`] (every commit
+//! of ordinary interactive use), and otherwise leaves it to the saver thread, which saves it
+//! that long after the previous save. During a burst of commits `git status` in the root may
+//! thus lag HEAD by up to that delay; `flush`, every history query and dropping the history
+//! save it at once, and a crash before the save only leaves an index that the recovery at the
+//! next open brings back in line (the files and commits are already on disk).
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use git2::build::TreeUpdateBuilder;
+use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
+
+use super::ChangeAction;
+use crate::error::StoreError;
+use crate::fault;
+
+/// How long `.git/index` may lag behind HEAD during a burst of commits.
+pub(crate) const INDEX_SAVE_DELAY: Duration = Duration::from_millis(50);
+
+/// Whether a commit must save the index before returning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IndexSave {
+    Now,
+    /// Now, unless the previous save is recent; then within [`INDEX_SAVE_DELAY`].
+    Deferred,
+}
+
+pub(crate) struct RepoState {
+    pub(crate) repo: Repository,
+    index_saved_at: Instant,
+    /// The in-memory index holds commits that `.git/index` does not have yet.
+    index_unsaved: bool,
+    closing: bool,
+}
+
+impl RepoState {
+    /// Writes the in-memory index to `.git/index` if it has unsaved changes.
+    pub(crate) fn save_index(&mut self) -> Result<(), StoreError> {
+        if self.index_unsaved {
+            let mut index = self.repo.index().map_err(StoreError::git("index"))?;
+            index.write().map_err(StoreError::git("index write"))?;
+            self.index_unsaved = false;
+            self.index_saved_at = Instant::now();
+        }
+        Ok(())
+    }
+}
+
+/// The repository, shared by the caller's threads, the batch thread and the index saver.
+pub(crate) struct Repo {
+    state: Mutex<RepoState>,
+    /// Signalled when the index becomes unsaved or the history closes.
+    index_due: Condvar,
+}
+
+impl Repo {
+    pub(crate) fn new(repo: Repository) -> Repo {
+        Repo {
+            state: Mutex::new(RepoState {
+                repo,
+                // As if saved long ago, so the first commit saves at once.
+                index_saved_at: Instant::now()
+                    .checked_sub(INDEX_SAVE_DELAY)
+                    .unwrap_or_else(Instant::now),
+                index_unsaved: false,
+                closing: false,
+            }),
+            index_due: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, RepoState> {
+        // A panic while committing leaves the repository object usable; git itself is
+        // consistent on disk because refs are updated last.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` with the repository locked.
+    pub(crate) fn with_lock<T>(&self, f: impl FnOnce(&mut RepoState) -> T) -> T {
+        f(&mut self.lock())
+    }
+
+    /// Stages exactly `changes` (as they are on disk now) and commits them on HEAD as `actor`.
+    /// Returns the new commit, or HEAD when the tree did not change.
+    pub(crate) fn commit(
+        &self,
+        changes: &[(String, ChangeAction)],
+        actor: &str,
+        message: &str,
+        save: IndexSave,
+    ) -> Result<Oid, StoreError> {
+        let mut state = self.lock();
+        let result = commit_locked(&mut state, changes, actor, message, save);
+        if state.index_unsaved {
+            self.index_due.notify_one();
+        }
+        result
+    }
+
+    /// Like [`Repo::commit`] for a caller that already holds the lock.
+    pub(crate) fn commit_in(
+        state: &mut RepoState,
+        changes: &[(String, ChangeAction)],
+        actor: &str,
+        message: &str,
+    ) -> Result<Oid, StoreError> {
+        commit_locked(state, changes, actor, message, IndexSave::Now)
+    }
+
+    /// Saves an unsaved index now.
+    pub(crate) fn save_index(&self) -> Result<(), StoreError> {
+        self.lock().save_index()
+    }
+
+    /// Saves the index whenever a deferred save falls due, until the history closes.
+    fn run_index_saver(&self) {
+        let mut state = self.lock();
+        while !state.closing {
+            if !state.index_unsaved {
+                state = self
+                    .index_due
+                    .wait(state)
+                    .unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            let due = state.index_saved_at + INDEX_SAVE_DELAY;
+            let now = Instant::now();
+            if now < due {
+                state = self
+                    .index_due
+                    .wait_timeout(state, due - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                continue;
+            }
+            if let Err(e) = state.save_index() {
+                tracing::error!(error = %e, "saving .git/index failed; retrying");
+                // Do not spin on a persistent failure.
+                state.index_saved_at = Instant::now();
+            }
+        }
+    }
+}
+
+/// The thread that performs deferred index saves; dropping it saves what is left.
+pub(crate) struct IndexSaver {
+    repo: Arc<Repo>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl IndexSaver {
+    pub(crate) fn start(repo: Arc<Repo>) -> IndexSaver {
+        let worker = Arc::clone(&repo);
+        let thread = std::thread::Builder::new()
+            .name("quire-index".into())
+            .spawn(move || worker.run_index_saver())
+            .map_err(|e| tracing::error!(error = %e, "cannot start the index saver thread"))
+            .ok();
+        IndexSaver { repo, thread }
+    }
+
+    /// Whether deferred saves have a thread to perform them.
+    pub(crate) fn running(&self) -> bool {
+        self.thread.is_some()
+    }
+}
+
+impl Drop for IndexSaver {
+    fn drop(&mut self) {
+        self.repo.lock().closing = true;
+        self.repo.index_due.notify_all();
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                tracing::error!("the index saver thread panicked");
+            }
+        }
+        if let Err(e) = self.repo.save_index() {
+            tracing::error!(error = %e, "saving .git/index failed; the next open repairs it");
+        }
+    }
+}
+
+fn commit_locked(
+    state: &mut RepoState,
+    changes: &[(String, ChangeAction)],
+    actor: &str,
+    message: &str,
+    save: IndexSave,
+) -> Result<Oid, StoreError> {
+    let repo = &state.repo;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| StoreError::git("commit")(git2::Error::from_str("bare repository")))?;
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    if !state.index_unsaved {
+        // Picks up an index changed by someone else (a `git add` in a shell); a no-op
+        // otherwise. Skipped while our own changes are unsaved, which a reload would drop.
+        index.read(false).map_err(StoreError::git("index read"))?;
+    }
+    let mut seen = HashSet::new();
+    let mut staged: Vec<(&str, Option<(Oid, FileMode)>)> = Vec::new();
+    for (path, _action) in changes {
+        if path.starts_with(".quire/state/") || !seen.insert(path.as_str()) {
+            continue;
+        }
+        // What is on disk now decides, whatever the action said: a path written and then
+        // removed before a batch commit is a deletion, and the other way round.
+        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
+        let rel = Path::new(path);
+        if on_disk {
+            index.add_path(rel).map_err(StoreError::git("add"))?;
+            let entry = index.get_path(rel, 0).ok_or_else(|| {
+                StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
+            })?;
+            staged.push((path, Some((entry.id, file_mode(entry.mode)))));
+        } else {
+            index.remove_path(rel).map_err(StoreError::git("remove"))?;
+            staged.push((path, None));
+        }
+    }
+    let head = head_commit(repo)?;
+    let tree = match &head {
+        // The index matches HEAD apart from the paths just staged (open makes it so and every
+        // commit keeps it so), so HEAD's tree with these updates is the index's tree. Building
+        // it this way rewrites only the trees on the changed paths; `write_tree` would also
+        // re-read every tree of the repository to refresh the index's tree cache.
+        Some(head) => match updated_tree(repo, head, &staged) {
+            Ok(tree) => tree,
+            Err(e) => {
+                // A file replacing a folder (or the reverse) is beyond in-place tree updates.
+                tracing::debug!(error = %e, "tree update refused; writing the tree from the index");
+                index.write_tree().map_err(StoreError::git("write tree"))?
+            }
+        },
+        None => index.write_tree().map_err(StoreError::git("write tree"))?,
+    };
+    let unchanged = head
+        .as_ref()
+        .filter(|h| h.tree_id() == tree)
+        .map(Commit::id);
+    let oid = match unchanged {
+        Some(head) => head,
+        None => {
+            fault::point("store.commit.before_ref");
+            commit_tree(repo, tree, actor, message, head.as_ref())?
+        }
+    };
+    drop(index);
+    drop(head);
+    state.index_unsaved = true;
+    let due = state.index_saved_at + INDEX_SAVE_DELAY;
+    if save == IndexSave::Now || Instant::now() >= due {
+        state.save_index()?;
+    }
+    Ok(oid)
+}
+
+/// HEAD's tree with the staged paths replaced or removed.
+fn updated_tree(
+    repo: &Repository,
+    head: &Commit<'_>,
+    staged: &[(&str, Option<(Oid, FileMode)>)],
+) -> Result<Oid, git2::Error> {
+    let base = head.tree()?;
+    let mut update = TreeUpdateBuilder::new();
+    for (path, entry) in staged {
+        match entry {
+            Some((id, mode)) => {
+                update.upsert(*path, *id, *mode);
+            }
+            // libgit2 refuses to remove what is not there.
+            None if base.get_path(Path::new(path)).is_ok() => {
+                update.remove(*path);
+            }
+            None => {}
+        }
+    }
+    update.create_updated(repo, &base)
+}
+
+fn file_mode(mode: u32) -> FileMode {
+    match mode {
+        0o100755 => FileMode::BlobExecutable,
+        0o120000 => FileMode::Link,
+        0o160000 => FileMode::Commit,
+        _ => FileMode::Blob,
+    }
+}
+
+pub(super) fn commit_tree(
+    repo: &Repository,
+    tree: Oid,
+    actor: &str,
+    message: &str,
+    parent: Option<&Commit<'_>>,
+) -> Result<Oid, StoreError> {
+    let tree = repo.find_tree(tree).map_err(StoreError::git("commit"))?;
+    let sig = signature(actor)?;
+    let parents: Vec<&Commit<'_>> = parent.into_iter().collect();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .map_err(StoreError::git("commit"))
+}
+
+/// Author and committer for an actor: git refuses `<`, `>` and line breaks in names, so those
+/// are dropped; the e-mail is a made-up `<actor>@quire.local`.
+fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
+    let name: String = actor
+        .chars()
+        .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
+        .collect();
+    let name = match name.trim() {
+        "" => "anonymous".to_owned(),
+        trimmed => trimmed.to_owned(),
+    };
+    let local: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    Signature::now(&name, &format!("{local}@quire.local")).map_err(StoreError::git("signature"))
+}
+
+pub(super) fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>, StoreError> {
+    match repo.head() {
+        Ok(head) => head
+            .peel_to_commit()
+            .map(Some)
+            .map_err(StoreError::git("head")),
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(StoreError::git("head")(e)),
+    }
+}
