@@ -294,13 +294,19 @@ impl Root {
         Ok(target.to_string_lossy().into_owned())
     }
 
-    /// Turns a root-relative path into a filesystem path, refusing `..`, absolute paths and
-    /// symbolic links that lead outside the root, and reporting a parent that is a file.
+    /// Turns a root-relative path into a filesystem path, refusing `..`, absolute paths, paths
+    /// into a `.git` folder and symbolic links that lead outside the root, and reporting a
+    /// parent that is a file.
     /// Components that do not exist yet end the checks: nothing below them can exist either.
     fn locate(&self, rel: &str, last_link: LastLink) -> Result<PathBuf, StoreError> {
         let outside = || StoreError::OutsideRoot { path: rel.into() };
         let components: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
-        if rel.starts_with('/') || components.iter().any(|c| *c == "." || *c == "..") {
+        // A `.git` folder is the history's, not knowledge: writing there could corrupt it.
+        if rel.starts_with('/')
+            || components
+                .iter()
+                .any(|c| matches!(*c, "." | "..") || c.eq_ignore_ascii_case(".git"))
+        {
             return Err(outside());
         }
         let mut cur = self.dir.clone();

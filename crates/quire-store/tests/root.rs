@@ -253,6 +253,33 @@ fn symlink_escape_is_refused_for_read_and_write() {
 }
 
 #[test]
+fn paths_into_git_folders_are_refused() {
+    let (dir, root) = root();
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    fs::write(dir.path().join(".git/config"), b"[core]").unwrap();
+    let refused = [
+        root.read(&p(".git/config")).map(drop),
+        root.write(&p(".git/config"), b"x"),
+        root.write(&p("sub/.git/HEAD"), b"x"),
+        root.remove(&p(".GIT/config")),
+    ];
+    for (i, result) in refused.into_iter().enumerate() {
+        assert!(
+            matches!(result, Err(StoreError::OutsideRoot { .. })),
+            "case {i}: {result:?}"
+        );
+    }
+    assert_eq!(fs::read(dir.path().join(".git/config")).unwrap(), b"[core]");
+}
+
+#[test]
+fn root_and_history_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Root>();
+    shareable::<quire_store::History>();
+}
+
+#[test]
 fn symlink_inside_the_root_is_followed_for_read() {
     let (dir, root) = root();
     root.write(&p("notes/real.md"), b"real").unwrap();

@@ -1,9 +1,8 @@
 //! Git history: one repository per root, one commit per record (or per batch).
 //!
-//! Speed comes from never rescanning the work tree per commit: `record` stages exactly the
-//! given paths in the repository's in-memory index (kept alive inside `git2::Repository`),
-//! writes the index back so `git status` stays clean, and builds the commit's tree from HEAD's
-//! tree by updating only the trees on the changed paths.
+//! Opening makes the work tree clean (first import, recovery of changes made outside quire);
+//! committing is [`Repo`]'s job; this module answers the history queries: versions, content at
+//! a version, diff, blame and the change feed, all along first-parent history.
 
 use std::fs;
 use std::path::Path;
@@ -113,15 +112,9 @@ impl GitHistory {
             let Some(head) = head_commit(repo)? else {
                 return Ok(Vec::new());
             };
-            let mut walk = repo.revwalk().map_err(StoreError::git("log"))?;
-            walk.push(head.id()).map_err(StoreError::git("log"))?;
-            walk.simplify_first_parent()
-                .map_err(StoreError::git("log"))?;
             let mut out = Vec::new();
-            for oid in walk {
-                let commit = repo
-                    .find_commit(oid.map_err(StoreError::git("log"))?)
-                    .map_err(StoreError::git("log"))?;
+            for commit in first_parent_walk(repo, &head)? {
+                let commit = commit?;
                 let now = entry_id(&commit, path);
                 let before = commit.parent(0).ok().and_then(|p| entry_id(&p, path));
                 if now != before {

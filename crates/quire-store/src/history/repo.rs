@@ -1,6 +1,11 @@
 //! The shared repository handle: one lock around `git2::Repository`, the commit of staged
 //! paths, and the deferred saving of `.git/index` during bursts of commits.
 //!
+//! A commit never rescans the work tree: it stages exactly the given paths in the repository's
+//! in-memory index (kept alive inside `git2::Repository`) and builds the commit's tree from
+//! HEAD's tree, rewriting only the trees on the changed paths. (`Index::write_tree` would
+//! also re-read every tree of the repository afterwards to refresh the index's tree cache.)
+//!
 //! Saving the index rewrites and hashes the whole file (about 70 bytes per tracked file), which
 //! in a 10,000-file repository costs more than everything else a commit does. So a commit saves
 //! the index at once when the previous save is older than [`INDEX_SAVE_DELAY`] (every commit
