@@ -1,1 +1,80 @@
-//! quire-restructure
+//! Pure restructuring planner of quire: manifest → plan (moves, merges, relinks, link
+//! rewrites, comment and personal-state migrations), digest, conflicts and integrity.
+//!
+//! No file system, clock or environment: everything comes in through a [`Workspace`]
+//! (the vault's summaries and a [`Source`] of current file texts), and the result is plain
+//! data — a [`Plan`] whose `ops` say what apply must write. The invariant this crate owns:
+//! every link that resolved before the plan resolves to the image of its target after it,
+//! and a rewritten page differs from before only in the bytes of rewritten link targets.
+
+mod after;
+mod check;
+mod manifest;
+mod model;
+mod ops;
+mod planner;
+mod relink;
+mod render;
+mod select;
+mod sidecar;
+
+use std::collections::BTreeMap;
+
+use quire_vault::{PagePath, Vault};
+
+pub use manifest::{
+    parse_manifest, EditEntry, Manifest, ManifestError, ManifestFormat, MergeEntry, MoveEntry,
+    Replace, Select, SplitEntry, TagRename, MAX_MANIFEST_BYTES,
+};
+pub use model::{
+    Approval, Conflict, ConflictCode, ContentEdit, FileDiff, FileOp, Integrity, LinkChange, Orphan,
+    PageEdit, PathChange, Plan, Rejected, SplitResult, StateChange, Stats, TextRange,
+    UnresolvedLink,
+};
+pub use planner::plan;
+pub use render::{render_text, workspace_edit};
+
+/// Current file contents, implemented by the service over the disk (and by tests over a map).
+pub trait Source {
+    /// Current text and ETag (git blob id) of any file, including `.quire/comments/…` and
+    /// `.quire/personal/…`; `None` when missing or not UTF-8.
+    fn read(&self, path: &PagePath) -> Option<SourceFile>;
+
+    /// The ETag of any file, also binary ones (assets move with their ETag checked).
+    /// The default reads the file as text, so it knows no ETag for a non-UTF-8 file;
+    /// sources that can hash bytes should override it.
+    fn etag(&self, path: &PagePath) -> Option<String> {
+        self.read(path).map(|file| file.etag)
+    }
+}
+
+/// A file's text and ETag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub text: String,
+    pub etag: String,
+}
+
+/// Everything the planner may look at.
+pub struct Workspace<'a> {
+    /// Every file of the root except `.git/` and `.quire/`, with page summaries.
+    pub vault: &'a Vault,
+    pub source: &'a dyn Source,
+    /// The `.quire/personal/*.json` files that exist.
+    pub personal_files: Vec<PagePath>,
+    /// `[refactor] protect` globs.
+    pub protect: Vec<String>,
+    /// `[refactor] scope` folder.
+    pub scope: Option<String>,
+    /// Paths claimed by an actor other than the caller → that actor.
+    pub claimed: BTreeMap<PagePath, String>,
+    /// Git HEAD.
+    pub base: Option<String>,
+}
+
+/// What the caller wants besides the plan itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Adds a unified diff of every written page.
+    pub diffs: bool,
+}

@@ -1,0 +1,315 @@
+//! Destination checks (DECISIONS §4): portable names, collisions with what exists after
+//! the manifest (a destination the same manifest vacates is free), one file per destination.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use quire_vault::{PagePath, Vault};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::model::{Conflict, ConflictCode};
+use crate::select::Selected;
+
+const MAX_COMPONENT_BYTES: usize = 255;
+const MAX_PATH_BYTES: usize = 1024;
+
+/// A selected file whose destination passed every check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Accepted {
+    pub(crate) from: PagePath,
+    pub(crate) to: PagePath,
+}
+
+/// The paths of the root after the manifest, as far as names go.
+pub(crate) struct AfterNames {
+    files: BTreeSet<PagePath>,
+    folders: BTreeSet<String>,
+    lower_files: HashMap<String, Vec<PagePath>>,
+    lower_folders: HashMap<String, Vec<String>>,
+}
+
+impl AfterNames {
+    /// Files of `before` minus `vacated`, plus the planned destinations.
+    pub(crate) fn new<'a>(
+        before: impl Iterator<Item = &'a PagePath>,
+        vacated: &BTreeSet<PagePath>,
+        destinations: impl Iterator<Item = &'a PagePath>,
+    ) -> AfterNames {
+        let mut names = AfterNames {
+            files: BTreeSet::new(),
+            folders: BTreeSet::new(),
+            lower_files: HashMap::new(),
+            lower_folders: HashMap::new(),
+        };
+        for path in before.filter(|p| !vacated.contains(*p)).chain(destinations) {
+            names.add(path);
+        }
+        names
+    }
+
+    fn add(&mut self, path: &PagePath) {
+        if !self.files.insert(path.clone()) {
+            return;
+        }
+        self.lower_files
+            .entry(path.as_str().to_lowercase())
+            .or_default()
+            .push(path.clone());
+        let mut folder = path.folder();
+        while !folder.is_empty() && self.folders.insert(folder.to_owned()) {
+            self.lower_folders
+                .entry(folder.to_lowercase())
+                .or_default()
+                .push(folder.to_owned());
+            folder = folder.rfind('/').map_or("", |i| &folder[..i]);
+        }
+    }
+
+    pub(crate) fn is_folder(&self, path: &str) -> bool {
+        self.folders.contains(path)
+    }
+}
+
+/// Checks every selected destination. Returns the accepted moves and the conflicts;
+/// `before` holds the files as they are now, `vacated` the paths the manifest frees.
+/// A file selected twice is reported by the caller, not here.
+pub(crate) fn check(
+    selected: &[Selected],
+    before: &Vault,
+    vacated: &BTreeSet<PagePath>,
+    after: &AfterNames,
+) -> (Vec<Accepted>, Vec<Conflict>) {
+    let mut accepted = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut taken: BTreeMap<PagePath, PagePath> = BTreeMap::new();
+    for item in selected {
+        let conflict = |code: ConflictCode, detail: String, with: Option<String>| Conflict {
+            path: item.to.clone(),
+            detail,
+            from: Some(item.from.to_string()),
+            with,
+            code,
+        };
+        if let Some((code, detail)) = name_problem(&item.to, item.from.is_page()) {
+            conflicts.push(conflict(code, detail, None));
+            continue;
+        }
+        let Ok(to) = PagePath::new(&item.to) else {
+            conflicts.push(conflict(
+                ConflictCode::EmptyName,
+                "the destination is not a usable path".into(),
+                None,
+            ));
+            continue;
+        };
+        if let Some(first) = taken.get(&to) {
+            conflicts.push(conflict(
+                ConflictCode::ManyToOne,
+                format!("`{first}` goes to the same destination"),
+                Some(first.to_string()),
+            ));
+            continue;
+        }
+        taken.insert(to.clone(), item.from.clone());
+        if let Some((code, detail, with)) =
+            collision(&item.from, &item.to, &to, before, vacated, after)
+        {
+            conflicts.push(conflict(code, detail, with));
+            continue;
+        }
+        accepted.push(Accepted {
+            from: item.from.clone(),
+            to,
+        });
+    }
+    (accepted, conflicts)
+}
+
+/// Collisions of a well-formed destination with the files and folders after the manifest.
+fn collision(
+    from: &PagePath,
+    raw: &str,
+    to: &PagePath,
+    before: &Vault,
+    vacated: &BTreeSet<PagePath>,
+    after: &AfterNames,
+) -> Option<(ConflictCode, String, Option<String>)> {
+    if before.contains(to) && !vacated.contains(to) && to != from {
+        return Some((
+            ConflictCode::Exists,
+            format!("`{to}` already exists"),
+            Some(to.to_string()),
+        ));
+    }
+    let nfc_raw: String = raw.nfc().collect();
+    if nfc_raw != raw && before.contains(to) {
+        return Some((
+            ConflictCode::CaseOrNormalization,
+            format!("`{raw}` is `{to}` in another Unicode normalization"),
+            Some(to.to_string()),
+        ));
+    }
+    if let Some(others) = after.lower_files.get(&to.as_str().to_lowercase()) {
+        if let Some(other) = others.iter().find(|other| *other != to && *other != from) {
+            return Some((
+                ConflictCode::CaseOrNormalization,
+                format!("`{to}` differs from `{other}` only by case"),
+                Some(other.to_string()),
+            ));
+        }
+    }
+    let mut folder = to.folder();
+    while !folder.is_empty() {
+        if after.files.contains(folder) {
+            return Some((
+                ConflictCode::ParentIsFile,
+                format!("`{folder}` is a file, it cannot hold `{to}`"),
+                Some(folder.to_owned()),
+            ));
+        }
+        if let Some(others) = after.lower_folders.get(&folder.to_lowercase()) {
+            if let Some(other) = others.iter().find(|other| *other != folder) {
+                return Some((
+                    ConflictCode::CaseOrNormalization,
+                    format!("folder `{folder}` differs from folder `{other}` only by case"),
+                    Some(other.clone()),
+                ));
+            }
+        }
+        folder = folder.rfind('/').map_or("", |i| &folder[..i]);
+    }
+    if after.is_folder(to.as_str()) {
+        return Some((
+            ConflictCode::IsFolder,
+            format!("`{to}` is a folder"),
+            Some(format!("{to}/")),
+        ));
+    }
+    None
+}
+
+/// Problems of the name itself, before looking at other files.
+fn name_problem(raw: &str, page: bool) -> Option<(ConflictCode, String)> {
+    if raw.is_empty() || raw.ends_with('/') || raw.split('/').any(str::is_empty) {
+        return Some((
+            ConflictCode::EmptyName,
+            "the destination has an empty name or folder".into(),
+        ));
+    }
+    if raw.len() > MAX_PATH_BYTES {
+        return Some((
+            ConflictCode::TooLong,
+            format!(
+                "the path is {} bytes; the limit is {MAX_PATH_BYTES}",
+                raw.len()
+            ),
+        ));
+    }
+    let components: Vec<&str> = raw.split('/').collect();
+    let last = components.len() - 1;
+    for (i, part) in components.iter().enumerate() {
+        if *part == "." || *part == ".." {
+            return Some((
+                ConflictCode::ForbiddenChars,
+                format!("`{part}` may not be a path component"),
+            ));
+        }
+        if part.len() > MAX_COMPONENT_BYTES {
+            return Some((
+                ConflictCode::TooLong,
+                format!(
+                    "`{part}` is {} bytes; the limit is {MAX_COMPONENT_BYTES}",
+                    part.len()
+                ),
+            ));
+        }
+        if let Some(c) = part
+            .chars()
+            .find(|c| c.is_control() || matches!(c, '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|'))
+        {
+            return Some((
+                ConflictCode::ForbiddenChars,
+                format!("`{part}` contains the forbidden character {c:?}"),
+            ));
+        }
+        if page && i == last {
+            if let Some(c) = part
+                .chars()
+                .find(|c| matches!(c, '#' | '^' | '[' | ']' | '|'))
+            {
+                return Some((
+                    ConflictCode::ForbiddenChars,
+                    format!("page name `{part}` contains {c:?}, which links cannot name"),
+                ));
+            }
+        }
+        if is_device_name(part) {
+            return Some((
+                ConflictCode::ForbiddenChars,
+                format!("`{part}` is a reserved device name on Windows"),
+            ));
+        }
+        if part.ends_with('.') || part.ends_with(' ') {
+            return Some((
+                ConflictCode::TrailingDotOrSpace,
+                format!("`{part}` ends with a dot or a space"),
+            ));
+        }
+    }
+    let name = components[last];
+    if page && name.len() == ".md".len() {
+        return Some((ConflictCode::EmptyName, "the page name is empty".into()));
+    }
+    if name.starts_with(' ') {
+        return Some((
+            ConflictCode::TrailingDotOrSpace,
+            format!("`{name}` starts with a space"),
+        ));
+    }
+    None
+}
+
+/// `CON`, `PRN`, `AUX`, `NUL`, `COM1`–`COM9`, `LPT1`–`LPT9`, with or without extension.
+fn is_device_name(component: &str) -> bool {
+    let stem = component.split('.').next().unwrap_or(component);
+    let upper = stem.trim_end().to_ascii_uppercase();
+    match upper.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" => true,
+        _ => {
+            let b = upper.as_bytes();
+            b.len() == 4
+                && (upper.starts_with("COM") || upper.starts_with("LPT"))
+                && (b'1'..=b'9').contains(&b[3])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_problems_have_their_codes() {
+        let cases: &[(&str, bool, Option<ConflictCode>)] = &[
+            ("notes/a.md", true, None),
+            ("notes/a:b.md", true, Some(ConflictCode::ForbiddenChars)),
+            ("notes/a#b.md", true, Some(ConflictCode::ForbiddenChars)),
+            ("assets/a#b.png", false, None),
+            ("notes/CON.md", true, Some(ConflictCode::ForbiddenChars)),
+            ("notes/com1", false, Some(ConflictCode::ForbiddenChars)),
+            ("notes/a..md", true, None),
+            ("notes./a.md", true, Some(ConflictCode::TrailingDotOrSpace)),
+            ("notes/a ", false, Some(ConflictCode::TrailingDotOrSpace)),
+            ("notes//a.md", true, Some(ConflictCode::EmptyName)),
+            ("notes/.md", true, Some(ConflictCode::EmptyName)),
+            ("../a.md", true, Some(ConflictCode::ForbiddenChars)),
+        ];
+        for (raw, page, want) in cases {
+            assert_eq!(name_problem(raw, *page).map(|p| p.0), *want, "{raw}");
+        }
+        let long = format!("{}.md", "x".repeat(300));
+        assert_eq!(
+            name_problem(&long, true).map(|p| p.0),
+            Some(ConflictCode::TooLong)
+        );
+    }
+}

@@ -1,0 +1,887 @@
+//! The planner: selection and destination checks, then link rewriting over only the pages
+//! that can hold an affected link, then comments, personal state, ops and the digest.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ops::Range;
+
+use quire_syntax::{parse, parse_canvas, replace_spans, Link};
+use quire_vault::{PagePath, Resolution, Step, Vault};
+use regex::Regex;
+use sha2::{Digest, Sha256};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::after::{resolve_in, AfterVault};
+use crate::check::{check, AfterNames};
+use crate::manifest::Manifest;
+use crate::model::{
+    Conflict, ConflictCode, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Rejected,
+    TextRange, UnresolvedLink,
+};
+use crate::ops::OpSet;
+use crate::relink::new_target;
+use crate::select::{glob_regex, matches_any, rootless, select_move, select_relink, FileList};
+use crate::sidecar::{plan_comments, plan_personal};
+use crate::{PlanOptions, Workspace};
+
+/// Builds the plan of `manifest` over `ws`. Never fails: problems are plan `errors`,
+/// `conflicts` and `rejected` entries.
+pub fn plan(ws: &Workspace, manifest: &Manifest, opts: &PlanOptions) -> Plan {
+    let mut planner = Planner::new(ws, manifest);
+    planner.run(opts);
+    planner.finish(opts)
+}
+
+/// Why a path may not be written by this plan.
+struct Guard<'a> {
+    protect: Vec<Regex>,
+    protect_folders: Vec<String>,
+    scope: Option<String>,
+    claimed: &'a BTreeMap<PagePath, String>,
+}
+
+impl<'a> Guard<'a> {
+    fn new(ws: &'a Workspace) -> Self {
+        let mut protect = Vec::new();
+        let mut protect_folders = Vec::new();
+        for glob in &ws.protect {
+            let glob = rootless(glob.trim());
+            if glob.is_empty() {
+                continue;
+            }
+            protect.push(glob_regex(glob));
+            if !glob.contains(['*', '?']) {
+                protect_folders.push(format!("{}/", glob.trim_end_matches('/')));
+            }
+        }
+        let scope = ws
+            .scope
+            .as_deref()
+            .map(|s| rootless(s.trim()).trim_end_matches('/').to_owned())
+            .filter(|s| !s.is_empty());
+        Guard {
+            protect,
+            protect_folders,
+            scope,
+            claimed: &ws.claimed,
+        }
+    }
+
+    fn refusal(&self, path: &PagePath) -> Option<String> {
+        if matches_any(&self.protect, &self.protect_folders, path.as_str()) {
+            return Some(format!("`{path}` is protected"));
+        }
+        if let Some(scope) = &self.scope {
+            if !path.as_str().starts_with(&format!("{scope}/")) {
+                return Some(format!("`{path}` is outside the scope folder `{scope}/`"));
+            }
+        }
+        if let Some(actor) = self.claimed.get(path) {
+            return Some(format!("`{path}` is claimed by `{actor}`"));
+        }
+        None
+    }
+}
+
+struct Planner<'w, 'a> {
+    ws: &'w Workspace<'a>,
+    manifest: &'w Manifest,
+    plan: Plan,
+    /// Accepted moves, source → destination.
+    moves: BTreeMap<PagePath, PagePath>,
+    /// Merged pages → canonical page at its final path.
+    merges: BTreeMap<PagePath, PagePath>,
+    /// Relinks: where a file was → where it is now (after this manifest).
+    relinks: BTreeMap<PagePath, PagePath>,
+    ops: OpSet,
+    /// ETags of every file the plan reads for writing, for the digest.
+    etags: BTreeMap<PagePath, String>,
+    /// Texts of written pages before and after, for diffs.
+    written: Vec<(PagePath, PagePath, String, String)>,
+    /// Was the full after-vault needed?
+    pub(crate) full_after: bool,
+}
+
+impl<'w, 'a> Planner<'w, 'a> {
+    fn new(ws: &'w Workspace<'a>, manifest: &'w Manifest) -> Self {
+        Planner {
+            ws,
+            manifest,
+            plan: Plan {
+                now: manifest.now.clone(),
+                base: ws.base.clone(),
+                ..Plan::default()
+            },
+            moves: BTreeMap::new(),
+            merges: BTreeMap::new(),
+            relinks: BTreeMap::new(),
+            ops: OpSet::default(),
+            etags: BTreeMap::new(),
+            written: Vec::new(),
+            full_after: false,
+        }
+    }
+
+    fn error(&mut self, message: String) {
+        self.plan.errors.push(message);
+    }
+
+    fn reject(&mut self, path: &PagePath, message: String) {
+        self.plan.rejected.push(Rejected {
+            path: path.to_string(),
+            error: message.clone(),
+        });
+        self.error(message);
+    }
+
+    fn image(&self, path: &PagePath) -> PagePath {
+        self.moves
+            .get(path)
+            .or_else(|| self.merges.get(path))
+            .cloned()
+            .unwrap_or_else(|| path.clone())
+    }
+
+    fn run(&mut self, opts: &PlanOptions) {
+        let _ = opts;
+        self.unsupported();
+        let files: Vec<PagePath> = self.ws.vault.files().cloned().collect();
+        let list = FileList::new(&files);
+        let selected = self.select(&list);
+        self.merge_entries(&list, &selected);
+        self.relink_entries(&list);
+        let vacated: BTreeSet<PagePath> = self
+            .moves
+            .keys()
+            .chain(self.merges.keys())
+            .cloned()
+            .collect();
+        self.guard_moves();
+        let after = AfterVault::new(self.ws.vault, &vacated, self.moves.values().cloned());
+        self.rewrite_links(&after, &vacated);
+        self.full_after = after.built_full();
+        self.orphans(&vacated);
+        self.sidecars();
+        if self.manifest.delete_empty_dirs {
+            self.removed_dirs(&files, &vacated);
+        }
+    }
+
+    fn unsupported(&mut self) {
+        let m = self.manifest;
+        for (used, key) in [
+            (!m.edits.is_empty(), "edits"),
+            (!m.rename_tags.is_empty(), "rename_tags"),
+            (m.split.is_some(), "split"),
+        ] {
+            if used {
+                let verb = if key == "split" { "is" } else { "are" };
+                self.error(format!(
+                    "`{key}` {verb} not supported yet; remove {} from the manifest",
+                    if key == "split" { "it" } else { "them" }
+                ));
+            }
+        }
+    }
+
+    /// Selects every move entry, checks destinations, fills `moves`. Returns the raw
+    /// selection's destinations (for merges into a path a move gives).
+    fn select(&mut self, list: &FileList) -> BTreeSet<PagePath> {
+        let mut selected = Vec::new();
+        let mut owner: BTreeMap<PagePath, usize> = BTreeMap::new();
+        for (i, entry) in self.manifest.moves.iter().enumerate() {
+            if let Some(from) = entry.from.as_deref().map(|f| rootless(f.trim())) {
+                if let Some(folder) = from.strip_suffix('/') {
+                    let to = rootless(entry.to.trim()).trim_end_matches('/');
+                    if to == folder || to.starts_with(&format!("{folder}/")) {
+                        self.plan.conflicts.push(Conflict {
+                            path: entry.to.clone(),
+                            detail: format!("folder `{from}` cannot move into itself"),
+                            from: Some(from.to_owned()),
+                            with: None,
+                            code: ConflictCode::DirCycle,
+                        });
+                        continue;
+                    }
+                }
+            }
+            match select_move(entry, list) {
+                Ok(found) => {
+                    for item in found {
+                        if let Some(first) = owner.get(&item.from) {
+                            self.error(format!(
+                                "`{}` is selected by moves[{first}] and moves[{i}]",
+                                item.from
+                            ));
+                            continue;
+                        }
+                        owner.insert(item.from.clone(), i);
+                        selected.push(item);
+                    }
+                }
+                Err(message) => self.error(format!("moves[{i}]: {message}")),
+            }
+        }
+        // A move onto itself changes nothing.
+        selected.retain(|item| {
+            PagePath::new(&item.to)
+                .map(|to| to != item.from)
+                .unwrap_or(true)
+        });
+        let mut vacated: BTreeSet<PagePath> = selected.iter().map(|s| s.from.clone()).collect();
+        for entry in &self.manifest.merges {
+            if let Ok(from) = PagePath::new(entry.from.trim()) {
+                vacated.insert(from);
+            }
+        }
+        let destinations: Vec<PagePath> = selected
+            .iter()
+            .filter_map(|item| PagePath::new(&item.to).ok())
+            .collect();
+        let names = AfterNames::new(list.all().iter(), &vacated, destinations.iter());
+        let (accepted, conflicts) = check(&selected, self.ws.vault, &vacated, &names);
+        self.plan.conflicts.extend(conflicts);
+        for item in accepted {
+            self.moves.insert(item.from, item.to);
+        }
+        destinations.into_iter().collect()
+    }
+
+    fn merge_entries(&mut self, list: &FileList, destinations: &BTreeSet<PagePath>) {
+        for (i, entry) in self.manifest.merges.iter().enumerate() {
+            let (Ok(from), Ok(into)) = (
+                PagePath::new(rootless(entry.from.trim())),
+                PagePath::new(rootless(entry.into.trim())),
+            ) else {
+                self.error(format!("merges[{i}]: `from` and `into` must be file paths"));
+                continue;
+            };
+            if !list.contains(from.as_str()) {
+                self.error(format!("merges[{i}]: `{from}` does not exist"));
+                continue;
+            }
+            if self.moves.contains_key(&from) {
+                self.error(format!(
+                    "merges[{i}]: `{from}` is also moved; merge it or move it, not both"
+                ));
+                continue;
+            }
+            let final_into = if let Some(moved) = self.moves.get(&into) {
+                moved.clone()
+            } else if list.contains(into.as_str()) || destinations.contains(&into) {
+                into.clone()
+            } else {
+                self.error(format!(
+                    "merges[{i}]: `{into}` does not exist and no move of this manifest creates it"
+                ));
+                continue;
+            };
+            if final_into == from || into == from {
+                self.error(format!("merges[{i}]: a page cannot be merged into itself"));
+                continue;
+            }
+            if self.merges.contains_key(&into) {
+                self.error(format!(
+                    "merges[{i}]: `{into}` is merged itself and cannot receive a merge"
+                ));
+                continue;
+            }
+            if self.merges.contains_key(&from) {
+                self.error(format!("merges[{i}]: `{from}` is merged twice"));
+                continue;
+            }
+            self.merges.insert(from, final_into);
+        }
+        // A merge into a page that is merged later in the list is equally refused.
+        let targets: Vec<(PagePath, PagePath)> = self
+            .merges
+            .iter()
+            .filter(|(_, into)| self.merges.contains_key(*into))
+            .map(|(from, into)| (from.clone(), into.clone()))
+            .collect();
+        for (from, into) in targets {
+            self.merges.remove(&from);
+            self.error(format!(
+                "merge of `{from}`: `{into}` is merged itself and cannot receive a merge"
+            ));
+        }
+    }
+
+    fn relink_entries(&mut self, list: &FileList) {
+        for (i, entry) in self.manifest.relinks.iter().enumerate() {
+            match select_relink(entry, list) {
+                Ok(found) => {
+                    for item in found {
+                        match PagePath::new(&item.to) {
+                            Ok(to) => {
+                                let to = self.image(&to);
+                                self.relinks.insert(item.from, to);
+                            }
+                            Err(err) => self.error(format!("relinks[{i}]: {err}")),
+                        }
+                    }
+                }
+                Err(message) => self.error(format!("relinks[{i}]: {message}")),
+            }
+        }
+    }
+
+    /// Moving or merging a page needs both its old and new place to be writable.
+    fn guard_moves(&mut self) {
+        let guard = Guard::new(self.ws);
+        let mut refusals = Vec::new();
+        for (from, to) in self.moves.iter().chain(self.merges.iter()) {
+            let verb = if self.merges.contains_key(from) {
+                "merge"
+            } else {
+                "move"
+            };
+            for path in [from, to] {
+                if verb == "merge" && path == to {
+                    // The canonical page's body is not written; only its inbound links are.
+                    continue;
+                }
+                if let Some(why) = guard.refusal(path) {
+                    refusals.push((
+                        from.clone(),
+                        format!("cannot {verb} `{from}` to `{to}`: {why}"),
+                    ));
+                }
+            }
+        }
+        for (path, message) in refusals {
+            self.reject(&path, message);
+        }
+    }
+
+    fn rewrite_links(&mut self, after: &AfterVault, vacated: &BTreeSet<PagePath>) {
+        let vault = self.ws.vault;
+        // Name keys of everything whose links can change: vacated files (links to them),
+        // relink sources, and destinations (links they may capture).
+        let mut keys: HashSet<String> = HashSet::new();
+        for path in vacated
+            .iter()
+            .chain(self.moves.values())
+            .chain(self.relinks.keys())
+        {
+            keys.insert(fold_key(path.name()));
+            if path.is_page() {
+                keys.insert(fold_key(path.stem()));
+            }
+        }
+        let relink_vault: Vault = self.relinks.keys().cloned().collect();
+        let guard = Guard::new(self.ws);
+        let mut pages = 0usize;
+        let mut links = 0usize;
+        let mut candidates: Vec<PagePath> = Vec::new();
+        for (source, summary) in vault.pages() {
+            pages += 1;
+            links += summary.links.len();
+            if self.merges.contains_key(source) {
+                continue;
+            }
+            if self.moves.contains_key(source)
+                || summary
+                    .links
+                    .iter()
+                    .any(|link| link_may_change(link, &keys))
+            {
+                candidates.push(source.clone());
+            }
+        }
+        self.plan.stats.pages = pages;
+        self.plan.stats.links = links;
+        let mut handled: BTreeSet<PagePath> = BTreeSet::new();
+        for source in candidates {
+            handled.insert(source.clone());
+            self.rewrite_page(&source, after, &keys, &relink_vault, &guard);
+        }
+        // Moved files without a summary (assets, unparsed pages) move as bytes.
+        let rest: Vec<(PagePath, PagePath)> = self
+            .moves
+            .iter()
+            .filter(|(from, _)| !handled.contains(*from))
+            .map(|(f, t)| (f.clone(), t.clone()))
+            .collect();
+        for (from, to) in rest {
+            match self.ws.source.etag(&from) {
+                Some(etag) => {
+                    self.etags.insert(from.clone(), etag.clone());
+                    self.ops.moves.push((from, to, etag));
+                }
+                None => {
+                    self.plan.integrity.complete = false;
+                    self.error(format!("cannot read `{from}` to move it"));
+                }
+            }
+        }
+        for from in self.merges.keys().cloned().collect::<Vec<_>>() {
+            match self.ws.source.etag(&from) {
+                Some(etag) => {
+                    self.etags.insert(from.clone(), etag.clone());
+                    self.ops.deletes.push((from, etag));
+                }
+                None => {
+                    self.plan.integrity.complete = false;
+                    self.error(format!("cannot read `{from}` to delete it"));
+                }
+            }
+        }
+    }
+
+    fn rewrite_page(
+        &mut self,
+        source: &PagePath,
+        after: &AfterVault,
+        keys: &HashSet<String>,
+        relink_vault: &Vault,
+        guard: &Guard,
+    ) {
+        let moved = self.moves.get(source).cloned();
+        let source_after = moved.clone().unwrap_or_else(|| source.clone());
+        let Some(file) = self.ws.source.read(source) else {
+            self.plan.integrity.complete = false;
+            if moved.is_some() {
+                self.error(format!("cannot read `{source}` to move it"));
+            } else {
+                self.plan.warnings.push(format!(
+                    "cannot read `{source}`; its links were not checked"
+                ));
+            }
+            return;
+        };
+        let parsed_links = if source.is_canvas() {
+            parse_canvas(&file.text)
+        } else {
+            parse(&file.text).links
+        };
+        let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+        let mut changes: Vec<LinkChange> = Vec::new();
+        let mut failures: Vec<String> = Vec::new();
+        for link in &parsed_links {
+            if moved.is_none() && !link_may_change(link, keys) {
+                continue;
+            }
+            if link.target.trim().is_empty() {
+                continue;
+            }
+            let before = self.ws.vault.resolve(source, link);
+            let (intended, was_ambiguous) = match &before {
+                Resolution::Resolved {
+                    step: Step::SamePage,
+                    ..
+                } => continue,
+                Resolution::Resolved { path, .. } => (self.image(path), before.is_ambiguous()),
+                Resolution::Unresolved => {
+                    self.plan.integrity.unresolved.push(UnresolvedLink {
+                        source: source.clone(),
+                        target: link.target.clone(),
+                    });
+                    let old = resolve_in(relink_vault, source, link.kind, &link.target);
+                    match old.path().and_then(|old| self.relinks.get(old)) {
+                        Some(now) => (now.clone(), false),
+                        None => {
+                            let later = after.resolve(&source_after, link.kind, &link.target);
+                            if let Some(found) = later.path() {
+                                self.plan.warnings.push(format!(
+                                    "`{source}`: link `{}` resolves to nothing now but will resolve to `{found}` after this plan",
+                                    link.target
+                                ));
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            let keep = if after.is_added(&intended)
+                && after
+                    .added_answer(&source_after, link.kind, &link.target)
+                    .as_ref()
+                    != Some(&intended)
+            {
+                false
+            } else {
+                let now = after.resolve(&source_after, link.kind, &link.target);
+                now.path() == Some(&intended) && (!now.is_ambiguous() || was_ambiguous)
+            };
+            if keep && before.is_resolved() {
+                continue;
+            }
+            let written = &file.text[link.target_span.clone()];
+            match new_target(link, written, &source_after, &intended, after) {
+                Ok(new) => {
+                    if new == written {
+                        continue;
+                    }
+                    let occurrence = {
+                        let whole = &file.text[link.span.clone()];
+                        let offset = link.target_span.start - link.span.start;
+                        let mut changed = whole.to_owned();
+                        changed.replace_range(offset..offset + written.len(), &new);
+                        (whole.to_owned(), changed)
+                    };
+                    changes.push(LinkChange {
+                        line: line_of(&file.text, link.target_span.start),
+                        old: written.to_owned(),
+                        new: new.clone(),
+                        occurrence: Some(occurrence),
+                        range: Some(text_range(&file.text, link.target_span.clone())),
+                    });
+                    edits.push((link.target_span.clone(), new));
+                }
+                Err(why) => failures.push(format!(
+                    "`{source}` line {}: link `{}` to `{intended}` cannot be kept: {why}",
+                    line_of(&file.text, link.target_span.start),
+                    link.target
+                )),
+            }
+        }
+        for failure in failures {
+            self.error(failure);
+        }
+        if !edits.is_empty() {
+            for path in [Some(source), moved.as_ref()].into_iter().flatten() {
+                if let Some(why) = guard.refusal(path) {
+                    let message = format!(
+                        "`{source}` has {} link(s) that must change, but {why}",
+                        edits.len()
+                    );
+                    self.reject(source, message);
+                    break;
+                }
+            }
+        }
+        self.etags.insert(source.clone(), file.etag.clone());
+        let new_text = if edits.is_empty() {
+            None
+        } else {
+            Some(replace_spans(&file.text, &edits))
+        };
+        self.plan.stats.rewritten += changes.len();
+        if !changes.is_empty() {
+            self.plan.edits.push(PageEdit {
+                path: source_after.clone(),
+                from: moved.as_ref().map(|_| source.clone()),
+                links: changes,
+            });
+        }
+        match (moved, new_text) {
+            (Some(to), Some(text)) => {
+                self.ops.deletes.push((source.clone(), file.etag.clone()));
+                self.written
+                    .push((source.clone(), to.clone(), file.text.clone(), text.clone()));
+                self.ops.writes.push((to, text, None));
+            }
+            (Some(to), None) => self.ops.moves.push((source.clone(), to, file.etag)),
+            (None, Some(text)) => {
+                self.written.push((
+                    source.clone(),
+                    source.clone(),
+                    file.text.clone(),
+                    text.clone(),
+                ));
+                self.ops
+                    .writes
+                    .push((source.clone(), text, Some(file.etag)));
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// Pages whose only inbound links came from merged (deleted) pages.
+    fn orphans(&mut self, vacated: &BTreeSet<PagePath>) {
+        let vault = self.ws.vault;
+        let mut targets: BTreeSet<PagePath> = BTreeSet::new();
+        for from in self.merges.keys() {
+            if let Some(summary) = vault.page(from) {
+                for link in &summary.links {
+                    if let Resolution::Resolved { path, step, .. } = vault.resolve(from, link) {
+                        if step != Step::SamePage && !self.merges.contains_key(&path) {
+                            targets.insert(path);
+                        }
+                    }
+                }
+            }
+        }
+        if targets.is_empty() {
+            return;
+        }
+        let mut keys: HashSet<String> = HashSet::new();
+        for path in &targets {
+            keys.insert(fold_key(path.name()));
+            if path.is_page() {
+                keys.insert(fold_key(path.stem()));
+            }
+        }
+        let mut kept: BTreeSet<PagePath> = BTreeSet::new();
+        for (source, summary) in vault.pages() {
+            if self.merges.contains_key(source) {
+                continue;
+            }
+            for link in summary.links.iter().filter(|l| link_may_change(l, &keys)) {
+                if let Some(path) = vault.resolve(source, link).path() {
+                    if path != source && targets.contains(path) {
+                        kept.insert(path.clone());
+                    }
+                }
+            }
+        }
+        let _ = vacated;
+        for target in targets.difference(&kept) {
+            self.plan.integrity.orphaned.push(Orphan {
+                path: self.image(target),
+            });
+        }
+    }
+
+    fn sidecars(&mut self) {
+        let source = self.ws.source;
+        let read = |path: &PagePath| source.read(path).map(|file| (file.text, file.etag));
+        let comments = plan_comments(&self.moves, &self.merges, &read);
+        for error in comments.errors {
+            self.error(error);
+        }
+        self.plan.comments = comments.listed;
+        for (from, to, etag) in comments.moves {
+            self.etags.insert(from.clone(), etag.clone());
+            self.ops.moves.push((from, to, etag));
+        }
+        for (path, etag) in comments.deletes {
+            self.etags.insert(path.clone(), etag.clone());
+            self.ops.deletes.push((path, etag));
+        }
+        for (path, content, expect) in comments.writes {
+            if let Some(etag) = &expect {
+                self.etags.insert(path.clone(), etag.clone());
+            }
+            self.ops.writes.push((path, content, expect));
+        }
+        let mut files = self.ws.personal_files.clone();
+        files.sort();
+        files.dedup();
+        let image = |key: &str| -> Option<PagePath> {
+            let path = PagePath::new(key).ok()?;
+            self.moves
+                .get(&path)
+                .or_else(|| self.merges.get(&path))
+                .cloned()
+        };
+        let mut results = Vec::new();
+        for file in files {
+            let Some(current) = source.read(&file) else {
+                self.plan.integrity.complete = false;
+                results.push(Err(format!("cannot read personal state file `{file}`")));
+                continue;
+            };
+            results.push(
+                plan_personal(&file, &current.text, &image)
+                    .map(|found| found.map(|(text, change)| (file, current.etag, text, change))),
+            );
+        }
+        for result in results {
+            match result {
+                Ok(Some((file, etag, text, change))) => {
+                    self.etags.insert(file.clone(), etag.clone());
+                    self.ops.writes.push((file, text, Some(etag)));
+                    self.plan.state.push(change);
+                }
+                Ok(None) => {}
+                Err(message) => self.error(message),
+            }
+        }
+    }
+
+    fn removed_dirs(&mut self, files: &[PagePath], vacated: &BTreeSet<PagePath>) {
+        let names = AfterNames::new(files.iter(), vacated, self.moves.values());
+        let mut removed = BTreeSet::new();
+        for path in vacated {
+            let mut folder = path.folder();
+            while !folder.is_empty() && !names.is_folder(folder) {
+                removed.insert(folder.to_owned());
+                folder = folder.rfind('/').map_or("", |i| &folder[..i]);
+            }
+        }
+        let mut removed: Vec<String> = removed.into_iter().collect();
+        // Deepest first, so each folder is empty when its turn comes.
+        removed.sort_by(|a, b| {
+            let depth = |s: &str| s.matches('/').count();
+            depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
+        });
+        self.plan.removed_dirs = removed;
+    }
+
+    fn finish(mut self, opts: &PlanOptions) -> Plan {
+        let plan = &mut self.plan;
+        plan.moves = self
+            .moves
+            .iter()
+            .map(|(from, to)| PathChange {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect();
+        plan.merges = self
+            .merges
+            .iter()
+            .map(|(from, to)| PathChange {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect();
+        for conflict in &plan.conflicts {
+            plan.errors.push(format!(
+                "conflict `{}` at `{}`: {}",
+                conflict.code.as_str(),
+                conflict.path,
+                conflict.detail
+            ));
+        }
+        plan.conflicts.sort();
+        plan.edits.sort_by(|a, b| a.path.cmp(&b.path));
+        plan.state.sort_by(|a, b| a.file.cmp(&b.file));
+        plan.rejected.sort();
+        plan.rejected.dedup();
+        plan.integrity.unresolved.sort();
+        plan.integrity.unresolved.dedup();
+        plan.integrity.orphaned.sort();
+        plan.integrity.orphaned.dedup();
+        plan.stats.unresolved = plan.integrity.unresolved.len();
+        plan.warnings.sort();
+        plan.warnings.dedup();
+        dedup_keep_order(&mut plan.errors);
+        if opts.diffs {
+            self.written.sort_by(|a, b| a.1.cmp(&b.1));
+            plan.diffs = Some(
+                self.written
+                    .iter()
+                    .map(|(from, to, old, new)| FileDiff {
+                        path: to.clone(),
+                        diff: similar::TextDiff::from_lines(old, new)
+                            .unified_diff()
+                            .context_radius(2)
+                            .header(&format!("a/{from}"), &format!("b/{to}"))
+                            .to_string(),
+                    })
+                    .collect(),
+            );
+        }
+        plan.ops = std::mem::take(&mut self.ops).sequence();
+        plan.digest = digest(plan, &self.etags);
+        self.plan
+    }
+}
+
+/// Keeps the first of each repeated message, in order.
+fn dedup_keep_order(items: &mut Vec<String>) {
+    let mut seen = HashSet::new();
+    items.retain(|item| seen.insert(item.clone()));
+}
+
+/// Hex SHA-256 over the plan without `digest`, `diffs`, `approval`, `warnings`, and the
+/// ETag of every file the plan reads for writing.
+pub(crate) fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
+    let mut canonical = plan.clone();
+    canonical.digest = String::new();
+    canonical.diffs = None;
+    canonical.approval = None;
+    canonical.warnings = Vec::new();
+    canonical.ops = Vec::new();
+    let mut hasher = Sha256::new();
+    // Serialising plain structs, vectors and strings cannot fail.
+    hasher.update(serde_json::to_vec(&canonical).unwrap_or_default());
+    for (path, etag) in etags {
+        hasher.update(b"\n");
+        hasher.update(path.as_str().as_bytes());
+        hasher.update(b"\0");
+        hasher.update(etag.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Could this link's resolution involve a file with one of these name keys?
+fn link_may_change(link: &Link, keys: &HashSet<String>) -> bool {
+    let target = link.target.trim();
+    if target.is_empty() {
+        return false;
+    }
+    let last = target.rsplit('/').next().unwrap_or(target);
+    keys.contains(&fold_key(last))
+}
+
+/// A name brought to the loosest level resolution compares at: NFC, lowercase, runs of
+/// `-`, `_` and space as one `-`.
+pub(crate) fn fold_key(name: &str) -> String {
+    let lower = if name.is_ascii() {
+        name.to_ascii_lowercase()
+    } else {
+        name.nfc().collect::<String>().to_lowercase()
+    };
+    let mut out = String::with_capacity(lower.len());
+    let mut in_run = false;
+    for c in lower.chars() {
+        if matches!(c, '-' | '_' | ' ') {
+            if !in_run {
+                out.push('-');
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> u32 {
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
+}
+
+/// LSP position (0-based line, UTF-16 column) of a byte offset.
+fn position(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() as u32;
+    let column = before[line_start..].encode_utf16().count() as u32;
+    (line, column)
+}
+
+fn text_range(text: &str, span: Range<usize>) -> TextRange {
+    TextRange {
+        start: position(text, span.start),
+        end: position(text, span.end),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_key_matches_the_loosest_resolution_level() {
+        let cases = [
+            ("My Note", "my-note"),
+            ("my__note.md", "my-note.md"),
+            ("Ärger", "ärger"),
+            ("plain", "plain"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(fold_key(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn positions_count_utf16_units() {
+        let text = "ab\nü😀x";
+        assert_eq!(position(text, 0), (0, 0));
+        assert_eq!(position(text, 3), (1, 0));
+        assert_eq!(position(text, 3 + 2 + 4), (1, 3));
+    }
+}
