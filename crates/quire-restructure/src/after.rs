@@ -36,11 +36,6 @@ impl<'a> AfterVault<'a> {
         }
     }
 
-    /// Was the full after-vault needed (for the benchmark's report)?
-    pub(crate) fn built_full(&self) -> bool {
-        self.full.get().is_some()
-    }
-
     /// Resolves `target` of a link of `kind` written in a page that will be at `from`.
     pub(crate) fn resolve(&self, from: &PagePath, kind: LinkKind, target: &str) -> Resolution {
         let before = resolve_in(self.before, from, kind, target);

@@ -97,8 +97,6 @@ struct Planner<'w, 'a> {
     etags: BTreeMap<PagePath, String>,
     /// Texts of written pages before and after, for diffs.
     written: Vec<(PagePath, PagePath, String, String)>,
-    /// Was the full after-vault needed?
-    pub(crate) full_after: bool,
 }
 
 impl<'w, 'a> Planner<'w, 'a> {
@@ -117,7 +115,6 @@ impl<'w, 'a> Planner<'w, 'a> {
             ops: OpSet::default(),
             etags: BTreeMap::new(),
             written: Vec::new(),
-            full_after: false,
         }
     }
 
@@ -158,7 +155,6 @@ impl<'w, 'a> Planner<'w, 'a> {
         self.guard_moves();
         let after = AfterVault::new(self.ws.vault, &vacated, self.moves.values().cloned());
         self.rewrite_links(&after, &vacated);
-        self.full_after = after.built_full();
         self.orphans(&vacated);
         self.sidecars();
         if self.manifest.delete_empty_dirs {
