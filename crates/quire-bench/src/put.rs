@@ -75,6 +75,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             max_versions: 100,
         },
         assets: AssetRules::default(),
+        refactor: Default::default(),
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

@@ -9,6 +9,7 @@ mod error;
 mod events;
 mod files;
 mod health;
+mod refactor;
 mod schema;
 mod versions;
 
@@ -49,6 +50,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "files", description = "Files and structure"),
         (name = "versions", description = "History of files"),
         (name = "events", description = "Server-Sent Events"),
+        (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness")
     )
 )]
@@ -76,6 +78,9 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(versions::blame))
         .routes(routes!(versions::changes))
         .routes(routes!(events::events))
+        .routes(routes!(refactor::plan))
+        .routes(routes!(refactor::rename))
+        .routes(routes!(refactor::rename_dir))
 }
 
 /// The OpenAPI document and the router without state.

@@ -99,6 +99,8 @@ impl From<StoreError> for Error {
             StoreError::NotFound { .. } | StoreError::VersionNotFound { .. } => ErrorCode::NotFound,
             StoreError::IsFolder { .. }
             | StoreError::ParentIsFile { .. }
+            | StoreError::NotFolder { .. }
+            | StoreError::BadRoot { .. }
             | StoreError::NotSymlink { .. }
             | StoreError::OutsideRoot { .. } => ErrorCode::BadRequest,
             StoreError::Unavailable { .. } => ErrorCode::NotImplemented,

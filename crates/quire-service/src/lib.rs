@@ -8,6 +8,7 @@ mod error;
 mod events;
 mod pages;
 mod pipeline;
+mod restructure;
 mod service;
 mod space;
 
@@ -15,7 +16,9 @@ pub use assets::{media_type_of, ASSETS_DIR};
 pub use error::{Error, ErrorCode, Result};
 pub use events::{Event, EventBus};
 pub use pages::{ResolvedLink, ResolvedLinks, Template, TocEntry, CHANGES_LIMIT_MAX};
-pub use pipeline::{Announce, Applied, AppliedFile, Change, FileOp};
+pub use pipeline::{Announce, Applied, AppliedFile, Change, Expect, FileOp};
+pub use quire_restructure::{workspace_edit, Manifest, ManifestFormat, Plan};
 pub use quire_store::etag;
+pub use restructure::{Relink, Renamed, RenamedDir, PERSONAL_DIR};
 pub use service::{init_root, settings_from_config, Service};
 pub use space::{AssetRules, FileContent, Space, SpaceSettings, WriteOptions, DEFAULT_ACTOR};

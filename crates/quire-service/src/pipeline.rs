@@ -16,8 +16,30 @@ use crate::space::Space;
 pub struct FileOp {
     pub path: PagePath,
     pub content: Option<Vec<u8>>,
-    /// `If-Match`: the ETag the caller last read; a mismatch refuses the whole change.
-    pub expect: Option<String>,
+    /// What the file must look like before; a mismatch refuses the whole change.
+    pub expect: Expect,
+}
+
+/// A precondition on a file's current state, checked under the write lock.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Expect {
+    /// No check.
+    #[default]
+    Anything,
+    /// The file must not exist (a move or rename destination).
+    Absent,
+    /// `If-Match`: the ETag the caller last read.
+    Etag(String),
+}
+
+impl Expect {
+    /// `If-Match` header value, if any.
+    pub fn if_match(value: Option<&str>) -> Expect {
+        match value {
+            Some(v) => Expect::Etag(v.trim().trim_matches('"').to_string()),
+            None => Expect::Anything,
+        }
+    }
 }
 
 /// How the finished change is announced on the event stream.
@@ -72,15 +94,25 @@ impl Space {
         let mut prepared = Vec::with_capacity(change.ops.len());
         for op in &change.ops {
             let before = self.read_existing(&op.path)?;
-            if let Some(expected) = &op.expect {
-                let current = before.as_deref().map(etag);
-                if current.as_deref() != Some(expected.trim_matches('"')) {
+            match &op.expect {
+                Expect::Anything => {}
+                Expect::Absent if before.is_some() => {
                     return Err(Error::conflict(format!(
-                        "{} was modified since the last read (If-Match {} does not match the current ETag {})",
-                        op.path,
-                        expected,
-                        current.as_deref().unwrap_or("none: the file does not exist")
+                        "{} already exists; it is never overwritten",
+                        op.path
                     )));
+                }
+                Expect::Absent => {}
+                Expect::Etag(expected) => {
+                    let current = before.as_deref().map(etag);
+                    if current.as_deref() != Some(expected.as_str()) {
+                        return Err(Error::conflict(format!(
+                            "{} was modified since the last read (If-Match {} does not match the current ETag {})",
+                            op.path,
+                            expected,
+                            current.as_deref().unwrap_or("none: the file does not exist")
+                        )));
+                    }
                 }
             }
             if op.content.is_none() && before.is_none() {

@@ -82,6 +82,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         root: root.to_path_buf(),
         history: history.clone(),
         assets: assets.clone(),
+        refactor: config.refactor.clone(),
     }];
     for s in &config.spaces {
         let dir = PathBuf::from(&s.root);
@@ -94,6 +95,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             },
             history: history.clone(),
             assets: assets.clone(),
+            refactor: config.refactor.clone(),
         });
     }
     out

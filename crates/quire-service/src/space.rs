@@ -8,7 +8,7 @@ use quire_vault::{PagePath, Vault};
 
 use crate::error::{Error, Result};
 use crate::events::EventBus;
-use crate::pipeline::{Announce, Applied, Change, FileOp};
+use crate::pipeline::{Announce, Applied, Change, Expect, FileOp};
 
 /// Everything needed to open one space.
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub struct SpaceSettings {
     pub root: PathBuf,
     pub history: HistoryOptions,
     pub assets: AssetRules,
+    /// `[refactor]`: protect, scope and approval limits.
+    pub refactor: quire_config::RefactorConfig,
 }
 
 /// Limits for `POST /assets`.
@@ -81,6 +83,7 @@ pub struct Space {
     pub(crate) write_lock: Mutex<()>,
     pub(crate) events: EventBus,
     pub(crate) assets: AssetRules,
+    pub(crate) refactor: quire_config::RefactorConfig,
 }
 
 impl Space {
@@ -98,6 +101,7 @@ impl Space {
             write_lock: Mutex::new(()),
             events: EventBus::new(),
             assets: settings.assets,
+            refactor: settings.refactor,
         };
         space.load_vault()?;
         Ok(space)
@@ -195,7 +199,7 @@ impl Space {
             ops: vec![FileOp {
                 path,
                 content: Some(content),
-                expect: opts.if_match.clone(),
+                expect: Expect::if_match(opts.if_match.as_deref()),
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,
@@ -210,7 +214,7 @@ impl Space {
             ops: vec![FileOp {
                 path,
                 content: None,
-                expect: opts.if_match.clone(),
+                expect: Expect::if_match(opts.if_match.as_deref()),
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,
@@ -226,7 +230,7 @@ impl Space {
             ops.push(FileOp {
                 path,
                 content: Some(content),
-                expect: None,
+                expect: Expect::Anything,
             });
         }
         let message = match ops.len() {
@@ -262,7 +266,7 @@ impl Space {
             Err(e) => return Err(e.into()),
         };
         if let (Some(expected), Some(current)) = (&opts.if_match, &expect) {
-            if expected.trim_matches('"') != current {
+            if expected.trim().trim_matches('"') != current {
                 return Err(Error::conflict(format!(
                     "{page} was modified since the last read (If-Match does not match)"
                 )));
@@ -277,7 +281,10 @@ impl Space {
             ops: vec![FileOp {
                 path: page,
                 content: Some(content),
-                expect: Some(expect.unwrap_or_default()).filter(|e| !e.is_empty()),
+                expect: match expect {
+                    Some(tag) => Expect::Etag(tag),
+                    None => Expect::Absent,
+                },
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,

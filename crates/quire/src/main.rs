@@ -21,6 +21,8 @@ enum Command {
     Init(cmd::init::Args),
     /// Serve a knowledge root over HTTP (REST API under /api/quire, events, health).
     Serve(cmd::serve::Args),
+    /// Restructure the knowledge base: plan manifests of moves, merges and relinks.
+    Refactor(cmd::refactor::Args),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Refactor(args) => cmd::refactor::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

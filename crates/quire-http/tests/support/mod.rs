@@ -97,6 +97,7 @@ impl TestServer {
                 root: dir.path().to_path_buf(),
                 history,
                 assets,
+                refactor: Default::default(),
             }])
             .expect("service opens"),
         );
@@ -179,8 +180,10 @@ impl TestServer {
         name
     }
 
-    /// `git status` shows nothing (ignored runtime state aside).
+    /// `git status` shows nothing (ignored runtime state aside), once deferred index saves
+    /// and async batches are flushed.
     pub fn assert_clean(&self) {
+        self.service.flush();
         let repo = self.repo();
         let mut opts = git2::StatusOptions::new();
         opts.include_untracked(true).recurse_untracked_dirs(true);

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod init;
+pub mod refactor;
 pub mod serve;
 
 /// DECISIONS §6: 2 for bad usage or input, 1 for a refused operation.
