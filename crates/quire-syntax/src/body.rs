@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::inline::{block_id, reference_definition, skip_ws, Inline, Region};
+use crate::inline::{block_id, newline, reference_definition, skip_ws, Inline, Region};
 use crate::model::{Heading, ParsedPage};
 use crate::slug::slug;
 
@@ -87,8 +87,8 @@ impl Body<'_, '_> {
 
     /// End of the line's content (before `\r\n` or `\n`) and start of the next line.
     fn bounds(&self, pos: usize) -> (usize, usize) {
-        let (end, next) = match self.text[pos..].find('\n') {
-            Some(p) => (pos + p, pos + p + 1),
+        let (end, next) = match newline(self.b, pos) {
+            Some(p) => (p, p + 1),
             None => (self.b.len(), self.b.len()),
         };
         if end > pos && self.b[end - 1] == b'\r' {

@@ -125,7 +125,7 @@ fn group(yaml: &str) -> Vec<Entry> {
         if let Some((key, _)) = keyed {
             flush(&mut entries, &mut pending);
             entries.push(Entry {
-                key: Some(key),
+                key: Some(key.into_owned()),
                 text: line.to_owned(),
             });
             continue;

@@ -1,11 +1,12 @@
 //! The frontmatter block: where it is, its YAML value, and the wiki links and tags written
 //! in its lines (located byte-exactly by a small line-level YAML reader).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use crate::inline::{find, wiki_link};
+use crate::inline::{find, newline, wiki_link};
 use crate::model::{Diagnostic, Frontmatter, LinkPlace, ParsedPage, Tag};
 use crate::simple_yaml;
 
@@ -20,15 +21,15 @@ pub(crate) struct Block {
 
 /// Finds the frontmatter block: a first line `---`, closed by a `---` or `...` line.
 pub(crate) fn locate(text: &str) -> Option<Block> {
-    let first_end = text.find('\n')?;
+    let first_end = newline(text.as_bytes(), 0)?;
     if !is_fence(&text[..first_end], "---") {
         return None;
     }
     let yaml_start = first_end + 1;
     let mut pos = yaml_start;
     while pos < text.len() {
-        let (end, next) = match text[pos..].find('\n') {
-            Some(p) => (pos + p, pos + p + 1),
+        let (end, next) = match newline(text.as_bytes(), pos) {
+            Some(p) => (p, p + 1),
             None => (text.len(), text.len()),
         };
         let line = &text[pos..end];
@@ -151,7 +152,8 @@ fn key_string(key: Value) -> String {
 }
 
 /// A top-level `key:` at the start of a line: the key and the offset after the colon.
-pub(crate) fn top_key(line: &str) -> Option<(String, usize)> {
+/// Borrowed unless the key is quoted with escapes.
+pub(crate) fn top_key(line: &str) -> Option<(Cow<'_, str>, usize)> {
     let b = line.as_bytes();
     let first = *b.first()?;
     if matches!(first, b'"' | b'\'') {
@@ -170,7 +172,8 @@ pub(crate) fn top_key(line: &str) -> Option<(String, usize)> {
     }
     let colon = (0..b.len()).find(|&i| b[i] == b':' && is_value_gap(b, i + 1))?;
     let key = line[..colon].trim_end();
-    (!key.is_empty() && !key.contains(" #")).then(|| (key.to_owned(), colon + 1))
+    let comment = key.as_bytes().windows(2).any(|w| w == b" #");
+    (!key.is_empty() && !comment).then_some((Cow::Borrowed(key), colon + 1))
 }
 
 /// After a `:` a value must be separated by whitespace (or the line ends).
@@ -194,13 +197,16 @@ fn quoted_end(b: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The text of a quoted scalar (with its quotes) when it has no escapes to resolve.
-fn unquote(quoted: &str) -> String {
+fn unquote(quoted: &str) -> Cow<'_, str> {
     let inner = &quoted[1..quoted.len() - 1];
     if quoted.starts_with('\'') {
-        inner.replace("''", "'")
-    } else {
-        inner.replace("\\\"", "\"").replace("\\\\", "\\")
+        if inner.contains("''") {
+            return Cow::Owned(inner.replace("''", "'"));
+        }
+    } else if inner.contains('\\') {
+        return Cow::Owned(inner.replace("\\\"", "\"").replace("\\\\", "\\"));
     }
+    Cow::Borrowed(inner)
 }
 
 /// Where a YAML comment starts in `line` from `from` on, skipping quoted scalars
@@ -235,7 +241,7 @@ struct TagLines {
 
 /// Walks the YAML lines: emits wiki links with their top-level key, collects `tags` items.
 fn scan_lines(text: &str, yaml: Range<usize>, page: &mut ParsedPage) -> Option<TagLines> {
-    let mut key: Option<String> = None;
+    let mut key: Option<Cow<'_, str>> = None;
     // Indentation of the line that opened a `|` or `>` block scalar.
     let mut block_scalar: Option<usize> = None;
     let mut tags: Option<TagLines> = None;
@@ -243,7 +249,8 @@ fn scan_lines(text: &str, yaml: Range<usize>, page: &mut ParsedPage) -> Option<T
     let mut pos = yaml.start;
     while pos < yaml.end {
         line_no += 1;
-        let next = find(text, pos, yaml.end, "\n").map_or(yaml.end, |p| p + 1);
+        // The YAML range ends with a line ending (or the text), so no line runs past it.
+        let next = newline(text.as_bytes(), pos).map_or(yaml.end, |p| (p + 1).min(yaml.end));
         let line_text = text[pos..next].trim_end_matches(['\n', '\r']);
         let line_start = pos;
         pos = next;
@@ -327,7 +334,11 @@ fn wiki_links_in(text: &str, range: Range<usize>, key: &str, line: u32, page: &m
     let mut at = range.start;
     // Each `]]` closes the last `[[` before it: one pass, whatever the brackets.
     while let Some(close) = find(text, at, range.end, "]]") {
-        if let Some(open) = text[at..close].rfind("[[").map(|p| at + p) {
+        if let Some(open) = b[at..close]
+            .windows(2)
+            .rposition(|w| w == b"[[")
+            .map(|p| at + p)
+        {
             let span_start = if open > range.start && b[open - 1] == b'!' {
                 open - 1
             } else {
@@ -528,7 +539,7 @@ mod tests {
         for (line, want) in cases {
             let got = top_key(line);
             assert_eq!(
-                got.as_ref().map(|(k, a)| (k.as_str(), *a)),
+                got.as_ref().map(|(k, a)| (k.as_ref(), *a)),
                 want,
                 "{line:?}"
             );

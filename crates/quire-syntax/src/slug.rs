@@ -1,6 +1,6 @@
 //! Heading slugs: the anchor form of a heading's text.
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The anchor of a heading: NFC, trimmed, lowercased, each whitespace character turned
 /// into `-`, and everything that is not alphanumeric (any script), `-` or `_` dropped.
@@ -22,19 +22,29 @@ pub fn slug(text: &str) -> String {
         }
         return out;
     }
-    for c in text.nfc().flat_map(char::to_lowercase) {
+    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        // Most accented text is already composed: skip the normalizer's buffering.
+        push_slug_chars(&mut out, text.chars());
+    } else {
+        push_slug_chars(&mut out, text.nfc());
+    }
+    out
+}
+
+fn push_slug_chars(out: &mut String, chars: impl Iterator<Item = char>) {
+    for c in chars.flat_map(char::to_lowercase) {
         if c.is_whitespace() {
             out.push('-');
         } else if c.is_alphanumeric() || c == '-' || c == '_' {
             out.push(c);
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::slug;
+    use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn slug_rules() {
@@ -51,6 +61,33 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(slug(text), want, "{text:?}");
+        }
+    }
+
+    /// The slug as specified, normalizing every text.
+    fn reference(text: &str) -> String {
+        let mut out = String::new();
+        for c in text.trim().nfc().flat_map(char::to_lowercase) {
+            if c.is_whitespace() {
+                out.push('-');
+            } else if c.is_alphanumeric() || c == '-' || c == '_' {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn slug_fast_paths_agree_with_normalizing_everything(
+            text in "[a-zA-Z \u{e9}\u{c9}\u{301}\u{308}\u{1100}\u{1161}\u{3b1}\u{130}_.-]{0,12}"
+        ) {
+            prop_assert_eq!(slug(&text), reference(&text));
+        }
+
+        #[test]
+        fn slug_agrees_with_normalizing_everything_on_any_string(text in any::<String>()) {
+            prop_assert_eq!(slug(&text), reference(&text));
         }
     }
 }
