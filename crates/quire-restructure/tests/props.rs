@@ -149,8 +149,16 @@ fn check_case(
     Ok(())
 }
 
+/// Thousands of generated vaults and manifests in CI; `PROPTEST_CASES` overrides.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn random_moves_keep_every_link_and_touch_only_targets(
