@@ -142,8 +142,7 @@ impl Space {
             return Ok(applied);
         }
 
-        let mut written = 0;
-        for p in &prepared {
+        for (written, p) in prepared.iter().enumerate() {
             let result = match &p.after {
                 Some(bytes) => self.root.write(&p.path, bytes),
                 None => self.root.remove(&p.path),
@@ -152,7 +151,6 @@ impl Space {
                 self.roll_back(&prepared[..written]);
                 return Err(e.into());
             }
-            written += 1;
         }
         fault::point("after-write");
 
