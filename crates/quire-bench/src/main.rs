@@ -5,6 +5,7 @@
 //! comparable across machines.
 
 mod extract;
+mod plan;
 mod put;
 mod resolve;
 
@@ -25,6 +26,8 @@ enum Command {
     Resolve(resolve::Args),
     /// `PUT /file` over loopback into a generated repository, one commit per write or batched.
     Put(put::Args),
+    /// Planner: hub rename and folder move, warm and cold.
+    Plan(plan::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -34,9 +37,11 @@ fn main() -> anyhow::Result<()> {
         Command::Extract(args) => extract::run(&args),
         Command::Resolve(args) => resolve::run(&args),
         Command::Put(args) => put::run(&args),
+        Command::Plan(args) => plan::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
+            plan::run(&plan::Args::default())?;
             put::run(&put::Args {
                 mode: put::Mode::Sync,
                 ..put::Args::default()
