@@ -133,19 +133,56 @@ impl Space {
         self.root.dir().is_dir()
     }
 
+    /// Builds the link model from the files: reading and parsing run on every core, the
+    /// (cheap) index inserts on one.
     fn load_vault(&self) -> Result<()> {
         let files = self.root.files()?;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let chunk = files.len().div_ceil(threads).max(1);
+        let loaded: Vec<Result<Vec<Loaded>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(|p| self.load_file(p)).collect()))
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|_| Err(Error::internal("loader thread panicked")))
+                })
+                .collect()
+        });
         let mut vault = Vault::new();
-        for path in files {
-            if path.is_page() || path.is_canvas() {
-                let bytes = self.root.read(&path)?;
-                index_file(&mut vault, &path, Some(&bytes));
-            } else {
-                vault.insert_file(path);
+        for part in loaded {
+            for item in part? {
+                match item {
+                    Loaded::Page(path, parsed) => vault.upsert_parsed(path, parsed),
+                    Loaded::Canvas(path, links) => {
+                        let summary = quire_vault::PageSummary::from_canvas(&path, links);
+                        vault.upsert_summary(path, summary)
+                    }
+                    Loaded::Other(path) => {
+                        vault.insert_file(path);
+                    }
+                }
             }
         }
         *self.vault.write().unwrap_or_else(|p| p.into_inner()) = vault;
         Ok(())
+    }
+
+    fn load_file(&self, path: &PagePath) -> Result<Loaded> {
+        if !(path.is_page() || path.is_canvas()) {
+            return Ok(Loaded::Other(path.clone()));
+        }
+        let bytes = self.root.read(path)?;
+        Ok(match std::str::from_utf8(&bytes) {
+            Ok(text) if path.is_page() => Loaded::Page(path.clone(), quire_syntax::parse(text)),
+            Ok(text) => Loaded::Canvas(path.clone(), quire_syntax::parse_canvas(text)),
+            Err(_) => Loaded::Other(path.clone()),
+        })
     }
 
     /// The index hook of the pipeline: brings the link model up to date for written files.
@@ -290,6 +327,13 @@ impl Space {
             announce: Announce::PerFile,
         })
     }
+}
+
+/// One file read and parsed for the link model.
+enum Loaded {
+    Page(PagePath, quire_syntax::ParsedPage),
+    Canvas(PagePath, Vec<quire_syntax::Link>),
+    Other(PagePath),
 }
 
 /// Which files the link model holds: everything outside `.quire/`.
