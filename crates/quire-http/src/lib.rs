@@ -81,6 +81,10 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(refactor::plan))
         .routes(routes!(refactor::rename))
         .routes(routes!(refactor::rename_dir))
+        .routes(routes!(refactor::apply))
+        .routes(routes!(refactor::approve))
+        .routes(routes!(refactor::pending))
+        .routes(routes!(refactor::revert))
 }
 
 /// The OpenAPI document and the router without state.

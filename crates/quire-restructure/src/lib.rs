@@ -31,7 +31,7 @@ pub use model::{
     PageEdit, PathChange, Plan, Rejected, SplitResult, StateChange, Stats, TextRange,
     UnresolvedLink,
 };
-pub use planner::plan;
+pub use planner::{digest, plan};
 pub use render::{render_text, workspace_edit};
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).

@@ -774,7 +774,7 @@ fn dedup_keep_order(items: &mut Vec<String>) {
 
 /// Hex SHA-256 over the plan without `digest`, `diffs`, `approval`, `warnings`, and the
 /// ETag of every file the plan reads for writing.
-pub(crate) fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
+pub fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
     let mut canonical = plan.clone();
     canonical.digest = String::new();
     canonical.diffs = None;

@@ -15,6 +15,8 @@ pub enum ErrorCode {
     Conflict,
     /// The request is well-formed but cannot be carried out (validation).
     Unprocessable,
+    /// An agent's plan needs a person's approval first.
+    ApprovalRequired,
     /// The body is larger than the limit allows.
     TooLarge,
     /// The content type is not allowed (assets).
@@ -37,6 +39,7 @@ impl ErrorCode {
             ErrorCode::TooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Unprocessable => 422,
+            ErrorCode::ApprovalRequired => 428,
             ErrorCode::Internal => 500,
             ErrorCode::NotImplemented => 501,
             ErrorCode::Unavailable => 503,

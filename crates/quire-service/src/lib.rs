@@ -3,20 +3,25 @@
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on [`Space`] and map [`Error`]s through [`ErrorCode`].
 
+mod apply;
+mod approvals;
 mod assets;
 mod error;
 mod events;
 mod pages;
 mod pipeline;
 mod restructure;
+mod revert;
 mod service;
 mod space;
 
+pub use apply::{is_agent, AppliedResult, ApplyRequest, Refused};
+pub use approvals::PendingApproval;
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use error::{Error, ErrorCode, Result};
 pub use events::{Event, EventBus};
 pub use pages::{ResolvedLink, ResolvedLinks, Template, TocEntry, CHANGES_LIMIT_MAX};
-pub use pipeline::{Announce, Applied, AppliedFile, Change, Expect, FileOp};
+pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 pub use quire_restructure::{workspace_edit, Manifest, ManifestFormat, Plan};
 pub use quire_store::etag;
 pub use restructure::{Relink, Renamed, RenamedDir, PERSONAL_DIR};

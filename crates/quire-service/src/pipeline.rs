@@ -4,7 +4,7 @@
 //! disk only through [`Space::apply`]. A failure after the first file was written restores the
 //! pre-images of every file of the change, so nothing half-written stays on disk.
 
-use quire_store::{etag, fault, ChangeAction, FileChange, Recorded};
+use quire_store::{etag, fault, ChangeAction, FileChange, JournalEntry, Recorded};
 use quire_vault::PagePath;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -51,6 +51,16 @@ pub enum Announce {
     Bulk,
 }
 
+/// When the change is committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CommitMode {
+    /// As the space's versioning says (possibly batched with other writes).
+    #[default]
+    AsConfigured,
+    /// Exactly one commit for this change, made before `apply` returns (restructurings).
+    Now,
+}
+
 /// A change as the pipeline receives it.
 #[derive(Debug, Clone)]
 pub struct Change {
@@ -58,6 +68,7 @@ pub struct Change {
     pub actor: String,
     pub message: String,
     pub announce: Announce,
+    pub commit: CommitMode,
 }
 
 /// What the pipeline did.
@@ -142,14 +153,31 @@ impl Space {
             return Ok(applied);
         }
 
+        // Several files, or a restructuring: a crash must not leave half of it behind.
+        let journaled = prepared.len() > 1 || change.commit == CommitMode::Now;
+        if journaled {
+            let entries: Vec<JournalEntry> = prepared
+                .iter()
+                .map(|p| JournalEntry {
+                    path: p.path.to_string(),
+                    before: p.before.clone(),
+                    after: p.after.as_deref().map(etag),
+                })
+                .collect();
+            self.root.write_journal(&entries)?;
+            fault::point("after-journal");
+        }
         for (written, p) in prepared.iter().enumerate() {
             let result = match &p.after {
                 Some(bytes) => self.root.write(&p.path, bytes),
                 None => self.root.remove(&p.path),
             };
             if let Err(e) = result {
-                self.roll_back(&prepared[..written]);
+                self.roll_back(&prepared[..written], journaled);
                 return Err(e.into());
+            }
+            if written == 0 {
+                fault::point("after-first-write");
             }
         }
         fault::point("after-write");
@@ -165,20 +193,31 @@ impl Space {
                 },
             })
             .collect();
-        match self
-            .history
-            .record(&changes, &change.actor, &change.message)
-        {
+        let recorded = match change.commit {
+            CommitMode::AsConfigured => {
+                self.history
+                    .record(&changes, &change.actor, &change.message)
+            }
+            CommitMode::Now => self
+                .history
+                .record_now(&changes, &change.actor, &change.message),
+        };
+        match recorded {
             Ok(Recorded::Committed(id)) => applied.commit = Some(id),
             Ok(_) => {}
             Err(e) => {
-                self.roll_back(&prepared);
+                self.roll_back(&prepared, journaled);
                 return Err(Error::internal(format!(
                     "commit failed, change rolled back: {e}"
                 )));
             }
         }
         fault::point("after-commit");
+        if journaled {
+            if let Err(e) = self.root.clear_journal() {
+                tracing::error!("removing the journal failed (recovered at next start): {e}");
+            }
+        }
 
         self.index_changes(prepared.iter().map(|p| (&p.path, p.after.as_deref())));
         self.announce(&prepared, &change);
@@ -193,14 +232,22 @@ impl Space {
         }
     }
 
-    fn roll_back(&self, prepared: &[Prepared]) {
+    fn roll_back(&self, prepared: &[Prepared], journaled: bool) {
+        let mut clean = true;
         for p in prepared.iter().rev() {
             let result = match &p.before {
                 Some(bytes) => self.root.write(&p.path, bytes),
                 None => self.root.remove(&p.path),
             };
             if let Err(e) = result {
+                clean = false;
                 tracing::error!("rolling back {} failed: {e}", p.path);
+            }
+        }
+        // A failed rollback keeps the journal: the next start retries it.
+        if journaled && clean {
+            if let Err(e) = self.root.clear_journal() {
+                tracing::error!("removing the journal failed: {e}");
             }
         }
     }

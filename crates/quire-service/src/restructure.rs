@@ -8,9 +8,11 @@ use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::pipeline::{Announce, Applied, Change, Expect, FileOp};
+use crate::pipeline::{Announce, Applied, Change, CommitMode, Expect, FileOp};
 use crate::space::Space;
 
+/// Folder of the comment files (DECISIONS §2).
+pub const COMMENTS_DIR: &str = ".quire/comments";
 /// Folder of the personal-state files (DECISIONS §2).
 pub const PERSONAL_DIR: &str = ".quire/personal";
 
@@ -105,6 +107,7 @@ impl Space {
             actor: actor.to_string(),
             message: message.to_string(),
             announce: Announce::PerFile,
+            commit: CommitMode::Now,
         })
     }
 

@@ -8,7 +8,7 @@ use quire_vault::{PagePath, Vault};
 
 use crate::error::{Error, Result};
 use crate::events::EventBus;
-use crate::pipeline::{Announce, Applied, Change, Expect, FileOp};
+use crate::pipeline::{Announce, Applied, Change, CommitMode, Expect, FileOp};
 
 /// Everything needed to open one space.
 #[derive(Debug, Clone)]
@@ -84,6 +84,8 @@ pub struct Space {
     pub(crate) events: EventBus,
     pub(crate) assets: AssetRules,
     pub(crate) refactor: quire_config::RefactorConfig,
+    /// Serialises read-modify-write of `.quire/state/approvals.json`.
+    pub(crate) approvals_lock: Mutex<()>,
 }
 
 impl Space {
@@ -102,6 +104,7 @@ impl Space {
             events: EventBus::new(),
             assets: settings.assets,
             refactor: settings.refactor,
+            approvals_lock: Mutex::new(()),
         };
         space.load_vault()?;
         Ok(space)
@@ -240,6 +243,7 @@ impl Space {
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,
+            commit: CommitMode::AsConfigured,
         })
     }
 
@@ -255,6 +259,7 @@ impl Space {
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,
+            commit: CommitMode::AsConfigured,
         })
     }
 
@@ -279,6 +284,7 @@ impl Space {
             actor: opts.actor(),
             message,
             announce: Announce::Bulk,
+            commit: CommitMode::AsConfigured,
         })
     }
 
@@ -325,6 +331,7 @@ impl Space {
             }],
             actor: opts.actor(),
             announce: Announce::PerFile,
+            commit: CommitMode::AsConfigured,
         })
     }
 }

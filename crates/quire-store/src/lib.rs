@@ -4,13 +4,15 @@
 mod error;
 pub mod fault;
 mod history;
+pub mod journal;
 mod root;
 
 pub use error::StoreError;
 pub use history::{
-    BlameLine, Change, ChangeAction, ChangesPage, FileChange, History, HistoryOptions, Recorded,
-    Strategy, UnknownStrategy, VersionEntry,
+    BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, FileChange, History,
+    HistoryOptions, Recorded, Strategy, UnknownStrategy, VersionEntry,
 };
+pub use journal::{JournalEntry, Recovery, JOURNAL_PATH};
 pub use root::{Durability, EntryKind, Root, TreeNode};
 
 /// The ETag of some content: its git blob id (SHA-1 of `blob <len>\0<bytes>`) in hex, the same

@@ -85,6 +85,16 @@ impl TestServer {
 
     /// A server over a root that already holds `files`.
     pub fn with(history: HistoryOptions, assets: AssetRules, files: &[(&str, &str)]) -> TestServer {
+        TestServer::configured(history, assets, Default::default(), files)
+    }
+
+    /// Same, with `[refactor]` rules.
+    pub fn configured(
+        history: HistoryOptions,
+        assets: AssetRules,
+        refactor: quire_config::RefactorConfig,
+        files: &[(&str, &str)],
+    ) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         for (path, content) in files {
             let full = dir.path().join(path);
@@ -97,7 +107,7 @@ impl TestServer {
                 root: dir.path().to_path_buf(),
                 history,
                 assets,
-                refactor: Default::default(),
+                refactor,
             }])
             .expect("service opens"),
         );

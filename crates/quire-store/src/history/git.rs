@@ -16,8 +16,8 @@ use git2::{
 use super::batch::{Batch, Batcher};
 use super::repo::{commit_tree, head_commit, IndexSave, IndexSaver, Repo};
 use super::{
-    check_id, rfc3339, unified_diff, BlameLine, Change, ChangeAction, ChangesPage, HistoryOptions,
-    Recorded, VersionEntry,
+    check_id, rfc3339, unified_diff, BlameLine, Change, ChangeAction, ChangesPage, CommitFile,
+    CommitFiles, HistoryOptions, Recorded, VersionEntry,
 };
 use crate::error::StoreError;
 use crate::root::Root;
@@ -85,6 +85,72 @@ impl GitHistory {
                 Ok(Recorded::Committed(oid.to_string()))
             }
         }
+    }
+
+    /// One commit now, whatever the batching: what is queued is committed first, so this
+    /// commit holds exactly `changes` and its id can be returned.
+    pub(crate) fn record_now(
+        &self,
+        changes: Vec<(String, ChangeAction)>,
+        actor: &str,
+        message: &str,
+    ) -> Result<Recorded, StoreError> {
+        if let Some(batcher) = &self.batcher {
+            batcher.flush()?;
+        }
+        let oid = self.repo.commit(&changes, actor, message, IndexSave::Now)?;
+        Ok(Recorded::Committed(oid.to_string()))
+    }
+
+    /// The files a commit changed against its first parent, with their bytes before and
+    /// their blob ids after.
+    pub(crate) fn commit_files(&self, id: &str) -> Result<CommitFiles, StoreError> {
+        self.flush()?;
+        self.repo.with_lock(|state| {
+            let repo = &state.repo;
+            let commit = find_any_commit(repo, id)?;
+            let tree = commit.tree().map_err(StoreError::git("read commit"))?;
+            let parent = commit.parent(0).ok();
+            let parent_tree = match &parent {
+                Some(p) => Some(p.tree().map_err(StoreError::git("read commit"))?),
+                None => None,
+            };
+            let diff = repo
+                .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
+                .map_err(StoreError::git("diff"))?;
+            let mut files = Vec::new();
+            for delta in diff.deltas() {
+                let old = delta.old_file();
+                let new = delta.new_file();
+                let path = new
+                    .path()
+                    .or_else(|| old.path())
+                    .and_then(|p| p.to_str())
+                    .unwrap_or_default()
+                    .to_string();
+                let before = if old.id().is_zero() {
+                    None
+                } else {
+                    let blob = repo
+                        .find_blob(old.id())
+                        .map_err(StoreError::git("read blob"))?;
+                    Some(blob.content().to_vec())
+                };
+                let after = (!new.id().is_zero()).then(|| new.id().to_string());
+                files.push(CommitFile {
+                    path,
+                    before,
+                    after,
+                });
+            }
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            Ok(CommitFiles {
+                id: commit.id().to_string(),
+                parent: parent.map(|p| p.id().to_string()),
+                message: commit.message().unwrap_or_default().to_string(),
+                files,
+            })
+        })
     }
 
     /// Commits what is queued and saves a deferred index, so that git (and a `git status` in
@@ -478,5 +544,37 @@ fn changes_after(
     Ok(ChangesPage {
         changes,
         last_seq: Some(last.to_string()),
+    })
+}
+
+/// A commit by full or abbreviated id, whatever paths it touched.
+fn find_any_commit<'r>(repo: &'r Repository, id: &str) -> Result<Commit<'r>, StoreError> {
+    let not_found = |reason: &str| StoreError::VersionNotFound {
+        path: String::new(),
+        version: id.to_string(),
+        reason: reason.to_string(),
+    };
+    let object = repo
+        .revparse_single(id)
+        .map_err(|_| not_found("no commit has this id"))?;
+    object
+        .peel_to_commit()
+        .map_err(|_| not_found("this id is not a commit"))
+}
+
+/// Whether HEAD holds exactly the after-state of a journaled change (its commit landed).
+pub(crate) fn head_holds(dir: &Path, entries: &[crate::journal::JournalEntry]) -> bool {
+    let Ok(repo) = Repository::open(dir) else {
+        return false;
+    };
+    let Ok(tree) = repo.head().and_then(|h| h.peel_to_tree()) else {
+        return false;
+    };
+    entries.iter().all(|entry| {
+        let now = tree
+            .get_path(Path::new(&entry.path))
+            .ok()
+            .map(|e| e.id().to_string());
+        now == entry.after
     })
 }

@@ -161,6 +161,25 @@ pub struct Change {
     pub timestamp: String,
 }
 
+/// The files one commit changed, as revert needs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitFiles {
+    pub id: String,
+    /// First parent; `None` for the first commit.
+    pub parent: Option<String>,
+    pub message: String,
+    pub files: Vec<CommitFile>,
+}
+
+/// One file of a commit: its bytes before (absent when the commit created it) and its blob id
+/// after (absent when the commit deleted it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitFile {
+    pub path: String,
+    pub before: Option<Vec<u8>>,
+    pub after: Option<String>,
+}
+
 /// A page of the change feed; pass `last_seq` as `since` to continue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChangesPage {
@@ -184,6 +203,12 @@ impl History {
     /// the existing files), and commits whatever changed on disk since the last commit, so the
     /// work tree is clean afterwards.
     pub fn open(root: &Root, opts: HistoryOptions) -> Result<History, StoreError> {
+        // A change a crash interrupted is finished or undone before anything looks at the
+        // work tree (the recovery commit below must not record half a change).
+        crate::journal::recover(root, |entries| match opts.strategy {
+            Strategy::Git => git::head_holds(root.dir(), entries),
+            Strategy::Cow | Strategy::None => false,
+        })?;
         let backend = match opts.strategy {
             Strategy::Git => Backend::Git(git::GitHistory::open(root, &opts)?),
             Strategy::Cow => Backend::Cow(cow::CowHistory::open(root, &opts)?),
@@ -208,6 +233,33 @@ impl History {
             Backend::Git(git) => git.record(changes, actor, message),
             Backend::Cow(cow) => cow.record(&changes, actor, message),
             Backend::None => Ok(Recorded::Unversioned),
+        }
+    }
+
+    /// Records changes as one commit right away, even when commits are otherwise batched, and
+    /// returns its id (git). Restructurings use this: one apply is exactly one commit.
+    pub fn record_now(
+        &self,
+        changes: &[FileChange],
+        actor: &str,
+        message: &str,
+    ) -> Result<Recorded, StoreError> {
+        let changes: Vec<(String, ChangeAction)> = changes
+            .iter()
+            .map(|c| (c.path.as_str().to_owned(), c.action))
+            .collect();
+        match &self.backend {
+            Backend::Git(git) => git.record_now(changes, actor, message),
+            Backend::Cow(cow) => cow.record(&changes, actor, message),
+            Backend::None => Ok(Recorded::Unversioned),
+        }
+    }
+
+    /// The files a commit changed (git only): input to revert.
+    pub fn commit_files(&self, id: &str) -> Result<CommitFiles, StoreError> {
+        match &self.backend {
+            Backend::Git(git) => git.commit_files(id),
+            _ => Err(self.unavailable("revert")),
         }
     }
 

@@ -1,0 +1,108 @@
+//! Human approval of agents' large plans: pending entries and one-hour, one-use approvals,
+//! kept in `.quire/state/approvals.json` so they survive a restart.
+
+use serde::{Deserialize, Serialize};
+
+use quire_vault::PagePath;
+
+use crate::error::{Error, Result};
+use crate::space::Space;
+
+/// Where approvals live (DECISIONS §4).
+pub const APPROVALS_PATH: &str = ".quire/state/approvals.json";
+/// How long an approval is valid.
+pub const APPROVAL_SECONDS: i64 = 3600;
+
+/// A plan an agent tried to apply that needs a person's approval.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PendingApproval {
+    pub digest: String,
+    pub manifest: serde_json::Value,
+    pub actor: String,
+    pub client: String,
+    pub reason: String,
+    /// RFC 3339.
+    pub at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Granted {
+    digest: String,
+    /// Unix seconds.
+    expires_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+struct Book {
+    #[serde(default)]
+    pending: Vec<PendingApproval>,
+    #[serde(default)]
+    approved: Vec<Granted>,
+}
+
+impl Space {
+    fn approvals_path() -> PagePath {
+        PagePath::new(APPROVALS_PATH).expect("constant path is valid")
+    }
+
+    fn with_book<T>(&self, change: impl FnOnce(&mut Book) -> T) -> Result<T> {
+        let _guard = self
+            .approvals_lock
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let path = Space::approvals_path();
+        let mut book: Book = match self.root.read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                tracing::warn!("{APPROVALS_PATH} is unreadable ({e}); starting afresh");
+                Book::default()
+            }),
+            Err(quire_store::StoreError::NotFound { .. }) => Book::default(),
+            Err(e) => return Err(e.into()),
+        };
+        let before = book.clone();
+        let now = chrono::Utc::now().timestamp();
+        book.approved.retain(|g| g.expires_at > now);
+        let out = change(&mut book);
+        if book != before {
+            let bytes = serde_json::to_vec_pretty(&book).map_err(Error::internal)?;
+            self.root.write(&path, &bytes)?;
+        }
+        Ok(out)
+    }
+
+    /// Plans agents tried to apply that wait for a person.
+    pub fn pending_approvals(&self) -> Result<Vec<PendingApproval>> {
+        self.with_book(|book| book.pending.clone())
+    }
+
+    /// Lists an agent's plan as waiting for approval (once per digest).
+    pub(crate) fn add_pending(&self, entry: PendingApproval) -> Result<()> {
+        self.with_book(|book| {
+            if !book.pending.iter().any(|p| p.digest == entry.digest) {
+                book.pending.push(entry);
+            }
+        })
+    }
+
+    /// Records a person's approval of a digest for one apply within the hour.
+    pub(crate) fn grant_approval(&self, digest: &str) -> Result<()> {
+        let expires_at = chrono::Utc::now().timestamp() + APPROVAL_SECONDS;
+        self.with_book(|book| {
+            book.pending.retain(|p| p.digest != digest);
+            book.approved.retain(|g| g.digest != digest);
+            book.approved.push(Granted {
+                digest: digest.to_string(),
+                expires_at,
+            });
+        })
+    }
+
+    /// Uses up an approval of this digest, if a valid one exists.
+    pub(crate) fn take_approval(&self, digest: &str) -> Result<bool> {
+        self.with_book(|book| {
+            let before = book.approved.len();
+            book.approved.retain(|g| g.digest != digest);
+            book.approved.len() != before
+        })
+    }
+}

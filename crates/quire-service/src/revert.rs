@@ -1,0 +1,199 @@
+//! `POST /refactor/revert`: a new commit that restores every file a commit changed to its
+//! previous bytes, refused when any of them changed since.
+
+use std::collections::BTreeMap;
+
+use quire_restructure::{ContentEdit, PathChange, Plan};
+use quire_store::{etag, CommitFile};
+use quire_vault::PagePath;
+
+use crate::apply::{AppliedResult, Refused};
+use crate::error::{Error, ErrorCode};
+use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
+use crate::restructure::COMMENTS_DIR;
+use crate::space::Space;
+use crate::PERSONAL_DIR;
+
+impl Space {
+    /// The plan that reverts `commit`: what would be restored, with `reverts` set.
+    pub fn revert_plan(&self, commit: &str) -> std::result::Result<Plan, Refused> {
+        self.revert_parts(commit).map(|(plan, _)| plan)
+    }
+
+    fn revert_parts(&self, commit: &str) -> std::result::Result<(Plan, Vec<FileOp>), Refused> {
+        let id = commit.trim();
+        if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::bad_request(format!(
+                "{id:?} is not a commit id (hex, full or abbreviated)"
+            ))
+            .into());
+        }
+        if self.history.strategy() != quire_store::Strategy::Git {
+            return Err(
+                Error::new(ErrorCode::NotImplemented, "revert needs git versioning").into(),
+            );
+        }
+        let files = self.history.commit_files(id).map_err(|e| match e {
+            quire_store::StoreError::VersionNotFound { .. } => {
+                Error::bad_request(format!("no commit {id} in this knowledge base"))
+            }
+            other => other.into(),
+        })?;
+        let mut plan = Plan {
+            reverts: Some(files.id.clone()),
+            base: self.history.head(),
+            ..Plan::default()
+        };
+        let mut etags = BTreeMap::new();
+        let mut changed_since = Vec::new();
+        let mut ops = Vec::new();
+        for file in &files.files {
+            let path = PagePath::new(&file.path).map_err(Error::from)?;
+            let current = match self.root.read(&path) {
+                Ok(bytes) => Some(etag(&bytes)),
+                Err(quire_store::StoreError::NotFound { .. }) => None,
+                Err(e) => return Err(Error::from(e).into()),
+            };
+            if current != file.after {
+                changed_since.push(path.to_string());
+                continue;
+            }
+            if let Some(tag) = &current {
+                etags.insert(path.clone(), tag.clone());
+            }
+            ops.push(FileOp {
+                path: path.clone(),
+                content: file.before.clone(),
+                expect: match current {
+                    Some(tag) => Expect::Etag(tag),
+                    None => Expect::Absent,
+                },
+            });
+        }
+        if !changed_since.is_empty() {
+            let error = format!(
+                "files changed since commit {}: {}; revert would discard those changes",
+                short(&files.id),
+                changed_since.join(", ")
+            );
+            plan.errors.push(error.clone());
+            return Err(Refused {
+                code: ErrorCode::Unprocessable,
+                error,
+                plan: Some(Box::new(plan)),
+            });
+        }
+        describe(&mut plan, &files.files);
+        plan.digest = quire_restructure::digest(&plan, &etags);
+        Ok((plan, ops))
+    }
+
+    /// Reverts a commit as a new commit (or only plans it with `dry_run`).
+    pub fn revert(
+        &self,
+        commit: &str,
+        digest: Option<&str>,
+        actor: &str,
+    ) -> std::result::Result<(AppliedResult, Plan), Refused> {
+        let (plan, ops) = self.revert_parts(commit)?;
+        if let Some(d) = digest {
+            if d != plan.digest {
+                return Err(Refused {
+                    code: ErrorCode::Conflict,
+                    error: "the revert plan no longer has this digest; review the fresh plan"
+                        .into(),
+                    plan: Some(Box::new(plan)),
+                });
+            }
+        }
+        let reverted = plan.reverts.clone().unwrap_or_default();
+        let message = format!(
+            "Revert {}\n\nQuire-Actor: {}\nQuire-Client: rest\nQuire-Refactor-Digest: {}\nQuire-Reverts: {}\n",
+            short(&reverted),
+            actor.replace(['\n', '\r'], " "),
+            plan.digest,
+            reverted
+        );
+        if ops.is_empty() {
+            return Ok((AppliedResult::default(), plan));
+        }
+        let change = Change {
+            ops,
+            actor: actor.to_string(),
+            message,
+            announce: Announce::PerFile,
+            commit: CommitMode::Now,
+        };
+        let applied = match self.apply(change) {
+            Ok(applied) => applied,
+            Err(e) if e.code == ErrorCode::Conflict => {
+                return Err(Refused {
+                    code: ErrorCode::Conflict,
+                    error: e.message,
+                    plan: Some(Box::new(plan)),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut result = AppliedResult {
+            commit: applied.commit,
+            ..AppliedResult::default()
+        };
+        for file in &applied.files {
+            let p = file.path.as_str();
+            if p.starts_with(COMMENTS_DIR) || p.starts_with(PERSONAL_DIR) {
+                result.side_files += 1;
+            } else if file.etag.is_some() {
+                result.written += 1;
+            } else {
+                result.deleted += 1;
+            }
+        }
+        Ok((result, plan))
+    }
+}
+
+fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}
+
+/// Fills the plan's records: renames undone become `moves`, other files `content_edits`.
+fn describe(plan: &mut Plan, files: &[CommitFile]) {
+    let mut used = vec![false; files.len()];
+    for (i, added) in files.iter().enumerate() {
+        if added.before.is_some() {
+            continue;
+        }
+        let Some(after) = &added.after else { continue };
+        if let Some(j) = files.iter().position(|f| {
+            f.after.is_none() && f.before.as_deref().map(etag).as_deref() == Some(after.as_str())
+        }) {
+            if let (Ok(from), Ok(to)) = (PagePath::new(&added.path), PagePath::new(&files[j].path))
+            {
+                plan.moves.push(PathChange { from, to });
+                used[i] = true;
+                used[j] = true;
+            }
+        }
+    }
+    for (file, used) in files.iter().zip(used) {
+        if used {
+            continue;
+        }
+        let Ok(path) = PagePath::new(&file.path) else {
+            continue;
+        };
+        let change = match (&file.before, &file.after) {
+            (Some(_), Some(_)) => "restore the previous content",
+            (Some(_), None) => "restore the deleted file",
+            (None, _) => "delete the file the commit created",
+        };
+        plan.content_edits.push(ContentEdit {
+            path,
+            from: None,
+            changes: vec![change.to_string()],
+        });
+    }
+    plan.moves.sort();
+    plan.stats.pages = files.len();
+}
