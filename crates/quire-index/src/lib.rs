@@ -1,0 +1,267 @@
+//! The derived SQLite index of a knowledge root at `.quire/state/index.db`: opening it in WAL
+//! mode, its schema version, recreating it when it is damaged, and the tables kept in it
+//! (today: `claims`).
+//!
+//! *Architecture Invariant*: everything in the database can be lost. Files and git are the
+//! truth; claims are leases. So a database that cannot be read, or that was written by an
+//! unknown schema version, is deleted and created afresh instead of being repaired.
+
+mod claims;
+mod error;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension};
+
+pub use claims::{Claim, ClaimError, Claims, ReleaseError};
+pub use error::IndexError;
+
+/// Where the index lives inside a knowledge root (DECISIONS §2).
+pub const INDEX_FILE: &str = ".quire/state/index.db";
+
+/// The schema this build writes; any other value in `schema_version` means "recreate".
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How long a statement waits for another connection (another process on the same root, such
+/// as `quire refactor apply --root`) to finish writing before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+const SCHEMA: &str = "
+    CREATE TABLE schema_version (version INTEGER NOT NULL);
+    CREATE TABLE claims (
+        path       TEXT PRIMARY KEY NOT NULL,
+        actor      TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        lease_ms   INTEGER NOT NULL
+    );
+    CREATE INDEX claims_expiry ON claims (expires_at);
+";
+
+/// An open index database. One connection behind a mutex: the handlers of every thread share
+/// it, and the statements it runs are short.
+pub struct Index {
+    path: PathBuf,
+    connection: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index").field("path", &self.path).finish()
+    }
+}
+
+impl Index {
+    /// Opens (or creates) the index of the knowledge root `root`. A damaged file or one from
+    /// another schema version is replaced by an empty index, with a warning in the log.
+    pub fn open(root: &Path) -> Result<Index, IndexError> {
+        Index::open_file(&root.join(INDEX_FILE))
+    }
+
+    /// Opens (or creates) the index database at `path`; [`Index::open`] names the usual place.
+    pub fn open_file(path: &Path) -> Result<Index, IndexError> {
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|source| IndexError::CreateFolder {
+                path: folder.to_path_buf(),
+                source,
+            })?;
+        }
+        let connection = match connect(path) {
+            Ok(connection) => connection,
+            Err(Unusable(reason)) => {
+                tracing::warn!(
+                    "index {} is unusable ({reason}); recreating it (active claims are lost)",
+                    path.display()
+                );
+                remove_database(path)?;
+                connect(path).map_err(|Unusable(reason)| IndexError::Unusable {
+                    path: path.to_path_buf(),
+                    reason,
+                })?
+            }
+        };
+        Ok(Index {
+            path: path.to_path_buf(),
+            connection: Mutex::new(connection),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The claims table: advisory leases on paths.
+    pub fn claims(&self) -> Claims<'_> {
+        Claims::new(self)
+    }
+
+    /// The one connection. A thread that panicked while holding it cannot have left a
+    /// transaction half-done (rusqlite rolls back on drop), so a poisoned lock is still usable.
+    pub(crate) fn connection(&self) -> MutexGuard<'_, Connection> {
+        self.connection.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn sqlite_error(&self, source: rusqlite::Error) -> IndexError {
+        IndexError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+/// Why an existing database file cannot be used as it is.
+struct Unusable(String);
+
+impl From<rusqlite::Error> for Unusable {
+    fn from(e: rusqlite::Error) -> Unusable {
+        Unusable(e.to_string())
+    }
+}
+
+/// Opens the file, switches it to WAL and checks (or creates) the schema.
+fn connect(path: &Path) -> Result<Connection, Unusable> {
+    let mut connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    // The first read of a file that is no SQLite database fails here (SQLITE_NOTADB).
+    let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Unusable(format!("journal mode stays {mode:?}, not WAL")));
+    }
+    // WAL makes NORMAL durable enough for derived data and much faster than FULL.
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    let tx = connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let tables: i64 = tx.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+        [],
+        |row| row.get(0),
+    )?;
+    if tables == 0 {
+        tx.execute_batch(SCHEMA)?;
+        tx.execute(
+            "INSERT INTO schema_version (version) VALUES (?1)",
+            [SCHEMA_VERSION],
+        )?;
+    } else {
+        let version: Option<i64> = tx
+            .query_row("SELECT max(version) FROM schema_version", [], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(|e| Unusable(format!("no readable schema version: {e}")))?
+            .flatten();
+        if version != Some(SCHEMA_VERSION) {
+            return Err(Unusable(format!(
+                "schema version {} where {SCHEMA_VERSION} is expected",
+                version.map_or_else(|| "missing".to_string(), |v| v.to_string())
+            )));
+        }
+    }
+    tx.commit()?;
+    Ok(connection)
+}
+
+/// Deletes the database with its WAL and shared-memory files.
+fn remove_database(path: &Path) -> Result<(), IndexError> {
+    let mut companions = Vec::with_capacity(3);
+    companions.push(path.to_path_buf());
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        companions.push(PathBuf::from(name));
+    }
+    for file in companions {
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(IndexError::Remove { path: file, source }),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_creates_the_database_under_quire_state_in_wal_mode() {
+        let root = tempfile::tempdir().unwrap();
+        let index = Index::open(root.path()).unwrap();
+        assert_eq!(index.path(), root.path().join(".quire/state/index.db"));
+        assert!(index.path().is_file());
+        let mode: String = index
+            .connection()
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn reopening_keeps_the_schema_version() {
+        let root = tempfile::tempdir().unwrap();
+        drop(Index::open(root.path()).unwrap());
+        let index = Index::open(root.path()).unwrap();
+        let version: i64 = index
+            .connection()
+            .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn damaged_or_foreign_databases_are_recreated_empty() {
+        type Damage = fn(&Path);
+        let cases: [(&str, Damage); 3] = [
+            ("garbage bytes", |path| {
+                std::fs::write(path, b"this is not a database, just text".repeat(200)).unwrap()
+            }),
+            ("unknown schema version", |path| {
+                let c = Connection::open(path).unwrap();
+                c.execute_batch(
+                    "CREATE TABLE schema_version (version INTEGER NOT NULL);
+                     INSERT INTO schema_version VALUES (999);
+                     CREATE TABLE claims (path TEXT, actor TEXT);
+                     INSERT INTO claims VALUES ('a.md', 'old');",
+                )
+                .unwrap();
+            }),
+            ("tables but no version table", |path| {
+                let c = Connection::open(path).unwrap();
+                c.execute_batch("CREATE TABLE other (x); INSERT INTO other VALUES (1);")
+                    .unwrap();
+            }),
+        ];
+        for (name, damage) in cases {
+            let root = tempfile::tempdir().unwrap();
+            let file = root.path().join(INDEX_FILE);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            damage(&file);
+            let index = Index::open(root.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let tables: Vec<String> = {
+                let c = index.connection();
+                let mut stmt = c
+                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                    .unwrap();
+                let rows = stmt.query_map([], |row| row.get(0)).unwrap();
+                rows.map(Result::unwrap).collect()
+            };
+            assert_eq!(tables, ["claims", "schema_version"], "{name}");
+            let claims: i64 = index
+                .connection()
+                .query_row("SELECT count(*) FROM claims", [], |row| row.get(0))
+                .unwrap();
+            assert_eq!(claims, 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_index_path_that_is_a_folder_is_an_error_not_a_panic() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(INDEX_FILE).join("occupied")).unwrap();
+        let error = Index::open(root.path()).unwrap_err();
+        assert!(matches!(error, IndexError::Remove { .. }), "{error:?}");
+    }
+}
