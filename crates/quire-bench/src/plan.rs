@@ -42,7 +42,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     generated.write_to(dir.path())?;
     let hub = generated.hub().context("the vault has a hub")?.to_string();
     let folder = tenth_folder(&generated.page_paths(), args.pages);
-    let hub_name = Path::new(&hub).file_name().unwrap().to_string_lossy().to_string();
+    let hub_name = Path::new(&hub)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
     let scenarios = [
         (
             "rename hub",

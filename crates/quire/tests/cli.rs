@@ -35,7 +35,11 @@ fn init_creates_config_and_a_first_commit() {
     assert!(dir.path().join("kb/.quire/config.toml").is_file());
     let repo = git2::Repository::open(dir.path().join("kb")).unwrap();
     let head = repo.head().unwrap().peel_to_commit().unwrap();
-    assert!(head.tree().unwrap().get_path(Path::new(".quire/config.toml")).is_ok());
+    assert!(head
+        .tree()
+        .unwrap()
+        .get_path(Path::new(".quire/config.toml"))
+        .is_ok());
     // A second init keeps the configuration.
     let out = quire(&["init", "kb"], dir.path());
     assert!(text(&out.stdout).contains("already a knowledge root"));
@@ -51,18 +55,38 @@ fn refactor_plan_prints_a_summary_and_writes_nothing() {
     )
     .unwrap();
     let out = quire(
-        &["refactor", "plan", "m.yaml", "--root", root.to_str().unwrap(), "--diff"],
+        &[
+            "refactor",
+            "plan",
+            "m.yaml",
+            "--root",
+            root.to_str().unwrap(),
+            "--diff",
+        ],
         dir.path(),
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    assert!(stdout.contains("move notes/b.md -> archive/b.md"), "{stdout}");
+    assert!(
+        stdout.contains("move notes/b.md -> archive/b.md"),
+        "{stdout}"
+    );
     assert!(stdout.contains("../archive/b.md"), "{stdout}");
-    assert!(stdout.contains("+See [B](../archive/b.md)"), "diff shown: {stdout}");
+    assert!(
+        stdout.contains("+See [B](../archive/b.md)"),
+        "diff shown: {stdout}"
+    );
     assert!(root.join("notes/b.md").exists(), "planning writes nothing");
 
     let out = quire(
-        &["refactor", "plan", "m.yaml", "--root", root.to_str().unwrap(), "--json"],
+        &[
+            "refactor",
+            "plan",
+            "m.yaml",
+            "--root",
+            root.to_str().unwrap(),
+            "--json",
+        ],
         dir.path(),
     );
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
@@ -74,20 +98,44 @@ fn refactor_plan_exits_1_on_plan_errors_and_2_on_bad_manifests() {
     let dir = tempfile::tempdir().unwrap();
     let root = root_with_pages(dir.path());
     let r = root.to_str().unwrap();
-    std::fs::write(dir.path().join("taken.yaml"), "moves:\n  - from: notes/a.md\n    to: notes/b.md\n").unwrap();
+    std::fs::write(
+        dir.path().join("taken.yaml"),
+        "moves:\n  - from: notes/a.md\n    to: notes/b.md\n",
+    )
+    .unwrap();
     let out = quire(&["refactor", "plan", "taken.yaml", "--root", r], dir.path());
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("exists"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("exists"),
+        "{}",
+        text(&out.stdout)
+    );
 
     std::fs::write(dir.path().join("bad.yaml"), "mvoes: []\n").unwrap();
     let out = quire(&["refactor", "plan", "bad.yaml", "--root", r], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("mvoes"), "{}", text(&out.stderr));
 
-    let out = quire(&["refactor", "plan", "missing.yaml", "--root", r], dir.path());
+    let out = quire(
+        &["refactor", "plan", "missing.yaml", "--root", r],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2));
 
-    let out = quire(&["refactor", "plan", "taken.yaml", "--server", "http://127.0.0.1:9"], dir.path());
+    let out = quire(
+        &[
+            "refactor",
+            "plan",
+            "taken.yaml",
+            "--server",
+            "http://127.0.0.1:9",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("cannot reach a quire server"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot reach a quire server"),
+        "{}",
+        text(&out.stderr)
+    );
 }
