@@ -128,3 +128,55 @@ fn serve_creates_and_initialises_the_root_and_records_writes() {
     assert!(found, "the write shows up in /versions");
     assert_clean(&root);
 }
+
+fn read(root: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(root.join(path)).ok()
+}
+
+/// A rename that rewrites links is a multi-file change: killed at any point before its commit
+/// it is rolled back at the next start; killed after the commit it is kept.
+#[test]
+fn a_restructuring_killed_mid_apply_is_rolled_back_unless_its_commit_landed() {
+    for (point, landed) in [
+        ("after-journal", false),
+        ("after-first-write", false),
+        ("after-write", false),
+        ("after-commit", true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("kb");
+        std::fs::create_dir_all(root.join("notes")).unwrap();
+        let a = "# A\n\nSee [B](b.md).\n";
+        std::fs::write(root.join("notes/a.md"), a).unwrap();
+        std::fs::write(root.join("notes/b.md"), "# B\n").unwrap();
+        drop(start(&root, None)); // first start: the git repository and its first commit
+
+        let mut server = start(&root, Some(point));
+        let result = ureq::post(&format!("{}/rename", server.base))
+            .set("X-Actor", "alice")
+            .send_json(serde_json::json!({"from": "notes/b.md", "to": "archive/b.md"}));
+        assert!(result.is_err(), "{point}: the process dies before answering");
+        assert!(!server.child.wait().unwrap().success(), "{point}");
+
+        let server = start(&root, None);
+        assert!(
+            !root.join(".quire/state/refactor-journal.json").exists(),
+            "{point}: journal resolved at start"
+        );
+        assert_clean(&root);
+        if landed {
+            assert_eq!(read(&root, "archive/b.md").as_deref(), Some("# B\n"), "{point}");
+            assert_eq!(read(&root, "notes/b.md"), None, "{point}");
+            assert_eq!(read(&root, "notes/a.md").unwrap(), "# A\n\nSee [B](../archive/b.md).\n");
+            assert!(head_tree_has(&root, "archive/b.md"));
+        } else {
+            assert_eq!(read(&root, "notes/b.md").as_deref(), Some("# B\n"), "{point}: rolled back");
+            assert_eq!(read(&root, "archive/b.md"), None, "{point}: rolled back");
+            assert_eq!(read(&root, "notes/a.md").unwrap(), a, "{point}: rolled back");
+            assert!(!head_tree_has(&root, "archive/b.md"), "{point}");
+        }
+        // The server works normally afterwards.
+        let r = ureq::get(&format!("{}/file?path=notes/a.md", server.base)).call();
+        assert!(r.is_ok(), "{point}");
+    }
+}
