@@ -1,7 +1,7 @@
 //! Destination checks (DECISIONS §4): portable names, collisions with what exists after
 //! the manifest (a destination the same manifest vacates is free), one file per destination.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use quire_vault::{PagePath, Vault};
 use unicode_normalization::UnicodeNormalization;
@@ -19,49 +19,90 @@ pub(crate) struct Accepted {
     pub(crate) to: PagePath,
 }
 
-/// The paths of the root after the manifest, as far as names go.
-pub(crate) struct AfterNames {
-    files: BTreeSet<PagePath>,
-    folders: BTreeSet<String>,
+/// The paths of the root after the manifest, as far as names go. Files are the sorted
+/// before-list minus `vacated` plus the destinations, asked rather than copied; only the
+/// folders, and the lowercased paths that some destination shares, are collected.
+pub(crate) struct AfterNames<'a> {
+    before: &'a [PagePath],
+    vacated: &'a BTreeSet<PagePath>,
+    added: BTreeSet<PagePath>,
+    folders: HashSet<String>,
     lower_files: HashMap<String, Vec<PagePath>>,
     lower_folders: HashMap<String, Vec<String>>,
 }
 
-impl AfterNames {
-    /// Files of `before` minus `vacated`, plus the planned destinations.
-    pub(crate) fn new<'a>(
-        before: impl Iterator<Item = &'a PagePath>,
-        vacated: &BTreeSet<PagePath>,
-        destinations: impl Iterator<Item = &'a PagePath>,
-    ) -> AfterNames {
+impl<'a> AfterNames<'a> {
+    /// Files of `before` (sorted) minus `vacated`, plus the planned destinations.
+    pub(crate) fn new<'d>(
+        before: &'a [PagePath],
+        vacated: &'a BTreeSet<PagePath>,
+        destinations: impl Iterator<Item = &'d PagePath>,
+    ) -> AfterNames<'a> {
         let mut names = AfterNames {
-            files: BTreeSet::new(),
-            folders: BTreeSet::new(),
+            before,
+            vacated,
+            added: BTreeSet::new(),
+            folders: HashSet::new(),
             lower_files: HashMap::new(),
             lower_folders: HashMap::new(),
         };
-        for path in before.filter(|p| !vacated.contains(*p)).chain(destinations) {
-            names.add(path);
+        let mut fresh = Vec::new();
+        for path in destinations {
+            // Destinations are what the checks ask about, so only their keys are kept.
+            names
+                .lower_files
+                .entry(path.as_str().to_lowercase())
+                .or_default();
+            if !names.in_before(path.as_str()) && names.added.insert(path.clone()) {
+                fresh.push(path.clone());
+            }
+        }
+        let mut lower = String::new();
+        let mut last_folder = None;
+        let kept = before.iter().filter(|p| !vacated.contains(*p));
+        for path in kept.chain(fresh.iter()) {
+            lower.clear();
+            if path.as_str().is_ascii() {
+                lower.extend(path.as_str().chars().map(|c| c.to_ascii_lowercase()));
+            } else {
+                lower.push_str(&path.as_str().to_lowercase());
+            }
+            if let Some(same) = names.lower_files.get_mut(lower.as_str()) {
+                same.push(path.clone());
+            }
+            // Files come mostly folder by folder, so most share the previous one's folder.
+            if last_folder != Some(path.folder()) {
+                names.add_folders(path.folder());
+                last_folder = Some(path.folder());
+            }
         }
         names
     }
 
-    fn add(&mut self, path: &PagePath) {
-        if !self.files.insert(path.clone()) {
-            return;
-        }
-        self.lower_files
-            .entry(path.as_str().to_lowercase())
-            .or_default()
-            .push(path.clone());
-        let mut folder = path.folder();
-        while !folder.is_empty() && self.folders.insert(folder.to_owned()) {
+    fn add_folders(&mut self, mut folder: &str) {
+        while !folder.is_empty() && !self.folders.contains(folder) {
+            self.folders.insert(folder.to_owned());
             self.lower_folders
                 .entry(folder.to_lowercase())
                 .or_default()
                 .push(folder.to_owned());
             folder = folder.rfind('/').map_or("", |i| &folder[..i]);
         }
+    }
+
+    fn in_before(&self, path: &str) -> bool {
+        match self
+            .before
+            .binary_search_by(|probe| probe.as_str().cmp(path))
+        {
+            Ok(i) => !self.vacated.contains(&self.before[i]),
+            Err(_) => false,
+        }
+    }
+
+    /// Is there a file at `path` after the manifest?
+    pub(crate) fn is_file(&self, path: &str) -> bool {
+        self.in_before(path) || self.added.contains(path)
     }
 
     pub(crate) fn is_folder(&self, path: &str) -> bool {
@@ -159,7 +200,7 @@ fn collision(
     }
     let mut folder = to.folder();
     while !folder.is_empty() {
-        if after.files.contains(folder) {
+        if after.is_file(folder) {
             return Some((
                 ConflictCode::ParentIsFile,
                 format!("`{folder}` is a file, it cannot hold `{to}`"),

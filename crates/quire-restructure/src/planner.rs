@@ -95,9 +95,41 @@ struct Planner<'w, 'a> {
     ops: OpSet,
     /// ETags of every file the plan reads for writing, for the digest.
     etags: BTreeMap<PagePath, String>,
-    /// Texts of written pages before and after, for diffs.
+    /// Texts of written pages before and after, kept only when diffs are wanted.
     written: Vec<(PagePath, PagePath, String, String)>,
+    diffs: Diffs,
 }
+
+/// Whether the plan carries diffs, so written texts must be kept until the end.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Diffs {
+    Wanted,
+    Skipped,
+}
+
+/// One page's link check: where it is and will be, and what to resolve against.
+#[derive(Clone, Copy)]
+struct Look<'l> {
+    source: &'l PagePath,
+    source_after: &'l PagePath,
+    moved: bool,
+    after: &'l AfterVault<'l>,
+    keys: &'l NameKeys,
+    relink_vault: &'l Vault,
+}
+
+/// What checking one page's links found, added to the plan once the page is settled.
+#[derive(Default)]
+struct Findings {
+    unresolved: Vec<UnresolvedLink>,
+    warnings: Vec<String>,
+    changes: Vec<LinkChange>,
+    edits: Vec<(Range<usize>, String)>,
+    failures: Vec<String>,
+}
+
+/// A link must be rewritten, and only the page's text can say how.
+struct NeedsText;
 
 impl<'w, 'a> Planner<'w, 'a> {
     fn new(ws: &'w Workspace<'a>, manifest: &'w Manifest) -> Self {
@@ -115,6 +147,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             ops: OpSet::default(),
             etags: BTreeMap::new(),
             written: Vec::new(),
+            diffs: Diffs::Skipped,
         }
     }
 
@@ -139,7 +172,9 @@ impl<'w, 'a> Planner<'w, 'a> {
     }
 
     fn run(&mut self, opts: &PlanOptions) {
-        let _ = opts;
+        if opts.diffs {
+            self.diffs = Diffs::Wanted;
+        }
         self.unsupported();
         let files: Vec<PagePath> = self.ws.vault.files().cloned().collect();
         let list = FileList::new(&files);
@@ -233,7 +268,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             .iter()
             .filter_map(|item| PagePath::new(&item.to).ok())
             .collect();
-        let names = AfterNames::new(list.all().iter(), &vacated, destinations.iter());
+        let names = AfterNames::new(list.all(), &vacated, destinations.iter());
         let (accepted, conflicts) = check(&selected, self.ws.vault, &vacated, &names);
         self.plan.conflicts.extend(conflicts);
         for item in accepted {
@@ -353,22 +388,20 @@ impl<'w, 'a> Planner<'w, 'a> {
         let vault = self.ws.vault;
         // Name keys of everything whose links can change: vacated files (links to them),
         // relink sources, and destinations (links they may capture).
-        let mut keys: HashSet<String> = HashSet::new();
+        let mut keys = NameKeys::new();
         for path in vacated
             .iter()
             .chain(self.moves.values())
             .chain(self.relinks.keys())
         {
-            keys.insert(fold_key(path.name()));
-            if path.is_page() {
-                keys.insert(fold_key(path.stem()));
-            }
+            keys.add(path);
         }
         let relink_vault: Vault = self.relinks.keys().cloned().collect();
         let guard = Guard::new(self.ws);
         let mut pages = 0usize;
         let mut links = 0usize;
         let mut candidates: Vec<PagePath> = Vec::new();
+        let mut buffer = String::new();
         for (source, summary) in vault.pages() {
             pages += 1;
             links += summary.links.len();
@@ -379,7 +412,7 @@ impl<'w, 'a> Planner<'w, 'a> {
                 || summary
                     .links
                     .iter()
-                    .any(|link| link_may_change(link, &keys))
+                    .any(|link| keys.may_change(link, &mut buffer))
             {
                 candidates.push(source.clone());
             }
@@ -428,7 +461,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         &mut self,
         source: &PagePath,
         after: &AfterVault,
-        keys: &HashSet<String>,
+        keys: &NameKeys,
         relink_vault: &Vault,
         guard: &Guard,
     ) {
@@ -445,92 +478,40 @@ impl<'w, 'a> Planner<'w, 'a> {
             }
             return;
         };
-        let parsed_links = if source.is_canvas() {
-            parse_canvas(&file.text)
-        } else {
-            parse(&file.text).links
+        let look = Look {
+            source,
+            source_after: &source_after,
+            moved: moved.is_some(),
+            after,
+            keys,
+            relink_vault,
         };
-        let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-        let mut changes: Vec<LinkChange> = Vec::new();
-        let mut failures: Vec<String> = Vec::new();
-        for link in &parsed_links {
-            if moved.is_none() && !link_may_change(link, keys) {
-                continue;
+        // The vault's summary holds the links the parser finds in this text, so it settles
+        // every page where nothing must be rewritten; a page that is written is parsed
+        // again, so that its spans come from the very text the plan replaces bytes in.
+        let summary = self.ws.vault.page(source).map(|summary| &summary.links);
+        let found = match summary.and_then(|links| self.examine(&look, links, None).ok()) {
+            Some(found) => found,
+            None => {
+                let parsed = if source.is_canvas() {
+                    parse_canvas(&file.text)
+                } else {
+                    parse(&file.text).links
+                };
+                // With the text at hand every link is settled, so this is never `Err`.
+                self.examine(&look, &parsed, Some(&file.text))
+                    .unwrap_or_default()
             }
-            if link.target.trim().is_empty() {
-                continue;
-            }
-            let before = self.ws.vault.resolve(source, link);
-            let (intended, was_ambiguous) = match &before {
-                Resolution::Resolved {
-                    step: Step::SamePage,
-                    ..
-                } => continue,
-                Resolution::Resolved { path, .. } => (self.image(path), before.is_ambiguous()),
-                Resolution::Unresolved => {
-                    self.plan.integrity.unresolved.push(UnresolvedLink {
-                        source: source.clone(),
-                        target: link.target.clone(),
-                    });
-                    let old = resolve_in(relink_vault, source, link.kind, &link.target);
-                    match old.path().and_then(|old| self.relinks.get(old)) {
-                        Some(now) => (now.clone(), false),
-                        None => {
-                            let later = after.resolve(&source_after, link.kind, &link.target);
-                            if let Some(found) = later.path() {
-                                self.plan.warnings.push(format!(
-                                    "`{source}`: link `{}` resolves to nothing now but will resolve to `{found}` after this plan",
-                                    link.target
-                                ));
-                            }
-                            continue;
-                        }
-                    }
-                }
-            };
-            let keep = if after.is_added(&intended)
-                && after
-                    .added_answer(&source_after, link.kind, &link.target)
-                    .as_ref()
-                    != Some(&intended)
-            {
-                false
-            } else {
-                let now = after.resolve(&source_after, link.kind, &link.target);
-                now.path() == Some(&intended) && (!now.is_ambiguous() || was_ambiguous)
-            };
-            if keep && before.is_resolved() {
-                continue;
-            }
-            let written = &file.text[link.target_span.clone()];
-            match new_target(link, written, &source_after, &intended, after) {
-                Ok(new) => {
-                    if new == written {
-                        continue;
-                    }
-                    let occurrence = {
-                        let whole = &file.text[link.span.clone()];
-                        let offset = link.target_span.start - link.span.start;
-                        let mut changed = whole.to_owned();
-                        changed.replace_range(offset..offset + written.len(), &new);
-                        (whole.to_owned(), changed)
-                    };
-                    changes.push(LinkChange {
-                        line: line_of(&file.text, link.target_span.start),
-                        old: written.to_owned(),
-                        new: new.clone(),
-                        occurrence: Some(occurrence),
-                        range: Some(text_range(&file.text, link.target_span.clone())),
-                    });
-                    edits.push((link.target_span.clone(), new));
-                }
-                Err(why) => failures.push(format!(
-                    "`{source}` line {}: link `{}` to `{intended}` cannot be kept: {why}",
-                    line_of(&file.text, link.target_span.start),
-                    link.target
-                )),
-            }
-        }
+        };
+        let Findings {
+            unresolved,
+            warnings,
+            changes,
+            edits,
+            failures,
+        } = found;
+        self.plan.integrity.unresolved.extend(unresolved);
+        self.plan.warnings.extend(warnings);
         for failure in failures {
             self.error(failure);
         }
@@ -563,24 +544,123 @@ impl<'w, 'a> Planner<'w, 'a> {
         match (moved, new_text) {
             (Some(to), Some(text)) => {
                 self.ops.deletes.push((source.clone(), file.etag.clone()));
-                self.written
-                    .push((source.clone(), to.clone(), file.text.clone(), text.clone()));
+                if self.diffs == Diffs::Wanted {
+                    self.written
+                        .push((source.clone(), to.clone(), file.text, text.clone()));
+                }
                 self.ops.writes.push((to, text, None));
             }
             (Some(to), None) => self.ops.moves.push((source.clone(), to, file.etag)),
             (None, Some(text)) => {
-                self.written.push((
-                    source.clone(),
-                    source.clone(),
-                    file.text.clone(),
-                    text.clone(),
-                ));
+                if self.diffs == Diffs::Wanted {
+                    self.written
+                        .push((source.clone(), source.clone(), file.text, text.clone()));
+                }
                 self.ops
                     .writes
                     .push((source.clone(), text, Some(file.etag)));
             }
             (None, None) => {}
         }
+    }
+
+    /// Checks `links` of one page. Without `text` (links from the vault's summary) it
+    /// stops with `Err(NeedsText)` at the first link that must be rewritten.
+    fn examine(
+        &self,
+        look: &Look,
+        links: &[Link],
+        text: Option<&str>,
+    ) -> Result<Findings, NeedsText> {
+        let Look {
+            source,
+            source_after,
+            moved,
+            after,
+            keys,
+            relink_vault,
+        } = *look;
+        let mut found = Findings::default();
+        let mut buffer = String::new();
+        for link in links {
+            if !moved && !keys.may_change(link, &mut buffer) {
+                continue;
+            }
+            if link.target.trim().is_empty() {
+                continue;
+            }
+            let before = after.before(source, link.kind, &link.target);
+            let (intended, was_ambiguous) = match (before.step(), before.path()) {
+                (Some(Step::SamePage), _) => continue,
+                (Some(_), Some(path)) => (self.image(path), before.is_ambiguous()),
+                _ => {
+                    found.unresolved.push(UnresolvedLink {
+                        source: source.clone(),
+                        target: link.target.clone(),
+                    });
+                    let old = resolve_in(relink_vault, source, link.kind, &link.target);
+                    match old.path().and_then(|old| self.relinks.get(old)) {
+                        Some(now) => (now.clone(), false),
+                        None => {
+                            let later = after.resolve(source_after, link.kind, &link.target);
+                            if let Some(found_path) = later.path() {
+                                found.warnings.push(format!(
+                                    "`{source}`: link `{}` resolves to nothing now but will resolve to `{found_path}` after this plan",
+                                    link.target
+                                ));
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            let keep = if after.is_added(&intended)
+                && after
+                    .added_answer(source_after, link.kind, &link.target)
+                    .as_ref()
+                    != Some(&intended)
+            {
+                false
+            } else {
+                let now = after.resolve(source_after, link.kind, &link.target);
+                now.path() == Some(&intended) && (!now.is_ambiguous() || was_ambiguous)
+            };
+            if keep && before.is_resolved() {
+                continue;
+            }
+            let Some(text) = text else {
+                return Err(NeedsText);
+            };
+            let written = &text[link.target_span.clone()];
+            match new_target(link, written, source_after, &intended, after) {
+                Ok(new) => {
+                    if new == written {
+                        continue;
+                    }
+                    let occurrence = {
+                        let whole = &text[link.span.clone()];
+                        let offset = link.target_span.start - link.span.start;
+                        let mut changed = whole.to_owned();
+                        changed.replace_range(offset..offset + written.len(), &new);
+                        (whole.to_owned(), changed)
+                    };
+                    found.changes.push(LinkChange {
+                        line: line_of(text, link.target_span.start),
+                        old: written.to_owned(),
+                        new: new.clone(),
+                        occurrence: Some(occurrence),
+                        range: Some(text_range(text, link.target_span.clone())),
+                    });
+                    found.edits.push((link.target_span.clone(), new));
+                }
+                Err(why) => found.failures.push(format!(
+                    "`{source}` line {}: link `{}` to `{intended}` cannot be kept: {why}",
+                    line_of(text, link.target_span.start),
+                    link.target
+                )),
+            }
+        }
+        Ok(found)
     }
 
     /// Pages whose only inbound links came from merged (deleted) pages.
@@ -601,19 +681,21 @@ impl<'w, 'a> Planner<'w, 'a> {
         if targets.is_empty() {
             return;
         }
-        let mut keys: HashSet<String> = HashSet::new();
+        let mut keys = NameKeys::new();
         for path in &targets {
-            keys.insert(fold_key(path.name()));
-            if path.is_page() {
-                keys.insert(fold_key(path.stem()));
-            }
+            keys.add(path);
         }
         let mut kept: BTreeSet<PagePath> = BTreeSet::new();
+        let mut buffer = String::new();
         for (source, summary) in vault.pages() {
             if self.merges.contains_key(source) {
                 continue;
             }
-            for link in summary.links.iter().filter(|l| link_may_change(l, &keys)) {
+            for link in summary
+                .links
+                .iter()
+                .filter(|l| keys.may_change(l, &mut buffer))
+            {
                 if let Some(path) = vault.resolve(source, link).path() {
                     if path != source && targets.contains(path) {
                         kept.insert(path.clone());
@@ -687,7 +769,7 @@ impl<'w, 'a> Planner<'w, 'a> {
     }
 
     fn removed_dirs(&mut self, files: &[PagePath], vacated: &BTreeSet<PagePath>) {
-        let names = AfterNames::new(files.iter(), vacated, self.moves.values());
+        let names = AfterNames::new(files, vacated, self.moves.values());
         let mut removed = BTreeSet::new();
         for path in vacated {
             let mut folder = path.folder();
@@ -797,27 +879,102 @@ pub fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
         .collect()
 }
 
-/// Could this link's resolution involve a file with one of these name keys?
-fn link_may_change(link: &Link, keys: &HashSet<String>) -> bool {
-    let target = link.target.trim();
-    if target.is_empty() {
-        return false;
+/// Folded name keys of the files whose links can change, with a bit set of their quick
+/// hashes so that the scan over every link of the vault rarely needs to fold a name.
+struct NameKeys {
+    exact: HashSet<String>,
+    quick: Vec<u64>,
+}
+
+impl NameKeys {
+    const QUICK_BITS: usize = 1 << 16;
+
+    fn new() -> NameKeys {
+        NameKeys {
+            exact: HashSet::new(),
+            quick: vec![0; Self::QUICK_BITS / 64],
+        }
     }
-    let last = target.rsplit('/').next().unwrap_or(target);
-    keys.contains(&fold_key(last))
+
+    /// Adds the keys of `path`: its name, and for a page its stem.
+    fn add(&mut self, path: &PagePath) {
+        self.insert(fold_key(path.name()));
+        if path.is_page() {
+            self.insert(fold_key(path.stem()));
+        }
+    }
+
+    fn insert(&mut self, key: String) {
+        if let Some(hash) = quick_fold_hash(&key) {
+            let bit = Self::bit(hash);
+            self.quick[bit / 64] |= 1 << (bit % 64);
+        }
+        self.exact.insert(key);
+    }
+
+    fn bit(hash: u64) -> usize {
+        ((hash ^ (hash >> 32)) as usize) % Self::QUICK_BITS
+    }
+
+    /// Could this link's resolution involve a file with one of these keys? `buffer` is
+    /// scratch space, so that checking every link of the vault allocates nothing.
+    fn may_change(&self, link: &Link, buffer: &mut String) -> bool {
+        let target = link.target.trim();
+        if target.is_empty() {
+            return false;
+        }
+        let last = target.rsplit('/').next().unwrap_or(target);
+        // An ASCII name folds to ASCII, and a folded key hashes as its own fold, so a clear
+        // bit proves the key absent.
+        if let Some(hash) = quick_fold_hash(last) {
+            let bit = Self::bit(hash);
+            if self.quick[bit / 64] & (1 << (bit % 64)) == 0 {
+                return false;
+            }
+        }
+        fold_into(last, buffer);
+        self.exact.contains(buffer.as_str())
+    }
+}
+
+/// FNV-1a of the [`fold_key`] of an ASCII name, computed without building it; `None` for
+/// other names.
+fn quick_fold_hash(name: &str) -> Option<u64> {
+    if !name.is_ascii() {
+        return None;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut in_run = false;
+    for byte in name.bytes() {
+        let byte = if matches!(byte, b'-' | b'_' | b' ') {
+            if in_run {
+                continue;
+            }
+            in_run = true;
+            b'-'
+        } else {
+            in_run = false;
+            byte.to_ascii_lowercase()
+        };
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    Some(hash)
 }
 
 /// A name brought to the loosest level resolution compares at: NFC, lowercase, runs of
 /// `-`, `_` and space as one `-`.
 pub(crate) fn fold_key(name: &str) -> String {
-    let lower = if name.is_ascii() {
-        name.to_ascii_lowercase()
-    } else {
-        name.nfc().collect::<String>().to_lowercase()
-    };
-    let mut out = String::with_capacity(lower.len());
+    let mut out = String::with_capacity(name.len());
+    fold_into(name, &mut out);
+    out
+}
+
+/// [`fold_key`] into a reused buffer (cleared first), allocating nothing for ASCII names.
+pub(crate) fn fold_into(name: &str, out: &mut String) {
+    out.clear();
     let mut in_run = false;
-    for c in lower.chars() {
+    let mut push = |c: char| {
         if matches!(c, '-' | '_' | ' ') {
             if !in_run {
                 out.push('-');
@@ -827,8 +984,18 @@ pub(crate) fn fold_key(name: &str) -> String {
             out.push(c);
             in_run = false;
         }
+    };
+    if name.is_ascii() {
+        name.chars()
+            .map(|c| c.to_ascii_lowercase())
+            .for_each(&mut push);
+    } else {
+        name.nfc()
+            .collect::<String>()
+            .to_lowercase()
+            .chars()
+            .for_each(&mut push);
     }
-    out
 }
 
 /// 1-based line of a byte offset.
