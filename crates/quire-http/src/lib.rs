@@ -4,6 +4,7 @@
 //! Routes of a space live under `/api/quire` (default space, or header `X-Quire-Space`) and
 //! `/api/quire/{space}`; host routes are `/health`, `/healthz`, `/readyz`, `/api/openapi.json`.
 
+mod claims;
 mod context;
 mod error;
 mod events;
@@ -77,6 +78,8 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(versions::diff))
         .routes(routes!(versions::blame))
         .routes(routes!(versions::changes))
+        .routes(routes!(claims::claim, claims::release))
+        .routes(routes!(claims::list))
         .routes(routes!(events::events))
         .routes(routes!(refactor::plan))
         .routes(routes!(refactor::rename))

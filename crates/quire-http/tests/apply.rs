@@ -217,9 +217,10 @@ async fn apply_rejects_bad_bodies_with_400() {
 }
 
 fn strict_agents() -> quire_config::RefactorConfig {
-    let mut rules = quire_config::RefactorConfig::default();
-    rules.approval_files = quire_config::ApprovalLimit::AtMost(3);
-    rules
+    quire_config::RefactorConfig {
+        approval_files: quire_config::ApprovalLimit::AtMost(3),
+        ..Default::default()
+    }
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use quire_restructure::{FileOp as PlannedOp, Manifest, Plan};
 use serde::Serialize;
 
 use crate::approvals::PendingApproval;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode};
 use crate::restructure::COMMENTS_DIR;
 use crate::space::Space;
 use crate::PERSONAL_DIR;

@@ -13,6 +13,8 @@ pub enum ErrorCode {
     NotFound,
     /// `If-Match` no longer matches, or a destination already exists.
     Conflict,
+    /// The caller may not do this (releasing a claim another actor holds).
+    Forbidden,
     /// The request is well-formed but cannot be carried out (validation).
     Unprocessable,
     /// An agent's plan needs a person's approval first.
@@ -34,6 +36,7 @@ impl ErrorCode {
     pub fn http_status(self) -> u16 {
         match self {
             ErrorCode::BadRequest => 400,
+            ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::Conflict => 409,
             ErrorCode::TooLarge => 413,

@@ -6,6 +6,7 @@
 mod apply;
 mod approvals;
 mod assets;
+mod claims;
 mod error;
 mod events;
 mod pages;
@@ -18,6 +19,7 @@ mod space;
 pub use apply::{is_agent, AppliedResult, ApplyRequest, Refused};
 pub use approvals::PendingApproval;
 pub use assets::{media_type_of, ASSETS_DIR};
+pub use claims::{Claim, ClaimOutcome, DEFAULT_LEASE};
 pub use error::{Error, ErrorCode, Result};
 pub use events::{Event, EventBus};
 pub use pages::{ResolvedLink, ResolvedLinks, Template, TocEntry, CHANGES_LIMIT_MAX};

@@ -84,6 +84,8 @@ pub struct Space {
     pub(crate) events: EventBus,
     pub(crate) assets: AssetRules,
     pub(crate) refactor: quire_config::RefactorConfig,
+    /// The claim store (index database); `None` = claims not enabled (503).
+    pub(crate) claims: Option<std::sync::Arc<quire_index::Index>>,
     /// Serialises read-modify-write of `.quire/state/approvals.json`.
     pub(crate) approvals_lock: Mutex<()>,
 }
@@ -95,6 +97,7 @@ impl Space {
     pub fn open(settings: SpaceSettings) -> Result<Space> {
         let root = Root::open(&settings.root)?;
         let history = History::open(&root, settings.history.clone())?;
+        let claims = crate::claims::open_store(root.dir());
         let space = Space {
             name: settings.name,
             root,
@@ -104,6 +107,7 @@ impl Space {
             events: EventBus::new(),
             assets: settings.assets,
             refactor: settings.refactor,
+            claims,
             approvals_lock: Mutex::new(()),
         };
         space.load_vault()?;

@@ -139,3 +139,66 @@ fn refactor_plan_exits_1_on_plan_errors_and_2_on_bad_manifests() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn refactor_apply_and_revert_with_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_with_pages(dir.path());
+    let r = root.to_str().unwrap();
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        "moves:\n  - from: notes/b.md\n    to: archive/b.md\n",
+    )
+    .unwrap();
+
+    // Without a terminal, apply does not guess: --yes is required.
+    let out = quire(&["refactor", "apply", "m.yaml", "--root", r], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--yes"));
+    assert!(root.join("notes/b.md").exists());
+
+    let out = quire(
+        &[
+            "refactor", "apply", "m.yaml", "--root", r, "--yes", "--actor", "carol",
+        ],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("move notes/b.md -> archive/b.md"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Applied: "), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes/a.md")).unwrap(),
+        "# A\n\nSee [B](../archive/b.md) and [[b]].\n"
+    );
+    let repo = git2::Repository::open(&root).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(head.author().name(), Some("carol"));
+    assert!(head.message().unwrap().contains("Quire-Client: cli"));
+    let commit = head.id().to_string();
+
+    let out = quire(
+        &["refactor", "revert", &commit, "--root", r, "--yes"],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes/a.md")).unwrap(),
+        "# A\n\nSee [B](b.md) and [[b]].\n"
+    );
+    assert!(root.join("notes/b.md").exists() && !root.join("archive/b.md").exists());
+
+    let out = quire(
+        &["refactor", "revert", "zzzz", "--root", r, "--yes"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -155,7 +155,10 @@ fn a_restructuring_killed_mid_apply_is_rolled_back_unless_its_commit_landed() {
         let result = ureq::post(&format!("{}/rename", server.base))
             .set("X-Actor", "alice")
             .send_json(serde_json::json!({"from": "notes/b.md", "to": "archive/b.md"}));
-        assert!(result.is_err(), "{point}: the process dies before answering");
+        assert!(
+            result.is_err(),
+            "{point}: the process dies before answering"
+        );
         assert!(!server.child.wait().unwrap().success(), "{point}");
 
         let server = start(&root, None);
@@ -165,14 +168,29 @@ fn a_restructuring_killed_mid_apply_is_rolled_back_unless_its_commit_landed() {
         );
         assert_clean(&root);
         if landed {
-            assert_eq!(read(&root, "archive/b.md").as_deref(), Some("# B\n"), "{point}");
+            assert_eq!(
+                read(&root, "archive/b.md").as_deref(),
+                Some("# B\n"),
+                "{point}"
+            );
             assert_eq!(read(&root, "notes/b.md"), None, "{point}");
-            assert_eq!(read(&root, "notes/a.md").unwrap(), "# A\n\nSee [B](../archive/b.md).\n");
+            assert_eq!(
+                read(&root, "notes/a.md").unwrap(),
+                "# A\n\nSee [B](../archive/b.md).\n"
+            );
             assert!(head_tree_has(&root, "archive/b.md"));
         } else {
-            assert_eq!(read(&root, "notes/b.md").as_deref(), Some("# B\n"), "{point}: rolled back");
+            assert_eq!(
+                read(&root, "notes/b.md").as_deref(),
+                Some("# B\n"),
+                "{point}: rolled back"
+            );
             assert_eq!(read(&root, "archive/b.md"), None, "{point}: rolled back");
-            assert_eq!(read(&root, "notes/a.md").unwrap(), a, "{point}: rolled back");
+            assert_eq!(
+                read(&root, "notes/a.md").unwrap(),
+                a,
+                "{point}: rolled back"
+            );
             assert!(!head_tree_has(&root, "archive/b.md"), "{point}");
         }
         // The server works normally afterwards.
