@@ -72,8 +72,8 @@ fn instant(v: &Value) -> i64 {
     ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
 }
 
-#[tokio::test]
-async fn timestamps_are_read_back_as_epoch_milliseconds() {
+#[test]
+fn timestamps_are_read_back_as_epoch_milliseconds() {
     let cases = [
         ("1970-01-01T00:00:00Z", 0),
         ("2000-03-01T00:00:00.5Z", 951_868_800_500),
