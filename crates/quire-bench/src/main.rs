@@ -4,6 +4,7 @@
 //! figure is measured on a vault made by `quire-testkit` from a fixed seed, so runs are
 //! comparable across machines.
 
+mod apply;
 mod extract;
 mod plan;
 mod put;
@@ -26,6 +27,8 @@ enum Command {
     Resolve(resolve::Args),
     /// `PUT /file` over loopback into a generated repository, one commit per write or batched.
     Put(put::Args),
+    /// Apply and revert of a restructuring that writes ~1,000 pages.
+    Apply(apply::Args),
     /// Planner: hub rename and folder move, warm and cold.
     Plan(plan::Args),
     /// Everything above with the sizes.
@@ -38,10 +41,12 @@ fn main() -> anyhow::Result<()> {
         Command::Resolve(args) => resolve::run(&args),
         Command::Put(args) => put::run(&args),
         Command::Plan(args) => plan::run(&args),
+        Command::Apply(args) => apply::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
             plan::run(&plan::Args::default())?;
+            apply::run(&apply::Args::default())?;
             put::run(&put::Args {
                 mode: put::Mode::Sync,
                 ..put::Args::default()
