@@ -119,35 +119,30 @@ impl<'a> AfterVault<'a> {
             return spread.before(from.folder());
         }
         let resolution = resolve_in(self.before, from, kind, target);
-        match self.spread_of(key, &resolution) {
-            Some(spread) => spread.before(from.folder()),
-            None => Answer::of(resolution),
+        if !self.keep_spread(key, &resolution) {
+            return Answer::of(resolution);
         }
+        self.spreads.borrow()[key].before(from.folder())
     }
 
     /// Resolves `target` of a link of `kind` written in a page that will be at `from`.
     pub(crate) fn resolve(&self, from: &PagePath, kind: LinkKind, target: &str) -> Answer {
         let key = spread_key(kind, target);
         if let Some(key) = key {
-            let found = self
-                .spreads
-                .borrow()
-                .get(key)
-                .map(|spread| self.spread_after(spread, from, kind, target));
-            if let Some(answer) = found {
-                return answer;
+            if let Some(spread) = self.spreads.borrow().get(key) {
+                return self.spread_after(spread, from, kind, target);
             }
         }
         let before = resolve_in(self.before, from, kind, target);
         if let Some(key) = key {
-            if let Some(spread) = self.spread_of(key, &before) {
-                return self.spread_after(&spread, from, kind, target);
+            if self.keep_spread(key, &before) {
+                return self.spread_after(&self.spreads.borrow()[key], from, kind, target);
             }
         }
         let added = resolve_in(&self.added, from, kind, target);
         match self.combine(from, before, added) {
             Some(resolution) => Answer::of(resolution),
-            None => self.exact(from, kind, target),
+            None => Answer::of(self.exact(from, kind, target)),
         }
     }
 
@@ -167,30 +162,27 @@ impl<'a> AfterVault<'a> {
         self.added.contains(path)
     }
 
-    /// Records a spread for `key` when `resolution` has enough hits to deserve one, and
-    /// returns a copy of it.
-    fn spread_of(&self, key: &str, resolution: &Resolution) -> Option<Spread> {
+    /// Records a spread for `key` when `resolution` has enough hits to deserve one.
+    fn keep_spread(&self, key: &str, resolution: &Resolution) -> bool {
         let Resolution::Resolved {
             path,
             step,
             candidates,
         } = resolution
         else {
-            return None;
+            return false;
         };
         if candidates.len() + 1 < SPREAD_MIN_HITS || *step == Step::SamePage {
-            return None;
+            return false;
         }
-        let hits = std::iter::once(path).chain(candidates);
-        let spread = Spread::new(*step, hits, self.vacated);
-        self.spreads
-            .borrow_mut()
-            .insert(Box::from(key), spread.clone());
-        Some(spread)
+        let spread = Spread::new(*step, std::iter::once(path).chain(candidates));
+        self.spreads.borrow_mut().insert(Box::from(key), spread);
+        true
     }
 
-    /// The after-answer of a spread target: the same combination as [`Self::combine`],
-    /// over the spread's hits instead of a sorted candidate list.
+    /// The after-answer of a spread target. Its after-hits do not depend on the linking
+    /// page either, so they are found once (asked of the after-files of its name key) and
+    /// each page's winner is a binary search.
     fn spread_after(
         &self,
         spread: &Spread,
@@ -198,51 +190,31 @@ impl<'a> AfterVault<'a> {
         kind: LinkKind,
         target: &str,
     ) -> Answer {
-        let folder = from.folder();
-        let kept = spread.kept.winner(folder).map(|winner| Answer {
-            path: Some(winner.clone()),
-            step: Some(spread.step),
-            ambiguous: spread.kept.len() > 1,
-        });
-        let added = resolve_in(&self.added, from, kind, target);
-        let Resolution::Resolved {
-            path: added_path,
-            step: added_step,
-            candidates: added_candidates,
-        } = added
-        else {
-            return kept.unwrap_or_else(|| self.exact(from, kind, target));
-        };
-        match rank(spread.step).cmp(&rank(added_step)) {
-            Ordering::Equal if spread.step.is_fuzzy() => self.exact(from, kind, target),
-            Ordering::Less => kept.unwrap_or_else(|| self.exact(from, kind, target)),
-            Ordering::Greater => Answer {
-                path: Some(added_path),
-                step: Some(added_step),
-                ambiguous: !added_candidates.is_empty(),
+        let after = spread
+            .after
+            .get_or_init(|| match self.exact(from, kind, target) {
+                Resolution::Resolved {
+                    path,
+                    step,
+                    candidates,
+                } => Some((
+                    step,
+                    Ranked::new(std::iter::once(path).chain(candidates).collect()),
+                )),
+                Resolution::Unresolved => None,
+            });
+        match after {
+            Some((step, hits)) => Answer {
+                path: hits.winner(from.folder()).cloned(),
+                step: Some(*step),
+                ambiguous: hits.len() > 1,
             },
-            Ordering::Equal => {
-                let fresh = std::iter::once(&added_path)
-                    .chain(&added_candidates)
-                    .filter(|hit| !spread.kept.contains(hit))
-                    .count();
-                let winner = match spread.kept.winner(folder) {
-                    Some(old) if tie_break(folder, old) <= tie_break(folder, &added_path) => {
-                        old.clone()
-                    }
-                    _ => added_path,
-                };
-                Answer {
-                    path: Some(winner),
-                    step: Some(spread.step),
-                    ambiguous: spread.kept.len() + fresh > 1,
-                }
-            }
+            None => Answer::UNRESOLVED,
         }
     }
 
     /// The after-root's answer asked of the after-files that share the target's name key.
-    fn exact(&self, from: &PagePath, kind: LinkKind, target: &str) -> Answer {
+    fn exact(&self, from: &PagePath, kind: LinkKind, target: &str) -> Resolution {
         let written = match kind {
             LinkKind::Wiki => target.trim(),
             _ => target,
@@ -250,7 +222,7 @@ impl<'a> AfterVault<'a> {
         let last = written.rsplit('/').next().unwrap_or(written);
         if matches!(last, "" | "." | "..") {
             // The joined path's last segment is not the written one; ask the whole root.
-            return Answer::of(resolve_in(self.full(), from, kind, target));
+            return resolve_in(self.full(), from, kind, target);
         }
         let mut folded = String::new();
         fold_into(last, &mut folded);
@@ -264,7 +236,7 @@ impl<'a> AfterVault<'a> {
                 .cloned()
                 .collect()
         });
-        Answer::of(resolve_in(vault, from, kind, target))
+        resolve_in(vault, from, kind, target)
     }
 
     fn by_key(&self) -> &HashMap<u64, Vec<PagePath>> {
@@ -375,37 +347,22 @@ fn hash_key(folded: &str) -> u64 {
     hasher.finish()
 }
 
-/// The vault's tie-break key of a hit seen from `folder`: same folder first, then fewest
-/// components, then byte order.
-fn tie_break<'p>(folder: &str, path: &'p PagePath) -> (bool, usize, &'p PagePath) {
-    (path.folder() != folder, path.depth(), path)
-}
-
-/// All hits of a many-hit wiki target at its before-step, before and without the vacated
-/// files. The step and the hits are the same from every page; only the winner depends on
-/// the linking page's folder.
-#[derive(Clone)]
+/// All hits of a many-hit wiki target, before the manifest and (once asked) after it.
+/// The step and the hits are the same from every page; only the winner depends on the
+/// linking page's folder.
 struct Spread {
     step: Step,
     all: Ranked,
-    kept: Ranked,
+    after: OnceCell<Option<(Step, Ranked)>>,
 }
 
 impl Spread {
-    fn new<'p>(
-        step: Step,
-        hits: impl Iterator<Item = &'p PagePath>,
-        vacated: &BTreeSet<PagePath>,
-    ) -> Spread {
-        let all = Ranked::new(hits.cloned().collect());
-        let kept = Ranked::new(
-            all.hits
-                .iter()
-                .filter(|(_, path)| !vacated.contains(path))
-                .map(|(_, path)| path.clone())
-                .collect(),
-        );
-        Spread { step, all, kept }
+    fn new<'p>(step: Step, hits: impl Iterator<Item = &'p PagePath>) -> Spread {
+        Spread {
+            step,
+            all: Ranked::new(hits.cloned().collect()),
+            after: OnceCell::new(),
+        }
     }
 
     fn before(&self, folder: &str) -> Answer {
@@ -419,7 +376,6 @@ impl Spread {
 
 /// Hits in (components, byte) order. Files of one folder have one depth and are adjacent
 /// in byte order within it, so a folder's first file is a binary search away.
-#[derive(Clone)]
 struct Ranked {
     hits: Vec<(usize, PagePath)>,
 }
@@ -435,12 +391,6 @@ impl Ranked {
 
     fn len(&self) -> usize {
         self.hits.len()
-    }
-
-    fn contains(&self, path: &PagePath) -> bool {
-        self.hits
-            .binary_search_by(|(depth, hit)| (*depth, hit).cmp(&(path.depth(), path)))
-            .is_ok()
     }
 
     /// The hit the vault's tie-break picks for a link written in `folder`.
