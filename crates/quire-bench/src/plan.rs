@@ -72,6 +72,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         },
         assets: Default::default(),
         refactor: Default::default(),
+        claims: Default::default(),
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",
@@ -82,7 +83,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let space = service.default_space();
     for (name, manifest) in &scenarios {
         let manifest = space.parse_manifest(manifest.as_bytes(), ManifestFormat::Json)?;
-        let (took, plan) = crate::best_of(5, || space.plan(&manifest, false));
+        let (took, plan) = crate::best_of(5, || space.plan(&manifest, false, None));
         let plan = plan?;
         if !plan.errors.is_empty() {
             bail!("{name}: the plan has errors: {:?}", plan.errors);

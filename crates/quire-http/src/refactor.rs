@@ -95,9 +95,10 @@ pub async fn plan(
     };
     let diffs = q.diffs;
     let root_uri = file_uri(space.root_dir());
+    let actor = write_options(&headers).actor;
     let plan = blocking(move || {
         let manifest = space.parse_manifest(&body, format)?;
-        space.plan(&manifest, diffs)
+        space.plan(&manifest, diffs, actor.as_deref())
     })
     .await?;
     if !workspace_edit {

@@ -74,7 +74,7 @@ impl Space {
         &self,
         req: &ApplyRequest,
     ) -> std::result::Result<(AppliedResult, Plan), Refused> {
-        let mut plan = self.plan(&req.manifest, false)?;
+        let mut plan = self.plan(&req.manifest, false, Some(&req.actor))?;
         if !plan.errors.is_empty() {
             let error = format!("the plan has errors: {}", plan.errors.join("; "));
             return Err(refuse(ErrorCode::Unprocessable, error, &plan));
@@ -123,7 +123,9 @@ impl Space {
         let applied = match self.apply_ops(&plan.ops, &req.actor, &message) {
             Ok(applied) => applied,
             Err(e) if e.code == ErrorCode::Conflict => {
-                let fresh = self.plan(&req.manifest, false).unwrap_or(plan);
+                let fresh = self
+                    .plan(&req.manifest, false, Some(&req.actor))
+                    .unwrap_or(plan);
                 return Err(refuse(ErrorCode::Conflict, e.message, &fresh));
             }
             Err(e) => return Err(e.into()),
@@ -152,7 +154,7 @@ impl Space {
         manifest: &Manifest,
         digest: &str,
     ) -> std::result::Result<String, Refused> {
-        let plan = self.plan(manifest, false)?;
+        let plan = self.plan(manifest, false, None)?;
         if !plan.errors.is_empty() {
             let error = format!("the plan has errors: {}", plan.errors.join("; "));
             return Err(refuse(ErrorCode::Conflict, error, &plan));

@@ -69,9 +69,11 @@ impl Space {
             .map_err(|e| Error::bad_request(e.to_string()))
     }
 
-    /// Plans a manifest. Nothing is written.
-    pub fn plan(&self, manifest: &Manifest, diffs: bool) -> Result<Plan> {
+    /// Plans a manifest for `actor` (pages other actors claim cannot be touched; `None` treats
+    /// every claim as another's). Nothing is written.
+    pub fn plan(&self, manifest: &Manifest, diffs: bool, actor: Option<&str>) -> Result<Plan> {
         let personal_files = self.personal_files()?;
+        let claimed = self.claimed_by_others(actor.unwrap_or(""))?;
         let vault = self.vault();
         let source = DiskSource { space: self };
         let workspace = Workspace {
@@ -80,7 +82,7 @@ impl Space {
             personal_files,
             protect: self.refactor.protect.clone(),
             scope: self.refactor.scope.clone(),
-            claimed: Default::default(),
+            claimed,
             base: self.history.head(),
         };
         Ok(quire_restructure::plan(
@@ -197,7 +199,7 @@ impl Space {
             )));
         }
         let manifest = move_manifest(from_path.as_str(), to_path.as_str())?;
-        let plan = self.plan(&manifest, false)?;
+        let plan = self.plan(&manifest, false, Some(actor))?;
         refuse_blocked(&plan)?;
         let (ops, updated_links) = match relink {
             Relink::Yes => (plan.ops.clone(), rewritten_links(&plan)),
@@ -242,7 +244,7 @@ impl Space {
             )));
         }
         let manifest = move_manifest(&format!("{from_path}/"), &format!("{to_path}/"))?;
-        let plan = self.plan(&manifest, false)?;
+        let plan = self.plan(&manifest, false, Some(actor))?;
         refuse_blocked(&plan)?;
         self.apply_ops(
             &plan.ops,

@@ -83,6 +83,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         history: history.clone(),
         assets: assets.clone(),
         refactor: config.refactor.clone(),
+        claims: config.claims.clone(),
     }];
     for s in &config.spaces {
         let dir = PathBuf::from(&s.root);
@@ -96,6 +97,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             history: history.clone(),
             assets: assets.clone(),
             refactor: config.refactor.clone(),
+            claims: config.claims.clone(),
         });
     }
     out

@@ -19,6 +19,8 @@ pub struct SpaceSettings {
     pub assets: AssetRules,
     /// `[refactor]`: protect, scope and approval limits.
     pub refactor: quire_config::RefactorConfig,
+    /// `[claims]`: whether path claims are available.
+    pub claims: quire_config::ClaimsConfig,
 }
 
 /// Limits for `POST /assets`.
@@ -97,7 +99,11 @@ impl Space {
     pub fn open(settings: SpaceSettings) -> Result<Space> {
         let root = Root::open(&settings.root)?;
         let history = History::open(&root, settings.history.clone())?;
-        let claims = crate::claims::open_store(root.dir());
+        let claims = if settings.claims.enabled {
+            crate::claims::open_store(root.dir())
+        } else {
+            None
+        };
         let space = Space {
             name: settings.name,
             root,

@@ -108,6 +108,7 @@ impl TestServer {
                 history,
                 assets,
                 refactor,
+                claims: Default::default(),
             }])
             .expect("service opens"),
         );

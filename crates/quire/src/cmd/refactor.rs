@@ -147,7 +147,7 @@ fn plan_locally(
     let service = open_root(root)?;
     let space = service.default_space();
     let manifest = space.parse_manifest(body, format)?;
-    Ok(space.plan(&manifest, diffs)?)
+    Ok(space.plan(&manifest, diffs, None)?)
 }
 
 fn server_base(server: Option<&str>) -> String {
@@ -278,7 +278,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
     if let Some(root) = &t.root {
         let service = open_root(root)?;
         let space = service.default_space();
-        let plan = space.plan(&manifest, false)?;
+        let plan = space.plan(&manifest, false, Some(&t.actor))?;
         print!("{}", quire_restructure::render_text(&plan));
         blocked(&plan)?;
         if !confirm("Apply this plan?", t.yes)? {
