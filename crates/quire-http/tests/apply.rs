@@ -431,3 +431,26 @@ async fn revert_needs_git() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.json()["applied"].get("commit").is_none());
 }
+
+#[tokio::test]
+async fn pages_claimed_by_another_actor_cannot_be_moved_or_relinked() {
+    let s = server();
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/claim",
+            &[("content-type", "application/json"), ("x-actor", "bob")],
+            json!({"path": "notes/a.md"}).to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    // Moving b rewrites a link in a.md, which bob holds.
+    let r = apply(&s, json!({"manifest": move_b()}), &[("x-actor", "alice")]).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let plan = &r.json()["plan"];
+    assert_eq!(plan["rejected"][0]["path"], "notes/a.md", "{plan}");
+    assert!(s.disk("notes/b.md").is_some());
+    // The holder itself may.
+    let r = apply(&s, json!({"manifest": move_b()}), &[("x-actor", "bob")]).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+}
