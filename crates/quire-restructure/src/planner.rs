@@ -21,6 +21,7 @@ use crate::ops::OpSet;
 use crate::relink::new_target;
 use crate::select::{glob_regex, matches_any, rootless, select_move, select_relink, FileList};
 use crate::sidecar::{plan_comments, plan_personal};
+use crate::SourceFile;
 use crate::{PlanOptions, Workspace};
 
 /// Builds the plan of `manifest` over `ws`. Never fails: problems are plan `errors`,
@@ -467,17 +468,6 @@ impl<'w, 'a> Planner<'w, 'a> {
     ) {
         let moved = self.moves.get(source).cloned();
         let source_after = moved.clone().unwrap_or_else(|| source.clone());
-        let Some(file) = self.ws.source.read(source) else {
-            self.plan.integrity.complete = false;
-            if moved.is_some() {
-                self.error(format!("cannot read `{source}` to move it"));
-            } else {
-                self.plan.warnings.push(format!(
-                    "cannot read `{source}`; its links were not checked"
-                ));
-            }
-            return;
-        };
         let look = Look {
             source,
             source_after: &source_after,
@@ -487,20 +477,46 @@ impl<'w, 'a> Planner<'w, 'a> {
             relink_vault,
         };
         // The vault's summary holds the links the parser finds in this text, so it settles
-        // every page where nothing must be rewritten; a page that is written is parsed
-        // again, so that its spans come from the very text the plan replaces bytes in.
+        // every page where nothing must be rewritten: such a page needs only its ETag. A page
+        // that is written is read and parsed again, so that its spans come from the very text
+        // the plan replaces bytes in.
         let summary = self.ws.vault.page(source).map(|summary| &summary.links);
-        let found = match summary.and_then(|links| self.examine(&look, links, None).ok()) {
-            Some(found) => found,
+        let settled = summary.and_then(|links| self.examine(&look, links, None).ok());
+        let unreadable = |this: &mut Self| {
+            this.plan.integrity.complete = false;
+            if moved.is_some() {
+                this.error(format!("cannot read `{source}` to move it"));
+            } else {
+                this.plan.warnings.push(format!(
+                    "cannot read `{source}`; its links were not checked"
+                ));
+            }
+        };
+        let (file, found) = match settled {
+            Some(found) => match self.ws.source.etag(source) {
+                Some(etag) => (
+                    SourceFile {
+                        text: String::new(),
+                        etag,
+                    },
+                    found,
+                ),
+                None => return unreadable(self),
+            },
             None => {
+                let Some(file) = self.ws.source.read(source) else {
+                    return unreadable(self);
+                };
                 let parsed = if source.is_canvas() {
                     parse_canvas(&file.text)
                 } else {
                     parse(&file.text).links
                 };
                 // With the text at hand every link is settled, so this is never `Err`.
-                self.examine(&look, &parsed, Some(&file.text))
-                    .unwrap_or_default()
+                let found = self
+                    .examine(&look, &parsed, Some(&file.text))
+                    .unwrap_or_default();
+                (file, found)
             }
         };
         let Findings {

@@ -29,9 +29,13 @@ impl quire_restructure::Source for DiskSource<'_> {
         Some(SourceFile { text, etag })
     }
 
-    /// Assets are not text, but they move too: their ETag comes from the raw bytes.
+    /// Pages from the index hook's cache; assets (not text, but they move too) from their
+    /// raw bytes. A file changed behind the server's back makes apply's ETag re-check fail
+    /// with 409, never a wrong write.
     fn etag(&self, path: &PagePath) -> Option<String> {
-        self.space.root.read(path).ok().map(|bytes| etag(&bytes))
+        self.space
+            .cached_etag(path)
+            .or_else(|| self.space.root.read(path).ok().map(|bytes| etag(&bytes)))
     }
 }
 

@@ -82,6 +82,9 @@ pub struct Space {
     pub(crate) root: Root,
     pub(crate) history: History,
     pub(crate) vault: RwLock<Vault>,
+    /// ETags of the pages and canvases in `vault`, kept by the same index hook, so planning
+    /// needs no disk read for pages it does not rewrite.
+    pub(crate) etags: RwLock<std::collections::HashMap<PagePath, String>>,
     pub(crate) write_lock: Mutex<()>,
     pub(crate) events: EventBus,
     pub(crate) assets: AssetRules,
@@ -109,6 +112,7 @@ impl Space {
             root,
             history,
             vault: RwLock::new(Vault::new()),
+            etags: RwLock::new(Default::default()),
             write_lock: Mutex::new(()),
             events: EventBus::new(),
             assets: settings.assets,
@@ -168,11 +172,16 @@ impl Space {
                 .collect()
         });
         let mut vault = Vault::new();
+        let mut etags = std::collections::HashMap::new();
         for part in loaded {
             for item in part? {
                 match item {
-                    Loaded::Page(path, parsed) => vault.upsert_parsed(path, parsed),
-                    Loaded::Canvas(path, links) => {
+                    Loaded::Page(path, parsed, etag) => {
+                        etags.insert(path.clone(), etag);
+                        vault.upsert_parsed(path, parsed)
+                    }
+                    Loaded::Canvas(path, links, etag) => {
+                        etags.insert(path.clone(), etag);
                         let summary = quire_vault::PageSummary::from_canvas(&path, links);
                         vault.upsert_summary(path, summary)
                     }
@@ -183,7 +192,17 @@ impl Space {
             }
         }
         *self.vault.write().unwrap_or_else(|p| p.into_inner()) = vault;
+        *self.etags.write().unwrap_or_else(|p| p.into_inner()) = etags;
         Ok(())
+    }
+
+    /// The ETag of an indexed page or canvas, from memory.
+    pub(crate) fn cached_etag(&self, path: &PagePath) -> Option<String> {
+        self.etags
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+            .cloned()
     }
 
     fn load_file(&self, path: &PagePath) -> Result<Loaded> {
@@ -191,9 +210,12 @@ impl Space {
             return Ok(Loaded::Other(path.clone()));
         }
         let bytes = self.root.read(path)?;
+        let tag = etag(&bytes);
         Ok(match std::str::from_utf8(&bytes) {
-            Ok(text) if path.is_page() => Loaded::Page(path.clone(), quire_syntax::parse(text)),
-            Ok(text) => Loaded::Canvas(path.clone(), quire_syntax::parse_canvas(text)),
+            Ok(text) if path.is_page() => {
+                Loaded::Page(path.clone(), quire_syntax::parse(text), tag)
+            }
+            Ok(text) => Loaded::Canvas(path.clone(), quire_syntax::parse_canvas(text), tag),
             Err(_) => Loaded::Other(path.clone()),
         })
     }
@@ -204,9 +226,18 @@ impl Space {
         changes: impl Iterator<Item = (&'a PagePath, Option<&'a [u8]>)>,
     ) {
         let mut vault = self.vault.write().unwrap_or_else(|p| p.into_inner());
+        let mut etags = self.etags.write().unwrap_or_else(|p| p.into_inner());
         for (path, content) in changes {
             if is_indexed(path) {
                 index_file(&mut vault, path, content);
+                match content {
+                    Some(bytes) if path.is_page() || path.is_canvas() => {
+                        etags.insert(path.clone(), etag(bytes));
+                    }
+                    _ => {
+                        etags.remove(path);
+                    }
+                }
             }
         }
     }
@@ -348,8 +379,8 @@ impl Space {
 
 /// One file read and parsed for the link model.
 enum Loaded {
-    Page(PagePath, quire_syntax::ParsedPage),
-    Canvas(PagePath, Vec<quire_syntax::Link>),
+    Page(PagePath, quire_syntax::ParsedPage, String),
+    Canvas(PagePath, Vec<quire_syntax::Link>, String),
     Other(PagePath),
 }
 
