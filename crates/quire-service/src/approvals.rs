@@ -106,3 +106,86 @@ impl Space {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::space::SpaceSettings;
+
+    fn open(dir: &std::path::Path) -> Space {
+        Space::open(SpaceSettings {
+            name: "t".into(),
+            root: dir.to_path_buf(),
+            history: quire_store::HistoryOptions {
+                strategy: quire_store::Strategy::None,
+                ..Default::default()
+            },
+            assets: Default::default(),
+            refactor: Default::default(),
+            claims: quire_config::ClaimsConfig {
+                enabled: false,
+                ..Default::default()
+            },
+        })
+        .expect("space opens")
+    }
+
+    fn pending(digest: &str) -> PendingApproval {
+        PendingApproval {
+            digest: digest.into(),
+            manifest: serde_json::json!({"moves": []}),
+            actor: "agent".into(),
+            client: "mcp".into(),
+            reason: "big".into(),
+            at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn an_approval_is_used_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let space = open(dir.path());
+        space.grant_approval("d1").unwrap();
+        assert!(space.take_approval("d1").unwrap());
+        assert!(!space.take_approval("d1").unwrap(), "second use refused");
+        assert!(!space.take_approval("other").unwrap());
+    }
+
+    #[test]
+    fn approvals_and_pending_entries_survive_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let space = open(dir.path());
+            space.add_pending(pending("p1")).unwrap();
+            space.add_pending(pending("p1")).unwrap();
+            space.grant_approval("d1").unwrap();
+        }
+        let space = open(dir.path());
+        assert_eq!(space.pending_approvals().unwrap(), vec![pending("p1")]);
+        assert!(space.take_approval("d1").unwrap());
+    }
+
+    #[test]
+    fn approving_removes_the_pending_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let space = open(dir.path());
+        space.add_pending(pending("p1")).unwrap();
+        space.grant_approval("p1").unwrap();
+        assert!(space.pending_approvals().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_approval_expires_after_an_hour() {
+        let dir = tempfile::tempdir().unwrap();
+        let space = open(dir.path());
+        let expired = chrono::Utc::now().timestamp() - 1;
+        let fresh = chrono::Utc::now().timestamp() + APPROVAL_SECONDS;
+        let book = serde_json::json!({
+            "pending": [],
+            "approved": [{"digest": "old", "expires_at": expired}, {"digest": "new", "expires_at": fresh}]
+        });
+        std::fs::write(dir.path().join(APPROVALS_PATH), book.to_string()).unwrap();
+        assert!(!space.take_approval("old").unwrap(), "expired");
+        assert!(space.take_approval("new").unwrap());
+    }
+}
