@@ -138,9 +138,7 @@ pub async fn rename(
     headers: HeaderMap,
     JsonBody(req): JsonBody<RenameRequest>,
 ) -> ApiResult<Json<RenameResponse>> {
-    let actor = write_options(&headers)
-        .actor
-        .unwrap_or_else(|| DEFAULT_ACTOR.to_string());
+    let actor = actor_of(&headers);
     let relink = if req.relink { Relink::Yes } else { Relink::No };
     let done = blocking(move || space.rename(&req.from, &req.to, relink, &actor)).await?;
     Ok(Json(RenameResponse {
@@ -161,9 +159,7 @@ pub async fn rename_dir(
     headers: HeaderMap,
     JsonBody(req): JsonBody<RenameDirRequest>,
 ) -> ApiResult<Json<RenameDirResponse>> {
-    let actor = write_options(&headers)
-        .actor
-        .unwrap_or_else(|| DEFAULT_ACTOR.to_string());
+    let actor = actor_of(&headers);
     let done = blocking(move || space.rename_dir(&req.from, &req.to, &actor)).await?;
     Ok(Json(RenameDirResponse {
         from: done.from,
@@ -227,6 +223,13 @@ fn manifest_from_json(
     space.parse_manifest(&bytes, ManifestFormat::Json)
 }
 
+/// `X-Actor`, or the default actor of writes.
+fn actor_of(headers: &HeaderMap) -> String {
+    write_options(headers)
+        .actor
+        .unwrap_or_else(|| DEFAULT_ACTOR.to_string())
+}
+
 fn client_of(headers: &HeaderMap) -> String {
     headers
         .get("x-quire-client")
@@ -250,9 +253,7 @@ pub async fn apply(
     headers: HeaderMap,
     JsonBody(body): JsonBody<ApplyBody>,
 ) -> ApiResult<Response> {
-    let actor = write_options(&headers)
-        .actor
-        .unwrap_or_else(|| DEFAULT_ACTOR.to_string());
+    let actor = actor_of(&headers);
     let client = client_of(&headers);
     let outcome = blocking(move || {
         let manifest = manifest_from_json(&space, &body.manifest)?;
@@ -324,9 +325,7 @@ pub async fn revert(
     let Some(commit) = body.commit.filter(|c| !c.trim().is_empty()) else {
         return Err(crate::error::bad_request("`commit` is required"));
     };
-    let actor = write_options(&headers)
-        .actor
-        .unwrap_or_else(|| DEFAULT_ACTOR.to_string());
+    let actor = actor_of(&headers);
     let dry_run = body.dry_run;
     let digest = body.digest;
     let outcome = blocking(move || {

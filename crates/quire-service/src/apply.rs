@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::approvals::PendingApproval;
 use crate::error::{Error, ErrorCode};
+use crate::pipeline::Applied;
 use crate::restructure::COMMENTS_DIR;
 use crate::space::Space;
 use crate::PERSONAL_DIR;
@@ -52,6 +53,29 @@ impl From<Error> for Refused {
             error: e.message,
             plan: None,
         }
+    }
+}
+
+impl AppliedResult {
+    /// Counts what the pipeline wrote: comment and personal-state files are side files,
+    /// everything else a written or deleted file of the knowledge base.
+    pub(crate) fn count(applied: &Applied, removed_dirs: usize) -> AppliedResult {
+        let mut result = AppliedResult {
+            removed_dirs,
+            commit: applied.commit.clone(),
+            ..AppliedResult::default()
+        };
+        for file in &applied.files {
+            let path = file.path.as_str();
+            if path.starts_with(COMMENTS_DIR) || path.starts_with(PERSONAL_DIR) {
+                result.side_files += 1;
+            } else if file.etag.is_some() {
+                result.written += 1;
+            } else {
+                result.deleted += 1;
+            }
+        }
+        result
     }
 }
 
@@ -130,21 +154,7 @@ impl Space {
             }
             Err(e) => return Err(e.into()),
         };
-        let mut result = AppliedResult {
-            removed_dirs: plan.removed_dirs.len(),
-            commit: applied.commit,
-            ..AppliedResult::default()
-        };
-        for file in &applied.files {
-            let path = file.path.as_str();
-            if path.starts_with(COMMENTS_DIR) || path.starts_with(PERSONAL_DIR) {
-                result.side_files += 1;
-            } else if file.etag.is_some() {
-                result.written += 1;
-            } else {
-                result.deleted += 1;
-            }
-        }
+        let result = AppliedResult::count(&applied, plan.removed_dirs.len());
         Ok((result, plan))
     }
 

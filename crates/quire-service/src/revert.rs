@@ -10,9 +10,7 @@ use quire_vault::PagePath;
 use crate::apply::{AppliedResult, Refused};
 use crate::error::{Error, ErrorCode};
 use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
-use crate::restructure::COMMENTS_DIR;
 use crate::space::Space;
-use crate::PERSONAL_DIR;
 
 impl Space {
     /// The plan that reverts `commit`: what would be restored, with `reverts` set.
@@ -135,21 +133,7 @@ impl Space {
             }
             Err(e) => return Err(e.into()),
         };
-        let mut result = AppliedResult {
-            commit: applied.commit,
-            ..AppliedResult::default()
-        };
-        for file in &applied.files {
-            let p = file.path.as_str();
-            if p.starts_with(COMMENTS_DIR) || p.starts_with(PERSONAL_DIR) {
-                result.side_files += 1;
-            } else if file.etag.is_some() {
-                result.written += 1;
-            } else {
-                result.deleted += 1;
-            }
-        }
-        Ok((result, plan))
+        Ok((AppliedResult::count(&applied, 0), plan))
     }
 }
 
