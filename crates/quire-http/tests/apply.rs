@@ -454,3 +454,19 @@ async fn pages_claimed_by_another_actor_cannot_be_moved_or_relinked() {
     let r = apply(&s, json!({"manifest": move_b()}), &[("x-actor", "bob")]).await;
     assert_eq!(r.status, 200, "{}", r.text());
 }
+
+#[tokio::test]
+async fn apply_works_under_cow_versioning_without_a_commit() {
+    let s = TestServer::with(
+        support::options(quire_store::Strategy::Cow, false),
+        Default::default(),
+        &files(),
+    );
+    let r = apply(&s, json!({"manifest": move_b()}), &[]).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.json()["applied"].get("commit").is_none());
+    assert_eq!(s.disk("archive/b.md").as_deref(), Some("# B\n"));
+    s.post_json("/api/quire/refactor/revert", json!({"commit": "abcdef1"}))
+        .await
+        .expect_error(501);
+}
