@@ -42,6 +42,16 @@ struct Target {
     yes: bool,
 }
 
+impl Target {
+    /// The actor, never empty (an empty `$USER` falls back to `cli`).
+    fn actor(&self) -> &str {
+        match self.actor.trim() {
+            "" => "cli",
+            actor => actor,
+        }
+    }
+}
+
 #[derive(ClapArgs)]
 struct ApplyArgs {
     /// Manifest file (YAML or JSON), or `-` for standard input.
@@ -278,7 +288,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
     if let Some(root) = &t.root {
         let service = open_root(root)?;
         let space = service.default_space();
-        let plan = space.plan(&manifest, false, Some(&t.actor))?;
+        let plan = space.plan(&manifest, false, Some(t.actor()))?;
         print!("{}", quire_restructure::render_text(&plan));
         blocked(&plan)?;
         if !confirm("Apply this plan?", t.yes)? {
@@ -290,7 +300,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
             manifest,
             digest: Some(args.digest.clone().unwrap_or(plan.digest)),
             approved: false,
-            actor: t.actor.clone(),
+            actor: t.actor().to_string(),
             client: "cli".into(),
         };
         let (applied, _) = space.apply_manifest(&req).map_err(refused)?;
@@ -318,7 +328,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
     let answer = call(
         &base,
         ureq::post(&url)
-            .set("X-Actor", &t.actor)
+            .set("X-Actor", t.actor())
             .set("X-Quire-Client", "cli"),
         Body::Json(request),
     )?;
@@ -338,7 +348,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
             return Ok(());
         }
         let (applied, _) = space
-            .revert(&args.commit, Some(&plan.digest), &t.actor)
+            .revert(&args.commit, Some(&plan.digest), t.actor())
             .map_err(refused)?;
         print_applied(&serde_json::to_value(applied)?);
         return Ok(());
@@ -347,7 +357,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
     let url = format!("{base}/api/quire/refactor/revert");
     let value = call(
         &base,
-        ureq::post(&url).set("X-Actor", &t.actor),
+        ureq::post(&url).set("X-Actor", t.actor()),
         Body::Json(serde_json::json!({"commit": args.commit, "dry_run": true})),
     )?;
     let plan: Plan =
@@ -359,7 +369,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
     }
     let answer = call(
         &base,
-        ureq::post(&url).set("X-Actor", &t.actor),
+        ureq::post(&url).set("X-Actor", t.actor()),
         Body::Json(serde_json::json!({"commit": args.commit, "digest": plan.digest})),
     )?;
     print_applied(&answer["applied"]);
