@@ -225,10 +225,7 @@ impl History {
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
-        let changes: Vec<(String, ChangeAction)> = changes
-            .iter()
-            .map(|c| (c.path.as_str().to_owned(), c.action))
-            .collect();
+        let changes = owned(changes);
         match &self.backend {
             Backend::Git(git) => git.record(changes, actor, message),
             Backend::Cow(cow) => cow.record(&changes, actor, message),
@@ -244,10 +241,7 @@ impl History {
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
-        let changes: Vec<(String, ChangeAction)> = changes
-            .iter()
-            .map(|c| (c.path.as_str().to_owned(), c.action))
-            .collect();
+        let changes = owned(changes);
         match &self.backend {
             Backend::Git(git) => git.record_now(changes, actor, message),
             Backend::Cow(cow) => cow.record(&changes, actor, message),
@@ -357,6 +351,14 @@ impl History {
             strategy: self.strategy().as_str(),
         }
     }
+}
+
+/// The changes as the backends take them: owned paths with their actions.
+fn owned(changes: &[FileChange]) -> Vec<(String, ChangeAction)> {
+    changes
+        .iter()
+        .map(|c| (c.path.as_str().to_owned(), c.action))
+        .collect()
 }
 
 /// Formats a git or snapshot time as RFC 3339 with its original UTC offset.
