@@ -203,3 +203,30 @@ async fn cow_versioning_keeps_snapshots() {
     assert_eq!(r.text(), "one\n");
     s.get("/api/quire/blame?path=a.md").await.expect_error(501);
 }
+
+#[tokio::test]
+async fn async_batching_keeps_each_actors_version_of_a_page() {
+    let s = TestServer::with(
+        options(quire_store::Strategy::Git, true),
+        Default::default(),
+        &[],
+    );
+    s.put("n.md", "first\n", "alice").await;
+    s.put("n.md", "second\n", "bob").await; // within the batch window
+    s.put("n.md", "third\n", "bob").await; // same actor: folded into bob's commit
+    let r = s.get("/api/quire/versions?path=n.md").await;
+    let authors: Vec<String> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["author"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(authors, vec!["bob", "alice"]);
+    let alice = r.json()[1]["hash"].as_str().unwrap().to_string();
+    let r = s
+        .get(&format!("/api/quire/version?path=n.md&version={alice}"))
+        .await;
+    assert_eq!(r.text(), "first\n");
+    s.assert_clean();
+}

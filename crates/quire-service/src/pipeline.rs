@@ -153,6 +153,13 @@ impl Space {
             return Ok(applied);
         }
 
+        let paths: Vec<&PagePath> = prepared.iter().map(|p| &p.path).collect();
+        if let Err(e) = self.history.commit_others_before(&paths, &change.actor) {
+            return Err(Error::internal(format!(
+                "committing queued writes failed: {e}"
+            )));
+        }
+
         // Several files, or a restructuring: a crash must not leave half of it behind.
         let journaled = prepared.len() > 1 || change.commit == CommitMode::Now;
         if journaled {

@@ -191,6 +191,15 @@ impl Batcher {
         }
     }
 
+    /// Whether a path is queued by an actor other than `actor`.
+    pub(crate) fn queued_by_other(&self, paths: &[&str], actor: &str) -> bool {
+        self.shared
+            .queue()
+            .batches
+            .iter()
+            .any(|b| b.actor != actor && b.changes.iter().any(|(p, _)| paths.contains(&p.as_str())))
+    }
+
     /// Commits everything queued now, on the calling thread.
     pub(crate) fn flush(&self) -> Result<(), StoreError> {
         self.shared.commit_pending()

@@ -102,6 +102,19 @@ impl GitHistory {
         Ok(Recorded::Committed(oid.to_string()))
     }
 
+    /// Before `actor` overwrites paths another actor's queued write still holds, that write
+    /// is committed, so every actor's version stays in history.
+    pub(crate) fn commit_others_before(
+        &self,
+        paths: &[&str],
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        match &self.batcher {
+            Some(batcher) if batcher.queued_by_other(paths, actor) => batcher.flush(),
+            _ => Ok(()),
+        }
+    }
+
     /// The files a commit changed against its first parent, with their bytes before and
     /// their blob ids after.
     pub(crate) fn commit_files(&self, id: &str) -> Result<CommitFiles, StoreError> {

@@ -249,6 +249,23 @@ impl History {
         }
     }
 
+    /// Call before overwriting `paths` as `actor`: with async batching, a queued write of one of
+    /// them by another actor is committed first, so it is not folded into this actor's commit
+    /// and lost from history. A no-op otherwise.
+    pub fn commit_others_before(
+        &self,
+        paths: &[&quire_vault::PagePath],
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Git(git) => {
+                let paths: Vec<&str> = paths.iter().map(|p| p.as_str()).collect();
+                git.commit_others_before(&paths, actor)
+            }
+            Backend::Cow(_) | Backend::None => Ok(()),
+        }
+    }
+
     /// The files a commit changed (git only): input to revert.
     pub fn commit_files(&self, id: &str) -> Result<CommitFiles, StoreError> {
         match &self.backend {
