@@ -225,12 +225,7 @@ impl History {
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
-        let changes = owned(changes);
-        match &self.backend {
-            Backend::Git(git) => git.record(changes, actor, message),
-            Backend::Cow(cow) => cow.record(&changes, actor, message),
-            Backend::None => Ok(Recorded::Unversioned),
-        }
+        self.record_when(changes, actor, message, When::AsConfigured)
     }
 
     /// Records changes as one commit right away, even when commits are otherwise batched, and
@@ -241,11 +236,22 @@ impl History {
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
+        self.record_when(changes, actor, message, When::Now)
+    }
+
+    fn record_when(
+        &self,
+        changes: &[FileChange],
+        actor: &str,
+        message: &str,
+        when: When,
+    ) -> Result<Recorded, StoreError> {
         let changes = owned(changes);
-        match &self.backend {
-            Backend::Git(git) => git.record_now(changes, actor, message),
-            Backend::Cow(cow) => cow.record(&changes, actor, message),
-            Backend::None => Ok(Recorded::Unversioned),
+        match (&self.backend, when) {
+            (Backend::Git(git), When::AsConfigured) => git.record(changes, actor, message),
+            (Backend::Git(git), When::Now) => git.record_now(changes, actor, message),
+            (Backend::Cow(cow), _) => cow.record(&changes, actor, message),
+            (Backend::None, _) => Ok(Recorded::Unversioned),
         }
     }
 
@@ -368,6 +374,13 @@ impl History {
             strategy: self.strategy().as_str(),
         }
     }
+}
+
+/// Whether a record may wait for a batch.
+#[derive(Clone, Copy)]
+enum When {
+    AsConfigured,
+    Now,
 }
 
 /// The changes as the backends take them: owned paths with their actions.
