@@ -66,6 +66,8 @@ pub enum CommitMode {
 pub struct Change {
     pub ops: Vec<FileOp>,
     pub actor: String,
+    /// Commit message; empty lets the pipeline name a one-file change from what it finds
+    /// (`Create`, `Update` or `Delete <path>`).
     pub message: String,
     pub announce: Announce,
     pub commit: CommitMode,
@@ -200,14 +202,21 @@ impl Space {
                 },
             })
             .collect();
-        let recorded = match change.commit {
-            CommitMode::AsConfigured => {
-                self.history
-                    .record(&changes, &change.actor, &change.message)
+        let message = match (change.message.as_str(), prepared.as_slice()) {
+            ("", [only]) => {
+                let verb = match (&only.before, &only.after) {
+                    (None, _) => "Create",
+                    (Some(_), Some(_)) => "Update",
+                    (Some(_), None) => "Delete",
+                };
+                format!("{verb} {}", only.path)
             }
-            CommitMode::Now => self
-                .history
-                .record_now(&changes, &change.actor, &change.message),
+            ("", _) => format!("Change {} files", prepared.len()),
+            (text, _) => text.to_string(),
+        };
+        let recorded = match change.commit {
+            CommitMode::AsConfigured => self.history.record(&changes, &change.actor, &message),
+            CommitMode::Now => self.history.record_now(&changes, &change.actor, &message),
         };
         match recorded {
             Ok(Recorded::Committed(id)) => applied.commit = Some(id),

@@ -270,13 +270,8 @@ impl Space {
     pub fn put(&self, path: &str, content: Vec<u8>, opts: &WriteOptions) -> Result<Applied> {
         let path = PagePath::new(path)?;
         let content = with_provenance(&path, content, opts.provenance.as_deref());
-        let verb = if self.root.kind(&path)?.is_some() {
-            "Update"
-        } else {
-            "Create"
-        };
         self.apply(Change {
-            message: format!("{verb} {path}"),
+            message: String::new(),
             ops: vec![FileOp {
                 path,
                 content: Some(content),
