@@ -1,25 +1,7 @@
 //! Link extraction throughput: `quire_syntax::parse` over every page of a generated vault.
 
-use clap::Args as ClapArgs;
-
-#[derive(ClapArgs)]
-pub struct Args {
-    /// Pages in the generated vault.
-    #[arg(long, default_value_t = 10_000)]
-    pub pages: usize,
-    /// Vault generator seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-}
-
-impl Default for Args {
-    fn default() -> Self {
-        Args {
-            pages: 10_000,
-            seed: 42,
-        }
-    }
-}
+/// A generated vault of `--pages` pages from `--seed`.
+pub use crate::VaultArgs as Args;
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let vault = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));

@@ -60,6 +60,26 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+/// The vault a benchmark generates.
+#[derive(clap::Args)]
+pub struct VaultArgs {
+    /// Pages in the generated vault (about 10 links each).
+    #[arg(long, default_value_t = 10_000)]
+    pub pages: usize,
+    /// Vault generator seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+impl Default for VaultArgs {
+    fn default() -> Self {
+        VaultArgs {
+            pages: 10_000,
+            seed: 42,
+        }
+    }
+}
+
 /// Best (smallest) duration of `runs` calls of `f`.
 pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (std::time::Duration, T) {
     let mut best = None;

@@ -1,25 +1,9 @@
 //! Resolver: resolving every link of a generated vault, warm.
 
-use clap::Args as ClapArgs;
 use quire_vault::{PagePath, Vault};
 
-#[derive(ClapArgs)]
-pub struct Args {
-    /// Pages in the generated vault (about 10 links each).
-    #[arg(long, default_value_t = 10_000)]
-    pub pages: usize,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-}
-
-impl Default for Args {
-    fn default() -> Self {
-        Args {
-            pages: 10_000,
-            seed: 42,
-        }
-    }
-}
+/// A generated vault of `--pages` pages from `--seed`.
+pub use crate::VaultArgs as Args;
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
