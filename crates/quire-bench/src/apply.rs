@@ -50,21 +50,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});
     let manifest =
-        space.parse_manifest(manifest_json.to_string().as_bytes(), ManifestFormat::Json)?;
+        quire_service::parse_manifest(manifest_json.to_string().as_bytes(), ManifestFormat::Json)?;
 
     let start = Instant::now();
-    let outcome = space.apply_manifest(&ApplyRequest {
+    let outcome = space.restructure().apply(&ApplyRequest {
         manifest,
-        manifest_json,
         digest: None,
         approved: false,
         actor: "bench".into(),
         client: "bench".into(),
+        message: None,
     });
     let took = start.elapsed();
     let (applied, plan) = match outcome {
         Ok(done) => done,
-        Err(r) => bail!("apply refused: {}", r.error),
+        Err(r) => bail!("apply refused: {}", r.message),
     };
     let commit = applied
         .commit
@@ -82,7 +82,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
 
     let start = Instant::now();
-    let reverted = space.revert(&commit, None, "bench");
+    let reverted = space.restructure().revert(&commit, None, "bench", "bench");
     let took = start.elapsed();
     match reverted {
         Ok((applied, _)) => println!(
@@ -91,7 +91,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             applied.deleted,
             took.as_secs_f64() * 1e3
         ),
-        Err(r) => bail!("revert refused: {}", r.error),
+        Err(r) => bail!("revert refused: {}", r.message),
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 mod apply;
 mod extract;
+mod load;
 mod plan;
 mod put;
 mod resolve;
@@ -31,6 +32,8 @@ enum Command {
     Apply(apply::Args),
     /// Planner: hub rename and folder move, warm and cold.
     Plan(plan::Args),
+    /// Many clients as many actors against the real server: commit lag, authors, SIGTERM.
+    Load(load::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -42,6 +45,7 @@ fn main() -> anyhow::Result<()> {
         Command::Put(args) => put::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Apply(args) => apply::run(&args),
+        Command::Load(args) => load::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;

@@ -82,8 +82,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     let space = service.default_space();
     for (name, manifest) in &scenarios {
-        let manifest = space.parse_manifest(manifest.as_bytes(), ManifestFormat::Json)?;
-        let (took, plan) = crate::best_of(5, || space.plan(&manifest, false, None));
+        let manifest = quire_service::parse_manifest(manifest.as_bytes(), ManifestFormat::Json)?;
+        let (took, plan) = crate::best_of(5, || space.restructure().plan(&manifest, false, None));
         let plan = plan?;
         if !plan.errors.is_empty() {
             bail!("{name}: the plan has errors: {:?}", plan.errors);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args as ClapArgs, ValueEnum};
 use quire_service::{AssetRules, Service, SpaceSettings};
-use quire_store::{HistoryOptions, Strategy};
+use quire_store::HistoryOptions;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Mode {
@@ -68,11 +68,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         name: "default".into(),
         root: dir.path().to_path_buf(),
         history: HistoryOptions {
-            strategy: Strategy::Git,
             async_commit: args.mode == Mode::Async,
-            batch_window: Duration::from_millis(200),
-            batch_max_size: 50,
-            max_versions: 100,
+            ..HistoryOptions::default()
         },
         assets: AssetRules::default(),
         refactor: Default::default(),
@@ -87,7 +84,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .build()?;
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let addr = listener.local_addr()?;
-    let app = quire_http::router(service.clone());
+    let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
     runtime.spawn(async move { axum::serve(listener, app).await });
 
     let commits_before = commit_count(dir.path())?;

@@ -232,6 +232,39 @@ impl Config {
                 "the overlap must be smaller than the chunk size",
             ));
         }
+        let versioning = &self.versioning;
+        if versioning.max_commit_lag_ms == 0 {
+            return Err(invalid(
+                "versioning.max_commit_lag_ms",
+                "the commit lag bound must be positive",
+            ));
+        }
+        if versioning.max_pending == 0 {
+            return Err(invalid(
+                "versioning.max_pending",
+                "the bound of uncommitted files must be positive",
+            ));
+        }
+        if let CommitBatching::Batched { window, max_size } = versioning.commit_batching() {
+            if versioning.max_commit_lag() < window {
+                return Err(invalid(
+                    "versioning.max_commit_lag_ms",
+                    &format!(
+                        "{} ms is shorter than batch_window_ms ({} ms): every write would wait                          for its batch",
+                        versioning.max_commit_lag_ms, versioning.batch_window_ms
+                    ),
+                ));
+            }
+            if versioning.max_pending < max_size {
+                return Err(invalid(
+                    "versioning.max_pending",
+                    &format!(
+                        "{} is smaller than batch_max_size ({max_size}): writes would wait                          before a batch is full",
+                        versioning.max_pending
+                    ),
+                ));
+            }
+        }
         if self.webhooks.max_workers == 0 {
             return Err(invalid(
                 "webhooks.max_workers",

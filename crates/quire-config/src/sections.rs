@@ -47,7 +47,8 @@ impl Blank for Secret {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ServerConfig {
-    /// Bind address; the spec's default is every interface.
+    /// Bind address. The default is loopback: a server reachable from other machines is a
+    /// choice the operator makes (the spec's `0.0.0.0`), with auth switched on.
     pub host: String,
     pub port: u16,
     /// Origins allowed by CORS (shorthand for `[server.cors] allowed_origins`).
@@ -61,7 +62,7 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    pub const DEFAULT_HOST: &'static str = "0.0.0.0";
+    pub const DEFAULT_HOST: &'static str = "127.0.0.1";
     pub const DEFAULT_PORT: u16 = 3333;
 
     /// Origins from `cors_origins` and `[server.cors] allowed_origins` together, in that
@@ -351,6 +352,12 @@ pub struct VersioningConfig {
     pub async_commit: bool,
     pub batch_window_ms: u64,
     pub batch_max_size: u32,
+    /// Backpressure of async commits: a write waits while an acknowledged write older than
+    /// this is not committed yet. At least `batch_window_ms`.
+    pub max_commit_lag_ms: u64,
+    /// ... or while more than this many files wait for their commit. At least
+    /// `batch_max_size`.
+    pub max_pending: u32,
     /// `cow` only: versions kept per file.
     pub max_versions: u32,
 }
@@ -370,6 +377,10 @@ pub enum CommitBatching {
 impl VersioningConfig {
     pub fn batch_window(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.batch_window_ms)
+    }
+
+    pub fn max_commit_lag(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.max_commit_lag_ms)
     }
 
     /// Batching only applies when commits are asynchronous and a batch can hold more than one
@@ -397,6 +408,8 @@ impl Default for VersioningConfig {
             async_commit: true,
             batch_window_ms: 200,
             batch_max_size: 50,
+            max_commit_lag_ms: 2_000,
+            max_pending: 2_000,
             max_versions: 100,
         }
     }

@@ -16,8 +16,9 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # QUIRE_API_KEY override this file.
 
 [server]
-# Address and port of the HTTP server. 0.0.0.0 listens on every interface.
-# host = "0.0.0.0"
+# Address and port of the HTTP server. The default answers this machine only; "0.0.0.0"
+# listens on every interface (switch [auth] on first: see below).
+# host = "127.0.0.1"
 # port = 3333
 # Browser origins allowed to call the API (added to [server.cors] allowed_origins).
 # cors_origins = []
@@ -104,6 +105,11 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # async_commit = true
 # batch_window_ms = 200
 # batch_max_size = 50
+# Backpressure: a write waits while an acknowledged write older than max_commit_lag_ms is
+# not committed yet, or while more than max_pending files wait for their commit. This bounds
+# what is left to commit at shutdown. At least batch_window_ms and batch_max_size.
+# max_commit_lag_ms = 2000
+# max_pending = 2000
 # Versions kept per file with strategy = "cow".
 # max_versions = 100
 

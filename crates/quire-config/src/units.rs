@@ -163,7 +163,7 @@ impl fmt::Display for Duration {
             write!(f, "{secs}s")?;
         }
         if sub_nanos > 0 {
-            if sub_nanos % 1_000_000 == 0 {
+            if sub_nanos.is_multiple_of(1_000_000) {
                 write!(f, "{}ms", sub_nanos / 1_000_000)?;
             } else {
                 write!(f, "{sub_nanos}ns")?;
@@ -284,7 +284,7 @@ impl fmt::Display for ByteSize {
         let (name, per) = BYTES_PER
             .iter()
             .rev()
-            .find(|&&(_, per)| self.0 != 0 && self.0 % per == 0)
+            .find(|&&(_, per)| self.0 != 0 && self.0.is_multiple_of(per))
             .copied()
             .unwrap_or(("B", 1));
         match name {

@@ -36,7 +36,7 @@ fn parse_error(text: &str) -> ConfigError {
 #[test]
 fn defaults_match_the_spec() {
     let config = Config::default();
-    assert_eq!(config.server.host, "0.0.0.0");
+    assert_eq!(config.server.host, "127.0.0.1");
     assert_eq!(config.server.port, 3333);
     assert!(config.server.public_url.is_none());
     assert_eq!(config.server.rate_limit.requests_per_minute, 0);
@@ -57,6 +57,12 @@ fn defaults_match_the_spec() {
     assert!(config.versioning.async_commit);
     assert_eq!(config.versioning.batch_window_ms, 200);
     assert_eq!(config.versioning.batch_max_size, 50);
+    assert_eq!(config.versioning.max_commit_lag_ms, 2_000);
+    assert_eq!(
+        config.versioning.max_commit_lag(),
+        StdDuration::from_secs(2)
+    );
+    assert_eq!(config.versioning.max_pending, 2_000);
     assert_eq!(config.versioning.max_versions, 100);
     assert_eq!(config.assets.max_file_size, ByteSize::mib(10));
     assert!(config
@@ -167,6 +173,8 @@ strategy = "cow"
 async_commit = false
 batch_window_ms = 10
 batch_max_size = 5
+max_commit_lag_ms = 750
+max_pending = 300
 max_versions = 7
 
 [assets]
@@ -289,6 +297,8 @@ fn full_example_with_every_section_parses() {
         config.versioning.commit_batching(),
         CommitBatching::PerWrite
     );
+    assert_eq!(config.versioning.max_commit_lag_ms, 750);
+    assert_eq!(config.versioning.max_pending, 300);
     assert_eq!(config.versioning.max_versions, 7);
     assert_eq!(config.assets.max_file_size.bytes(), 512 * 1024);
     assert!(config.ui.theme_locked);
@@ -593,6 +603,19 @@ fn inconsistent_values_are_errors_naming_the_key() {
         ),
         ("[webhooks]\nmax_workers = 0\n", "webhooks.max_workers"),
         ("[server]\nhost = \"${UNSET}\"\n", "server.host"),
+        (
+            "[versioning]\nmax_commit_lag_ms = 0\n",
+            "versioning.max_commit_lag_ms",
+        ),
+        ("[versioning]\nmax_pending = 0\n", "versioning.max_pending"),
+        (
+            "[versioning]\nbatch_window_ms = 5000\n",
+            "versioning.max_commit_lag_ms",
+        ),
+        (
+            "[versioning]\nbatch_max_size = 5000\n",
+            "versioning.max_pending",
+        ),
     ];
     for (text, key) in cases {
         let error = parse_error(text);
@@ -641,6 +664,29 @@ fn commit_batching_follows_async_commit_and_window() {
         let config = parse(&format!("[versioning]\n{body}\n"));
         assert_eq!(config.versioning.commit_batching(), expected, "{body}");
     }
+}
+
+#[test]
+fn commit_lag_bounds_must_cover_a_batch_only_when_batching() {
+    let error = parse_error("[versioning]\nbatch_window_ms = 3000\nmax_commit_lag_ms = 2999\n");
+    let shown = error.to_string();
+    assert!(
+        shown.contains("2999") && shown.contains("batch_window_ms"),
+        "{shown}"
+    );
+    let error = parse_error("[versioning]\nbatch_max_size = 100\nmax_pending = 99\n");
+    assert!(error.to_string().contains("batch_max_size"), "{error}");
+    // Equal bounds are fine; without batching the window and size do not matter.
+    let config = parse(
+        "[versioning]\nbatch_window_ms = 3000\nmax_commit_lag_ms = 3000\n\
+         batch_max_size = 100\nmax_pending = 100\n",
+    );
+    assert_eq!(config.versioning.max_pending, 100);
+    let config = parse("[versioning]\nasync_commit = false\nbatch_window_ms = 9000\n");
+    assert_eq!(
+        config.versioning.commit_batching(),
+        CommitBatching::PerWrite
+    );
 }
 
 #[test]

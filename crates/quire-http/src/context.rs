@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
-use quire_service::{Error, Space, WriteOptions};
+use quire_service::{Error, Expect, Space, WriteOptions};
 
 use crate::error::ApiError;
 use crate::AppState;
@@ -54,6 +54,16 @@ impl FromRequestParts<AppState> for SpaceCtx {
 
 /// The headers common to writes: `X-Actor`, `X-Provenance`, `If-Match`.
 pub fn write_options(headers: &HeaderMap) -> WriteOptions {
+    write_options_with(headers, None, None)
+}
+
+/// [`write_options`] for a JSON body that may also name the `actor` (the header wins) and the
+/// commit `message`, as clients written for KiwiFS send them.
+pub fn write_options_with(
+    headers: &HeaderMap,
+    actor: Option<String>,
+    message: Option<String>,
+) -> WriteOptions {
     let text = |name: &str| {
         headers
             .get(name)
@@ -61,9 +71,11 @@ pub fn write_options(headers: &HeaderMap) -> WriteOptions {
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
     };
+    let given = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     WriteOptions {
-        actor: text("x-actor"),
-        provenance: text("x-provenance"),
-        if_match: text("if-match"),
+        actor: text("x-actor").or_else(|| given(actor)),
+        message: given(message),
+        derived_from: text("x-provenance"),
+        expect: Expect::etag(text("if-match").as_deref()),
     }
 }

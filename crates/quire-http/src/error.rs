@@ -1,5 +1,7 @@
-//! The one `IntoResponse` for errors: `{"error": …}` with the status of the error's code,
-//! plus extractors whose rejections use the same shape.
+//! The one `IntoResponse` for errors: `{"error": …}` with the status of the error's code and
+//! the error's payload (`plan`, `active_claim`), plus extractors whose rejections use the same
+//! shape. Internal errors are logged here, with their detail; the caller sees a generic
+//! message.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -7,9 +9,8 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_service::{Error, ErrorCode};
+use quire_service::{Error, ErrorCode, Payload};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 
 /// An error on its way to the client.
 #[derive(Debug)]
@@ -21,23 +22,28 @@ impl From<Error> for ApiError {
     }
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ErrorBody {
-    /// What went wrong, in words meant for the caller.
-    pub error: String,
-}
+pub use quire_api::ErrorBody;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.0.code.http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (
-            status,
-            Json(ErrorBody {
-                error: self.0.message,
-            }),
-        )
-            .into_response()
+        let Error {
+            code,
+            message,
+            payload,
+            detail,
+        } = self.0;
+        if let Some(detail) = &detail {
+            tracing::error!("internal error: {detail}");
+        }
+        let status =
+            StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut body = ErrorBody::new(message);
+        match payload {
+            Some(Payload::ActiveClaim(claim)) => body.active_claim = Some(*claim),
+            Some(Payload::Plan(plan)) => body.plan = Some(plan),
+            None => {}
+        }
+        (status, Json(body)).into_response()
     }
 }
 

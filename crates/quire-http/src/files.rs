@@ -6,13 +6,16 @@ use axum::extract::{Multipart, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_service::{media_type_of, Applied};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use quire_api::{
+    AppendResult, AssetResult, BulkRequest, BulkResult, DeleteResult, Heading, ResolveLinksRequest,
+    ResolvedLinks, Templates, TreeNode, WriteResult,
+};
+use quire_service::media_type_of;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
-use crate::context::{write_options, SpaceCtx};
+use crate::context::{write_options, write_options_with, SpaceCtx};
 use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
-use crate::schema::{TocEntrySchema, TreeNodeSchema};
 use crate::AppState;
 
 #[derive(Deserialize, IntoParams)]
@@ -27,70 +30,11 @@ pub struct OptionalPathQuery {
     pub path: Option<String>,
 }
 
-/// Response of a single-file write.
-#[derive(Serialize, ToSchema)]
-pub struct WriteResponse {
-    pub path: String,
-    /// Git blob id of the new content.
-    pub etag: String,
-    /// `true` when the file did not exist before.
-    pub created: bool,
-    /// The commit, when versioning is git and commits are synchronous.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct DeleteResponse {
-    pub path: String,
-    pub deleted: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BulkRequest {
-    pub files: Vec<BulkFile>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BulkFile {
-    pub path: String,
-    pub content: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct BulkResponse {
-    pub files: Vec<BulkWritten>,
-    pub count: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct BulkWritten {
-    pub path: String,
-    pub etag: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct AssetResponse {
-    pub path: String,
-}
-
 #[derive(Deserialize, IntoParams)]
 pub struct AppendQuery {
     pub path: String,
     /// Inserted between the old content and the new text; default two newlines.
     pub separator: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct AppendResponse {
-    pub path: String,
-    pub etag: String,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -104,13 +48,6 @@ pub struct TemplateQuery {
     pub name: String,
     /// Fills `{{title}}` in the template body.
     pub title: Option<String>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResolveLinksRequest {
-    /// Wiki-link targets, with or without `[[ ]]`.
-    pub links: Vec<String>,
 }
 
 fn etag_header(etag: &str) -> HeaderValue {
@@ -127,12 +64,12 @@ fn content_type_for(path: &str) -> &'static str {
 
 /// The directory tree.
 #[utoipa::path(get, path = "/tree", tag = "files", params(OptionalPathQuery),
-    responses((status = 200, body = [TreeNodeSchema]), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = [TreeNode]), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn tree(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<OptionalPathQuery>,
 ) -> ApiResult<Response> {
-    let nodes = blocking(move || space.tree(q.path.as_deref())).await?;
+    let nodes = blocking(move || space.files().tree(q.path.as_deref())).await?;
     Ok(Json(nodes).into_response())
 }
 
@@ -146,7 +83,7 @@ pub async fn read_file(
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
     let path = q.path.clone();
-    let content = blocking(move || space.read(&q.path)).await?;
+    let content = blocking(move || space.files().read(&q.path)).await?;
     Ok((
         [
             (
@@ -166,7 +103,7 @@ pub async fn read_file(
         ("X-Provenance" = Option<String>, Header, description = "recorded as `derived-from` in the frontmatter"),
         ("If-Match" = Option<String>, Header, description = "ETag last read; 409 when it no longer matches")),
     request_body(content = String, content_type = "text/markdown"),
-    responses((status = 201, body = WriteResponse, description = "created"), (status = 200, body = WriteResponse, description = "replaced"),
+    responses((status = 200, body = WriteResult, description = "written; `created` says whether the file is new"),
         (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn write_file(
     SpaceCtx(space): SpaceCtx,
@@ -175,84 +112,55 @@ pub async fn write_file(
     body: Bytes,
 ) -> ApiResult<Response> {
     let opts = write_options(&headers);
-    let applied = blocking(move || space.put(&q.path, body.to_vec(), &opts)).await?;
-    Ok(single_write_response(applied))
-}
-
-fn single_write_response(applied: Applied) -> Response {
-    let file = &applied.files[0];
-    let etag = file.etag.clone().unwrap_or_default();
-    let status = if file.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    (
-        status,
-        [(header::ETAG, etag_header(&etag))],
-        Json(WriteResponse {
-            path: file.path.to_string(),
-            etag,
-            created: file.created,
-            commit: applied.commit.clone(),
-        }),
+    let written = blocking(move || space.files().write(&q.path, body.to_vec(), &opts)).await?;
+    Ok((
+        StatusCode::OK,
+        [(header::ETAG, etag_header(&written.etag))],
+        Json(written),
     )
-        .into_response()
+        .into_response())
 }
 
 /// Deletes a file, recording the deletion as a commit.
 #[utoipa::path(delete, path = "/file", tag = "files", params(PathQuery,
         ("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 200, body = DeleteResponse), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DeleteResult), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn delete_file(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
     headers: HeaderMap,
-) -> ApiResult<Json<DeleteResponse>> {
+) -> ApiResult<Json<DeleteResult>> {
     let opts = write_options(&headers);
-    let applied = blocking(move || space.delete(&q.path, &opts)).await?;
-    Ok(Json(DeleteResponse {
-        path: applied.files[0].path.to_string(),
-        deleted: true,
-        commit: applied.commit,
-    }))
+    Ok(Json(
+        blocking(move || space.files().delete(&q.path, &opts)).await?,
+    ))
 }
 
 /// Writes many files in one atomic commit.
 #[utoipa::path(post, path = "/bulk", tag = "files", request_body = BulkRequest,
     params(("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 200, body = BulkResponse), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = BulkResult), (status = 400, body = ErrorBody)))]
 pub async fn bulk(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
     JsonBody(req): JsonBody<BulkRequest>,
-) -> ApiResult<Json<BulkResponse>> {
-    let opts = write_options(&headers);
+) -> ApiResult<Json<BulkResult>> {
+    let opts = write_options_with(&headers, req.actor, req.message);
     let files = req
         .files
         .into_iter()
         .map(|f| (f.path, f.content.into_bytes()))
         .collect();
-    let applied = blocking(move || space.bulk(files, &opts)).await?;
-    Ok(Json(BulkResponse {
-        count: applied.files.len(),
-        files: applied
-            .files
-            .iter()
-            .map(|f| BulkWritten {
-                path: f.path.to_string(),
-                etag: f.etag.clone().unwrap_or_default(),
-            })
-            .collect(),
-        commit: applied.commit,
-    }))
+    Ok(Json(
+        blocking(move || space.files().bulk(files, &opts)).await?,
+    ))
 }
 
 /// Stores an uploaded file under `assets/` (multipart field `file`).
 #[utoipa::path(post, path = "/assets", tag = "files",
     request_body(content_type = "multipart/form-data", description = "field `file`"),
     params(("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 201, body = AssetResponse), (status = 400, body = ErrorBody),
+    responses((status = 200, body = AssetResult), (status = 400, body = ErrorBody),
         (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn upload_asset(
     SpaceCtx(space): SpaceCtx,
@@ -274,29 +182,25 @@ pub async fn upload_asset(
             .bytes()
             .await
             .map_err(|e| bad_request(format!("reading the upload failed: {}", e.body_text())))?;
-        let path = blocking(move || {
-            space.store_asset(&name, media_type.as_deref(), bytes.to_vec(), &opts)
+        let stored = blocking(move || {
+            space
+                .files()
+                .store_asset(&name, media_type.as_deref(), bytes.to_vec(), &opts)
         })
         .await?;
-        return Ok((
-            StatusCode::CREATED,
-            Json(AssetResponse {
-                path: path.to_string(),
-            }),
-        )
-            .into_response());
+        return Ok(Json(stored).into_response());
     }
     Err(bad_request("the multipart body has no field named `file`"))
 }
 
 /// The headings of a page.
 #[utoipa::path(get, path = "/toc", tag = "files", params(PathQuery),
-    responses((status = 200, body = [TocEntrySchema]), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = [Heading]), (status = 404, body = ErrorBody)))]
 pub async fn toc(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
-    let entries = blocking(move || space.toc(&q.path)).await?;
+    let entries = blocking(move || space.files().headings(&q.path)).await?;
     Ok(Json(entries).into_response())
 }
 
@@ -304,34 +208,34 @@ pub async fn toc(
 #[utoipa::path(post, path = "/file/append", tag = "files", params(AppendQuery,
         ("X-Actor" = Option<String>, Header, description = "commit author")),
     request_body(content = String, content_type = "text/markdown"),
-    responses((status = 200, body = AppendResponse), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = AppendResult), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn append(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<AppendQuery>,
     headers: HeaderMap,
     body: Bytes,
-) -> ApiResult<Json<AppendResponse>> {
+) -> ApiResult<Json<AppendResult>> {
     let opts = write_options(&headers);
     let separator = q.separator.unwrap_or_else(|| "\n\n".to_string());
-    let applied = blocking(move || space.append(&q.path, &body, &separator, &opts)).await?;
-    let file = &applied.files[0];
-    Ok(Json(AppendResponse {
-        path: file.path.to_string(),
-        etag: file.etag.clone().unwrap_or_default(),
-    }))
+    Ok(Json(
+        blocking(move || space.files().append(&q.path, &body, &separator, &opts)).await?,
+    ))
 }
 
 /// Template names, or one template as `{name, content}`.
 #[utoipa::path(get, path = "/templates", tag = "files", params(TemplatesQuery),
-    responses((status = 200, description = "list of names, or `{name, content}`"), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "the names, or one template", body = Templates), (status = 404, body = ErrorBody)))]
 pub async fn templates(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<TemplatesQuery>,
-) -> ApiResult<Response> {
-    match q.name {
-        Some(name) => Ok(Json(blocking(move || space.template(&name)).await?).into_response()),
-        None => Ok(Json(blocking(move || space.templates()).await?).into_response()),
-    }
+) -> ApiResult<Json<Templates>> {
+    Ok(Json(
+        blocking(move || match q.name {
+            Some(name) => space.files().template(&name).map(Templates::One),
+            None => space.files().templates().map(Templates::Names),
+        })
+        .await?,
+    ))
 }
 
 /// A template body ready for insertion (`{{date}}`, `{{time}}`, `{{title}}` filled in).
@@ -341,7 +245,12 @@ pub async fn template(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<TemplateQuery>,
 ) -> ApiResult<Response> {
-    let body = blocking(move || space.template_for_insertion(&q.name, q.title.as_deref())).await?;
+    let body = blocking(move || {
+        space
+            .files()
+            .template_for_insertion(&q.name, q.title.as_deref())
+    })
+    .await?;
     Ok((
         [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
         body,
@@ -357,7 +266,7 @@ pub async fn readlink(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
-    let target = blocking(move || space.readlink(&q.path)).await?;
+    let target = blocking(move || space.files().readlink(&q.path)).await?;
     Ok((
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
         target,
@@ -367,12 +276,12 @@ pub async fn readlink(
 
 /// Resolves wiki-link targets as a page at the root would.
 #[utoipa::path(post, path = "/resolve-links", tag = "files", request_body = ResolveLinksRequest,
-    responses((status = 200, body = crate::schema::ResolvedLinksSchema), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = ResolvedLinks), (status = 400, body = ErrorBody)))]
 pub async fn resolve_links(
     State(_state): State<AppState>,
     SpaceCtx(space): SpaceCtx,
     JsonBody(req): JsonBody<ResolveLinksRequest>,
 ) -> ApiResult<Response> {
-    let resolved = blocking(move || Ok(space.resolve_links(&req.links))).await?;
+    let resolved = blocking(move || Ok(space.files().resolve_links(&req.links))).await?;
     Ok(Json(resolved).into_response())
 }

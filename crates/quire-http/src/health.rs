@@ -3,42 +3,30 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Serialize;
-use utoipa::ToSchema;
+use quire_api::{Health, Ready};
 
 use crate::AppState;
 
-#[derive(Serialize, ToSchema)]
-pub struct HealthBody {
-    pub status: &'static str,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct ReadyBody {
-    pub status: &'static str,
-    /// Protocol servers (NFS, S3, WebDAV); none is enabled in this build.
-    pub protocols: serde_json::Map<String, serde_json::Value>,
-    /// Spaces whose storage is unreachable.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unreachable: Vec<String>,
-}
-
 /// 200 whenever the process is up.
-#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = HealthBody)))]
-pub async fn health() -> Json<HealthBody> {
-    Json(HealthBody { status: "ok" })
+#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health)))]
+pub async fn health() -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+    })
 }
 
 /// Same as `/health`.
-#[utoipa::path(get, path = "/healthz", tag = "health", responses((status = 200, body = HealthBody)))]
-pub async fn healthz() -> Json<HealthBody> {
-    Json(HealthBody { status: "ok" })
+#[utoipa::path(get, path = "/healthz", tag = "health", responses((status = 200, body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+    })
 }
 
 /// 503 when the storage of a space is unreachable.
 #[utoipa::path(get, path = "/readyz", tag = "health",
-    responses((status = 200, body = ReadyBody), (status = 503, body = ReadyBody)))]
-pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<ReadyBody>) {
+    responses((status = 200, body = Ready), (status = 503, body = Ready)))]
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) {
     let unreachable: Vec<String> = state
         .service
         .spaces()
@@ -53,8 +41,8 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<ReadyBod
         } else {
             StatusCode::SERVICE_UNAVAILABLE
         },
-        Json(ReadyBody {
-            status: if ready { "ok" } else { "unavailable" },
+        Json(Ready {
+            status: if ready { "ok" } else { "unavailable" }.into(),
             protocols: serde_json::Map::new(),
             unreachable,
         }),

@@ -2,22 +2,26 @@
 //! the handlers' annotations.
 //!
 //! Routes of a space live under `/api/quire` (default space, or header `X-Quire-Space`) and
-//! `/api/quire/{space}`; host routes are `/health`, `/healthz`, `/readyz`, `/api/openapi.json`.
+//! `/api/quire/{space}`; host routes are `/health`, `/healthz`, `/readyz`, `/metrics`,
+//! `/api/openapi.json` and the API explorer `/api/docs`. Every route passes the
+//! authentication layer (`auth`), which lets the public ones through.
 
+pub mod auth;
 mod claims;
 mod context;
+mod docs;
 mod error;
 mod events;
 mod files;
 mod health;
+mod metrics;
 mod refactor;
-mod schema;
+mod settings;
 mod versions;
 
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::{Json, Router};
 use quire_service::Service;
@@ -25,8 +29,10 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub use auth::AuthPolicy;
 pub use context::SPACE_HEADER;
 pub use error::{ApiError, ErrorBody};
+pub use settings::{HttpSettings, SetupError};
 
 /// Where the API of a space is mounted (DECISIONS §1: `{base_url}`).
 pub const BASE_PATH: &str = "/api/quire";
@@ -96,6 +102,7 @@ fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::health))
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
+        .routes(routes!(metrics::metrics))
         .nest(BASE_PATH, space_routes())
         .split_for_parts();
     // The same routes once more for spaces named in the URL; the document lists them once.
@@ -108,11 +115,13 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     parts().1
 }
 
-/// The whole HTTP application.
-pub fn router(service: Arc<Service>) -> Router {
+/// The whole HTTP application: every route behind the configured authentication, with CORS
+/// when origins are allowed.
+pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
     let (router, api) = parts();
     let api = Arc::new(api);
-    router
+    let auth = Arc::new(settings.auth);
+    let router = router
         .route(
             "/api/openapi.json",
             axum::routing::get(move || {
@@ -120,15 +129,21 @@ pub fn router(service: Arc<Service>) -> Router {
                 async move { Json(api.as_ref().clone()) }
             }),
         )
+        .merge(docs::routes())
+        .route_layer(axum::middleware::from_fn_with_state(
+            auth,
+            auth::require_key,
+        ))
         .fallback(|| async {
-            (
-                StatusCode::NOT_FOUND,
-                Json(ErrorBody {
-                    error: "no such route; see /api/openapi.json".into(),
-                }),
-            )
-                .into_response()
+            ApiError(quire_service::Error::not_found(
+                "no such route; see /api/openapi.json",
+            ))
+            .into_response()
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(AppState { service })
+        .with_state(AppState { service });
+    match settings.cors {
+        Some(cors) => router.layer(cors),
+        None => router,
+    }
 }

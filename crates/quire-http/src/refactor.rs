@@ -1,15 +1,20 @@
-//! Restructuring routes: `POST /refactor/plan`, `POST /rename`, `POST /rename-dir`.
+//! Restructuring routes: plan, apply, approve, pending, revert, and the single-file and folder
+//! renames.
 
 use axum::body::Bytes;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_service::{ManifestFormat, Relink, DEFAULT_ACTOR};
+use quire_api::{
+    Applied, ApplyRequest, ApproveRequest, Approved, Manifest, PendingList, Plan, RenameDirRequest,
+    RenameRequest, Renamed, RenamedDir, RevertRequest, WorkspaceEdit,
+};
+use quire_service::{Error, ErrorCode, ManifestFormat, Relink, DEFAULT_ACTOR};
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
-use crate::context::{write_options, SpaceCtx};
-use crate::error::{blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::context::{write_options, write_options_with, SpaceCtx};
+use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
 pub struct PlanQuery {
@@ -18,42 +23,6 @@ pub struct PlanQuery {
     pub diffs: bool,
     /// `workspace-edit` returns the plan as an LSP WorkspaceEdit.
     pub format: Option<String>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RenameRequest {
-    pub from: String,
-    pub to: String,
-    /// Rewrite links so they keep reaching the page (default true).
-    #[serde(default = "yes")]
-    pub relink: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RenameDirRequest {
-    pub from: String,
-    pub to: String,
-}
-
-#[derive(serde::Serialize, ToSchema)]
-pub struct RenameResponse {
-    pub from: String,
-    pub to: String,
-    pub etag: String,
-    pub updated_links: usize,
-}
-
-#[derive(serde::Serialize, ToSchema)]
-pub struct RenameDirResponse {
-    pub from: String,
-    pub to: String,
-    pub renamed: usize,
 }
 
 fn manifest_format(headers: &HeaderMap) -> ManifestFormat {
@@ -72,11 +41,15 @@ fn manifest_format(headers: &HeaderMap) -> ManifestFormat {
 }
 
 /// Plans a manifest (YAML or JSON body). Nothing is written; 200 even when the plan has errors.
-#[utoipa::path(post, path = "/refactor/plan", tag = "restructuring", params(PlanQuery),
-    request_body(content = String, description = "the manifest, YAML (`application/yaml`) or JSON; at most 1 MB"),
-    responses((status = 200, description = "the plan", body = Object),
+/// An agent's plan (`X-Quire-Client: mcp…`) says whether it needs a person's approval.
+#[utoipa::path(post, path = "/refactor/plan", tag = "restructuring", params(PlanQuery,
+        ("X-Actor" = Option<String>, Header, description = "who will apply: pages other actors claim are refused"),
+        ("X-Quire-Client" = Option<String>, Header, description = "calling tool; `mcp…` marks an agent")),
+    request_body(content((Manifest = "application/json"), (Manifest = "application/yaml")),
+        description = "the manifest, YAML or JSON; at most 1 MB"),
+    responses((status = 200, description = "the plan (with `format=workspace-edit`: an LSP WorkspaceEdit)", body = Plan),
         (status = 400, body = ErrorBody, description = "manifest cannot be parsed or is empty"),
-        (status = 422, description = "`format=workspace-edit` and the plan has errors: `{error, plan}`")))]
+        (status = 422, body = ErrorBody, description = "`format=workspace-edit` and the plan has errors: `{error, plan}`")))]
 pub async fn plan(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PlanQuery>,
@@ -88,144 +61,78 @@ pub async fn plan(
         None | Some("") | Some("plan") => false,
         Some("workspace-edit") => true,
         Some(other) => {
-            return Err(crate::error::bad_request(format!(
+            return Err(bad_request(format!(
                 "unknown format {other:?}; use workspace-edit or leave it out"
             )))
         }
     };
     let diffs = q.diffs;
-    let root_uri = file_uri(space.root_dir());
+    let root_uri = quire_api::workspace_edit::file_uri(&space.root_dir().to_string_lossy());
     let actor = write_options(&headers).actor;
+    let client = client_of(&headers);
     let plan = blocking(move || {
-        let manifest = space.parse_manifest(&body, format)?;
-        space.plan(&manifest, diffs, actor.as_deref())
+        let manifest = quire_service::parse_manifest(&body, format)?;
+        space
+            .restructure()
+            .plan_as(&manifest, diffs, actor.as_deref(), &client)
     })
     .await?;
     if !workspace_edit {
         return Ok(Json(plan).into_response());
     }
-    if !plan.errors.is_empty() {
-        let error = format!("the plan has errors: {}", plan.errors.join("; "));
-        return Ok((
-            StatusCode::UNPROCESSABLE_ENTITY,
-            Json(serde_json::json!({"error": error, "plan": plan})),
-        )
-            .into_response());
+    if let Some(refusal) = plan.refusal() {
+        return Err(Error::refused(ErrorCode::Unprocessable, refusal, &plan).into());
     }
-    Ok(Json(quire_service::workspace_edit(&plan, &root_uri)).into_response())
-}
-
-fn file_uri(dir: &std::path::Path) -> String {
-    let mut uri = String::from("file://");
-    for b in dir.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b'.' | b'~') {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    let edit: WorkspaceEdit = quire_api::workspace_edit(&plan, &root_uri);
+    Ok(Json(edit).into_response())
 }
 
 /// Renames one file, rewriting every link to it (unless `relink` is false). Never overwrites.
 #[utoipa::path(post, path = "/rename", tag = "restructuring", request_body = RenameRequest,
     params(("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 200, body = RenameResponse), (status = 400, body = ErrorBody),
+    responses((status = 200, body = Renamed), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "destination exists"),
         (status = 422, body = ErrorBody, description = "the plan has errors")))]
 pub async fn rename(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
     JsonBody(req): JsonBody<RenameRequest>,
-) -> ApiResult<Json<RenameResponse>> {
-    let actor = actor_of(&headers);
+) -> ApiResult<Json<Renamed>> {
+    let opts = write_options_with(&headers, req.actor, req.message);
     let relink = if req.relink { Relink::Yes } else { Relink::No };
-    let done = blocking(move || space.rename(&req.from, &req.to, relink, &actor)).await?;
-    Ok(Json(RenameResponse {
-        from: done.from,
-        to: done.to,
-        etag: done.etag,
-        updated_links: done.updated_links,
-    }))
+    let done = blocking(move || {
+        space
+            .restructure()
+            .rename(&req.from, &req.to, relink, &opts)
+    })
+    .await?;
+    Ok(Json(done))
 }
 
 /// Renames a folder and everything below it, rewriting links. Never overwrites.
 #[utoipa::path(post, path = "/rename-dir", tag = "restructuring", request_body = RenameDirRequest,
     params(("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 200, body = RenameDirResponse), (status = 400, body = ErrorBody),
+    responses((status = 200, body = RenamedDir), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn rename_dir(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
     JsonBody(req): JsonBody<RenameDirRequest>,
-) -> ApiResult<Json<RenameDirResponse>> {
-    let actor = actor_of(&headers);
-    let done = blocking(move || space.rename_dir(&req.from, &req.to, &actor)).await?;
-    Ok(Json(RenameDirResponse {
-        from: done.from,
-        to: done.to,
-        renamed: done.renamed,
-    }))
+) -> ApiResult<Json<RenamedDir>> {
+    let opts = write_options_with(&headers, req.actor, req.message);
+    let done = blocking(move || space.restructure().rename_dir(&req.from, &req.to, &opts)).await?;
+    Ok(Json(done))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ApplyBody {
-    /// The manifest as planned, as JSON.
-    #[schema(value_type = Object)]
-    pub manifest: serde_json::Value,
-    /// Digest of the reviewed plan; when the workspace no longer produces it, nothing is written.
-    pub digest: Option<String>,
-    /// Agent clients: the user confirmed this plan.
-    #[serde(default)]
-    pub approved: bool,
+/// A manifest that arrived as a typed value, checked as a parsed body would be.
+fn checked(manifest: Manifest) -> quire_service::Result<Manifest> {
+    quire_service::validate_manifest(&manifest)?;
+    Ok(manifest)
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ApproveBody {
-    #[schema(value_type = Object)]
-    pub manifest: Option<serde_json::Value>,
-    pub digest: Option<String>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RevertBody {
-    /// Commit id, full or abbreviated.
-    pub commit: Option<String>,
-    #[serde(default)]
-    pub dry_run: bool,
-    pub digest: Option<String>,
-}
-
-/// `{error, plan}` for a refused restructuring.
-fn refused(r: quire_service::Refused) -> Response {
-    let status =
-        StatusCode::from_u16(r.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut body = serde_json::json!({ "error": r.error });
-    if let Some(plan) = r.plan {
-        body["plan"] = serde_json::to_value(&plan).unwrap_or_default();
-    }
-    (status, Json(body)).into_response()
-}
-
-fn manifest_from_json(
-    space: &quire_service::Space,
-    value: &serde_json::Value,
-) -> quire_service::Result<quire_service::Manifest> {
-    if !value.is_object() {
-        return Err(quire_service::Error::bad_request(
-            "`manifest` must be a JSON object",
-        ));
-    }
-    let bytes = serde_json::to_vec(value).map_err(quire_service::Error::internal)?;
-    space.parse_manifest(&bytes, ManifestFormat::Json)
-}
-
-/// `X-Actor`, or the default actor of writes.
-fn actor_of(headers: &HeaderMap) -> String {
-    write_options(headers)
+/// `X-Actor`, else the body's `actor`, else the default actor of writes.
+fn actor_of(headers: &HeaderMap, body: Option<String>) -> String {
+    write_options_with(headers, body, None)
         .actor
         .unwrap_or_else(|| DEFAULT_ACTOR.to_string())
 }
@@ -241,107 +148,95 @@ fn client_of(headers: &HeaderMap) -> String {
 }
 
 /// Plans the manifest again and applies it as exactly one commit.
-#[utoipa::path(post, path = "/refactor/apply", tag = "restructuring", request_body = ApplyBody,
+#[utoipa::path(post, path = "/refactor/apply", tag = "restructuring", request_body = ApplyRequest,
     params(("X-Actor" = Option<String>, Header, description = "who applies (commit author)"),
         ("X-Quire-Client" = Option<String>, Header, description = "calling tool; `mcp…` marks an agent")),
-    responses((status = 200, description = "`{applied: {written, deleted, side_files, removed_dirs, commit}, plan}`", body = Object),
-        (status = 400, body = ErrorBody), (status = 409, description = "`{error, plan}`: digest no longer matches or a file changed"),
-        (status = 422, description = "`{error, plan}`: the plan has errors"),
-        (status = 428, description = "`{error, plan}`: an agent's plan needs a person's approval")))]
+    responses((status = 200, body = Applied),
+        (status = 400, body = ErrorBody), (status = 409, body = ErrorBody, description = "`{error, plan}`: digest no longer matches or a file changed"),
+        (status = 422, body = ErrorBody, description = "`{error, plan}`: the plan has errors"),
+        (status = 428, body = ErrorBody, description = "`{error, plan}`: an agent's plan needs a person's approval")))]
 pub async fn apply(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<ApplyBody>,
-) -> ApiResult<Response> {
-    let actor = actor_of(&headers);
+    JsonBody(body): JsonBody<ApplyRequest>,
+) -> ApiResult<Json<Applied>> {
+    let actor = actor_of(&headers, body.actor.clone());
     let client = client_of(&headers);
-    let outcome = blocking(move || {
-        let manifest = manifest_from_json(&space, &body.manifest)?;
+    let (applied, plan) = blocking(move || {
+        let mut manifest = checked(body.manifest)?;
+        if body.now.is_some() {
+            manifest.now = body.now;
+        }
         let req = quire_service::ApplyRequest {
             manifest,
-            manifest_json: body.manifest,
             digest: body.digest,
             approved: body.approved,
             actor,
             client,
+            message: body.message,
         };
-        Ok(space.apply_manifest(&req))
+        space.restructure().apply(&req)
     })
     .await?;
-    Ok(match outcome {
-        Ok((applied, plan)) => {
-            Json(serde_json::json!({"applied": applied, "plan": plan})).into_response()
-        }
-        Err(r) => refused(r),
-    })
+    Ok(Json(Applied { applied, plan }))
 }
 
 /// A person approves one apply of this digest within the next hour.
-#[utoipa::path(post, path = "/refactor/approve", tag = "restructuring", request_body = ApproveBody,
-    responses((status = 200, description = "`{approved: <digest>, expires_in: \"1h0m0s\"}`", body = Object),
-        (status = 400, body = ErrorBody), (status = 409, description = "`{error, plan}`")))]
+#[utoipa::path(post, path = "/refactor/approve", tag = "restructuring", request_body = ApproveRequest,
+    responses((status = 200, body = Approved),
+        (status = 400, body = ErrorBody), (status = 409, body = ErrorBody, description = "`{error, plan}`")))]
 pub async fn approve(
     SpaceCtx(space): SpaceCtx,
-    JsonBody(body): JsonBody<ApproveBody>,
-) -> ApiResult<Response> {
+    JsonBody(body): JsonBody<ApproveRequest>,
+) -> ApiResult<Json<Approved>> {
     let (Some(manifest), Some(digest)) = (body.manifest, body.digest) else {
-        return Err(crate::error::bad_request(
-            "both `manifest` and `digest` are required",
-        ));
+        return Err(bad_request("both `manifest` and `digest` are required"));
     };
-    let outcome = blocking(move || {
-        let parsed = manifest_from_json(&space, &manifest)?;
-        Ok(space.approve(&parsed, &digest))
-    })
-    .await?;
-    Ok(match outcome {
-        Ok(digest) => {
-            Json(serde_json::json!({"approved": digest, "expires_in": "1h0m0s"})).into_response()
-        }
-        Err(r) => refused(r),
-    })
+    let digest =
+        blocking(move || space.restructure().approve(&checked(manifest)?, &digest)).await?;
+    Ok(Json(Approved {
+        approved: digest,
+        expires_in: "1h0m0s".into(),
+    }))
 }
 
 /// Plans agents tried to apply that wait for a person's approval.
 #[utoipa::path(get, path = "/refactor/pending", tag = "restructuring",
-    responses((status = 200, description = "`{pending: [{digest, manifest, actor, client, reason, at}]}`", body = Object)))]
-pub async fn pending(SpaceCtx(space): SpaceCtx) -> ApiResult<Response> {
-    let pending = blocking(move || space.pending_approvals()).await?;
-    Ok(Json(serde_json::json!({ "pending": pending })).into_response())
+    responses((status = 200, body = PendingList)))]
+pub async fn pending(SpaceCtx(space): SpaceCtx) -> ApiResult<Json<PendingList>> {
+    let pending = blocking(move || space.restructure().pending()).await?;
+    Ok(Json(PendingList { pending }))
 }
 
 /// Reverts any commit as a new commit restoring the previous bytes of every file it changed.
-#[utoipa::path(post, path = "/refactor/revert", tag = "restructuring", request_body = RevertBody,
-    params(("X-Actor" = Option<String>, Header, description = "commit author")),
-    responses((status = 200, description = "`{applied, plan}`, or the revert plan with `dry_run`", body = Object),
-        (status = 400, body = ErrorBody), (status = 409, description = "`{error, plan}`: digest no longer matches"),
-        (status = 422, description = "`{error, plan}`: an affected file changed since the commit"),
+#[utoipa::path(post, path = "/refactor/revert", tag = "restructuring", request_body = RevertRequest,
+    params(("X-Actor" = Option<String>, Header, description = "commit author"),
+        ("X-Quire-Client" = Option<String>, Header, description = "calling tool, recorded in the commit")),
+    responses((status = 200, body = Applied, description = "`{applied, plan}`; with `dry_run` the revert plan alone"),
+        (status = 400, body = ErrorBody), (status = 409, body = ErrorBody, description = "`{error, plan}`: digest no longer matches"),
+        (status = 422, body = ErrorBody, description = "`{error, plan}`: an affected file changed since the commit"),
         (status = 501, body = ErrorBody, description = "versioning is not git")))]
 pub async fn revert(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<RevertBody>,
+    JsonBody(body): JsonBody<RevertRequest>,
 ) -> ApiResult<Response> {
     let Some(commit) = body.commit.filter(|c| !c.trim().is_empty()) else {
-        return Err(crate::error::bad_request("`commit` is required"));
+        return Err(bad_request("`commit` is required"));
     };
-    let actor = actor_of(&headers);
+    let actor = actor_of(&headers, body.actor);
+    let client = client_of(&headers);
     let dry_run = body.dry_run;
     let digest = body.digest;
-    let outcome = blocking(move || {
-        Ok(if dry_run {
-            space
-                .revert_plan(&commit)
-                .map(|plan| serde_json::to_value(plan).unwrap_or_default())
-        } else {
-            space
-                .revert(&commit, digest.as_deref(), &actor)
-                .map(|(applied, plan)| serde_json::json!({"applied": applied, "plan": plan}))
-        })
+    if dry_run {
+        let plan: Plan = blocking(move || space.restructure().revert_plan(&commit)).await?;
+        return Ok(Json(plan).into_response());
+    }
+    let (applied, plan) = blocking(move || {
+        space
+            .restructure()
+            .revert(&commit, digest.as_deref(), &actor, &client)
     })
     .await?;
-    Ok(match outcome {
-        Ok(value) => Json(value).into_response(),
-        Err(r) => refused(r),
-    })
+    Ok(Json(Applied { applied, plan }).into_response())
 }

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use crate::context::SpaceCtx;
 use crate::error::{blocking, ApiResult, ErrorBody, QueryParams};
 use crate::files::PathQuery;
-use crate::schema::{BlameLineSchema, ChangesPageSchema, VersionEntrySchema};
+use quire_api::{BlameLine, ChangesPage, VersionEntry};
 
 #[derive(Deserialize, IntoParams)]
 pub struct VersionQuery {
@@ -35,13 +35,13 @@ pub struct ChangesQuery {
 
 /// Versions of a file, newest first.
 #[utoipa::path(get, path = "/versions", tag = "versions", params(PathQuery),
-    responses((status = 200, body = [VersionEntrySchema]), (status = 400, body = ErrorBody),
+    responses((status = 200, body = [VersionEntry]), (status = 400, body = ErrorBody),
         (status = 501, body = ErrorBody, description = "versioning is off")))]
 pub async fn versions(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
-    Ok(Json(blocking(move || space.versions(&q.path)).await?).into_response())
+    Ok(Json(blocking(move || space.versions().of(&q.path)).await?).into_response())
 }
 
 /// A file's content at a version.
@@ -52,7 +52,7 @@ pub async fn version(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<VersionQuery>,
 ) -> ApiResult<Response> {
-    let bytes = blocking(move || space.version(&q.path, &q.version)).await?;
+    let bytes = blocking(move || space.versions().content(&q.path, &q.version)).await?;
     Ok((
         [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
         bytes,
@@ -68,27 +68,27 @@ pub async fn diff(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<DiffQuery>,
 ) -> ApiResult<Response> {
-    let text = blocking(move || space.diff(&q.path, &q.from, &q.to)).await?;
+    let text = blocking(move || space.versions().diff(&q.path, &q.from, &q.to)).await?;
     Ok(([(header::CONTENT_TYPE, "text/x-diff; charset=utf-8")], text).into_response())
 }
 
 /// Who last changed each line of a file.
 #[utoipa::path(get, path = "/blame", tag = "versions", params(PathQuery),
-    responses((status = 200, body = [BlameLineSchema]), (status = 404, body = ErrorBody), (status = 501, body = ErrorBody)))]
+    responses((status = 200, body = [BlameLine]), (status = 404, body = ErrorBody), (status = 501, body = ErrorBody)))]
 pub async fn blame(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
 ) -> ApiResult<Response> {
-    Ok(Json(blocking(move || space.blame(&q.path)).await?).into_response())
+    Ok(Json(blocking(move || space.versions().blame(&q.path)).await?).into_response())
 }
 
 /// Changes across the knowledge base, oldest first; pass `last_seq` as `since` to continue.
 #[utoipa::path(get, path = "/changes", tag = "versions", params(ChangesQuery),
-    responses((status = 200, body = ChangesPageSchema), (status = 400, body = ErrorBody), (status = 501, body = ErrorBody)))]
+    responses((status = 200, body = ChangesPage), (status = 400, body = ErrorBody), (status = 501, body = ErrorBody)))]
 pub async fn changes(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<ChangesQuery>,
 ) -> ApiResult<Response> {
-    let page = blocking(move || space.changes(q.since.as_deref(), q.limit)).await?;
+    let page = blocking(move || space.versions().changes(q.since.as_deref(), q.limit)).await?;
     Ok(Json(page).into_response())
 }

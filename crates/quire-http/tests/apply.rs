@@ -419,7 +419,7 @@ async fn revert_works_on_any_commit_and_rejects_bad_ids() {
 #[tokio::test]
 async fn revert_needs_git() {
     let s = TestServer::with(
-        support::options(quire_store::Strategy::None, false),
+        support::options(quire_service::Strategy::None, false),
         Default::default(),
         &files(),
     );
@@ -458,7 +458,7 @@ async fn pages_claimed_by_another_actor_cannot_be_moved_or_relinked() {
 #[tokio::test]
 async fn apply_works_under_cow_versioning_without_a_commit() {
     let s = TestServer::with(
-        support::options(quire_store::Strategy::Cow, false),
+        support::options(quire_service::Strategy::Cow, false),
         Default::default(),
         &files(),
     );

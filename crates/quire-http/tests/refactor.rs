@@ -245,7 +245,7 @@ async fn rename_moves_binary_assets() {
             bytes.clone(),
         )
         .await;
-    assert_eq!(r.status, 201);
+    assert_eq!(r.status, 200);
     let r = s
         .post_json(
             "/api/quire/rename",

@@ -162,7 +162,7 @@ async fn parallel_writes_are_all_committed_and_none_lost() {
         }));
     }
     for t in tasks {
-        assert_eq!(t.await.unwrap(), 201);
+        assert_eq!(t.await.unwrap(), 200);
     }
     assert_eq!(s.commit_count(), before + writes, "one commit per write");
     for i in 0..writes {
@@ -184,7 +184,7 @@ async fn parallel_writes_are_all_committed_and_none_lost() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn async_batching_commits_every_write_and_leaves_status_clean() {
     let s = TestServer::with(
-        options(quire_store::Strategy::Git, true),
+        options(quire_service::Strategy::Git, true),
         Default::default(),
         &[],
     );
@@ -204,7 +204,7 @@ async fn async_batching_commits_every_write_and_leaves_status_clean() {
         }));
     }
     for t in tasks {
-        assert_eq!(t.await.unwrap(), 201);
+        assert_eq!(t.await.unwrap(), 200);
     }
     s.service.flush();
     let commits = s.commit_count() - before;
@@ -238,4 +238,31 @@ async fn a_root_that_is_not_a_repository_is_initialised_with_its_files() {
     s.assert_clean();
     let r = s.get("/api/quire/file?path=existing.md").await;
     assert_eq!(r.text(), "# Existing\n");
+}
+
+#[tokio::test]
+async fn metrics_report_the_commit_backlog_and_files_per_space() {
+    let s = TestServer::with(
+        support::options(quire_service::Strategy::Git, true),
+        Default::default(),
+        &[("a.md", "# A\n")],
+    );
+    s.put("b.md", "# B\n", "alice").await;
+    let r = s.get("/metrics").await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").starts_with("text/plain"));
+    let text = r.text();
+    for gauge in [
+        "# TYPE quire_commit_backlog_files gauge",
+        "quire_commit_lag_seconds{space=\"default\"} ",
+        "quire_files{space=\"default\"} 2",
+    ] {
+        assert!(text.contains(gauge), "{gauge} in\n{text}");
+    }
+    s.service.flush();
+    let text = s.get("/metrics").await.text();
+    assert!(
+        text.contains("quire_commit_backlog_files{space=\"default\"} 0"),
+        "{text}"
+    );
 }

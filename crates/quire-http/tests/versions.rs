@@ -164,12 +164,12 @@ async fn changes_page_forward_with_last_seq() {
 #[tokio::test]
 async fn history_endpoints_answer_501_without_versioning() {
     let s = TestServer::with(
-        options(quire_store::Strategy::None, false),
+        options(quire_service::Strategy::None, false),
         Default::default(),
         &[],
     );
     let r = s.put("a.md", "a", "alice").await;
-    assert_eq!(r.status, 201);
+    assert_eq!(r.status, 200);
     assert!(r.json().get("commit").is_none());
     assert!(
         !s.dir.path().join(".git").exists(),
@@ -185,7 +185,7 @@ async fn history_endpoints_answer_501_without_versioning() {
 #[tokio::test]
 async fn cow_versioning_keeps_snapshots() {
     let s = TestServer::with(
-        options(quire_store::Strategy::Cow, false),
+        options(quire_service::Strategy::Cow, false),
         Default::default(),
         &[],
     );
@@ -207,7 +207,7 @@ async fn cow_versioning_keeps_snapshots() {
 #[tokio::test]
 async fn async_batching_keeps_each_actors_version_of_a_page() {
     let s = TestServer::with(
-        options(quire_store::Strategy::Git, true),
+        options(quire_service::Strategy::Git, true),
         Default::default(),
         &[],
     );

@@ -88,6 +88,38 @@ impl Index {
         })
     }
 
+    /// Opens the index of `root` for reading only, creating and changing nothing (not even the
+    /// WAL's shared-memory file): `None` when there is no usable index. Meant for a process that
+    /// reads a root nobody writes (no writer holds the root's lock), so the file is opened as
+    /// immutable, without locks.
+    pub fn open_read_only(root: &Path) -> Result<Option<Index>, IndexError> {
+        let path = root.join(INDEX_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let uri = format!("file:{}?immutable=1", uri_path(&path));
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+        let connection = match Connection::open_with_flags(&uri, flags) {
+            Ok(connection) => connection,
+            Err(e) => {
+                tracing::warn!("index {} cannot be read ({e}); ignoring it", path.display());
+                return Ok(None);
+            }
+        };
+        let version: Option<i64> = connection
+            .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
+            .optional()
+            .unwrap_or(None);
+        if version != Some(SCHEMA_VERSION) {
+            return Ok(None);
+        }
+        Ok(Some(Index {
+            path,
+            connection: Mutex::new(connection),
+        }))
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -110,6 +142,20 @@ impl Index {
             source,
         }
     }
+}
+
+/// A path for an SQLite `file:` URI: `%`, `?` and `#` escaped.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Why an existing database file cannot be used as it is.
@@ -185,6 +231,41 @@ fn remove_database(path: &Path) -> Result<(), IndexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_only_open_reads_claims_and_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Index::open_read_only(dir.path()).unwrap().is_none());
+        assert!(!dir.path().join(".quire").exists(), "nothing created");
+        {
+            let index = Index::open(dir.path()).unwrap();
+            index
+                .claims()
+                .claim(
+                    "a.md",
+                    "alice",
+                    Duration::from_secs(600),
+                    chrono::Utc::now(),
+                )
+                .unwrap();
+        }
+        let before: Vec<_> = std::fs::read_dir(dir.path().join(".quire/state"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let index = Index::open_read_only(dir.path())
+            .unwrap()
+            .expect("index exists");
+        let active = index.claims().active(chrono::Utc::now()).unwrap();
+        assert_eq!(active.len(), 1);
+        assert_eq!(active[0].actor, "alice");
+        drop(index);
+        let after: Vec<_> = std::fs::read_dir(dir.path().join(".quire/state"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(before, after, "no file created or removed");
+    }
 
     #[test]
     fn open_creates_the_database_under_quire_state_in_wal_mode() {

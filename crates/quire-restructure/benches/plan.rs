@@ -171,6 +171,7 @@ impl Fixture {
             scope: None,
             claimed: BTreeMap::new(),
             base: None,
+            names: Default::default(),
         }
     }
 
@@ -202,7 +203,7 @@ fn best_of(ws: &Workspace, manifest: &Manifest) -> (Duration, usize, Plan) {
         drop(last.take());
         let baseline = Counting::reset_peak();
         let start = Instant::now();
-        let result = plan(ws, manifest, &PlanOptions::default());
+        let result = plan(ws, manifest, &PlanOptions::default()).plan;
         best = best.min(start.elapsed());
         peak = peak.max(Counting::peak() - baseline);
         last = Some(result);

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use quire_vault::{PagePath, Vault};
+use quire_vault::{spelled, DiskNames, PagePath, Vault};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::model::{Conflict, ConflictCode};
@@ -116,6 +116,7 @@ impl<'a> AfterNames<'a> {
 pub(crate) fn check(
     selected: &[Selected],
     before: &Vault,
+    names: &DiskNames,
     vacated: &BTreeSet<PagePath>,
     after: &AfterNames,
 ) -> (Vec<Accepted>, Vec<Conflict>) {
@@ -151,8 +152,8 @@ pub(crate) fn check(
             continue;
         }
         taken.insert(to.clone(), item.from.clone());
-        if let Some((code, detail, with)) =
-            collision(&item.from, &item.to, &to, before, vacated, after)
+        if let Some((code, detail, with)) = normalization(&to, names, vacated)
+            .or_else(|| collision(&item.from, &item.to, &to, before, vacated, after))
         {
             conflicts.push(conflict(code, detail, with));
             continue;
@@ -163,6 +164,40 @@ pub(crate) fn check(
         });
     }
     (accepted, conflicts)
+}
+
+/// A destination that would give a file a name differing from another file's only by
+/// Unicode normalization: a file shadowed there (whatever the manifest vacates, it stays), or
+/// a file named there in another normalization that stays put. Writing such a destination
+/// would address the existing file; the plan says so instead.
+fn normalization(
+    to: &PagePath,
+    names: &DiskNames,
+    vacated: &BTreeSet<PagePath>,
+) -> Option<(ConflictCode, String, Option<String>)> {
+    if let Some(shadowed) = names.shadowed.iter().find(|s| s.path == *to) {
+        return Some((
+            ConflictCode::CaseOrNormalization,
+            format!(
+                "`{to}` differs only by Unicode normalization from `{}`, a file kept on disk \
+                 that no path addresses",
+                spelled(&shadowed.disk)
+            ),
+            Some(shadowed.disk.clone()),
+        ));
+    }
+    match names.non_nfc.get(to) {
+        Some(disk) if !vacated.contains(to) => Some((
+            ConflictCode::CaseOrNormalization,
+            format!(
+                "`{to}` is the existing file `{}`, named on disk in another Unicode \
+                 normalization",
+                spelled(disk)
+            ),
+            Some(to.to_string()),
+        )),
+        _ => None,
+    }
 }
 
 /// Collisions of a well-formed destination with the files and folders after the manifest.

@@ -20,19 +20,19 @@ mod sidecar;
 
 use std::collections::BTreeMap;
 
-use quire_vault::{PagePath, Vault};
+use quire_vault::{DiskNames, PagePath, Vault};
 
 pub use manifest::{
-    parse_manifest, EditEntry, Manifest, ManifestError, ManifestFormat, MergeEntry, MoveEntry,
-    Replace, Select, SplitEntry, TagRename, MAX_MANIFEST_BYTES,
+    parse_manifest, validate_manifest, EditEntry, Manifest, ManifestError, ManifestFormat,
+    MergeEntry, MoveEntry, Replace, Select, SplitEntry, TagRename, MAX_MANIFEST_BYTES,
 };
 pub use model::{
     Approval, Conflict, ConflictCode, ContentEdit, FileDiff, FileOp, Integrity, LinkChange, Orphan,
-    PageEdit, PathChange, Plan, Rejected, SplitResult, StateChange, Stats, TextRange,
+    PageEdit, PathChange, Plan, Planned, Rejected, SplitResult, StateChange, Stats, TextRange,
     UnresolvedLink,
 };
-pub use planner::{digest, plan};
-pub use render::{render_text, workspace_edit};
+pub use planner::{digest, normalization_notes, plan};
+pub use render::render_text;
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).
 pub trait Source {
@@ -70,6 +70,10 @@ pub struct Workspace<'a> {
     pub claimed: BTreeMap<PagePath, String>,
     /// Git HEAD.
     pub base: Option<String>,
+    /// Files whose names on disk are not NFC, and files no path addresses: a destination that
+    /// would differ from one of them only by normalization is refused, and every plan notes
+    /// the shadowed files in `integrity.normalization`.
+    pub names: DiskNames,
 }
 
 /// What the caller wants besides the plan itself.

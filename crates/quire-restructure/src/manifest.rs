@@ -1,11 +1,12 @@
 //! The manifest: what a restructuring asks for, parsed from YAML or JSON with every key and
 //! field validated before anything is planned.
 
-use std::collections::BTreeMap;
-
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+pub use quire_api::restructure::{
+    EditEntry, Manifest, MergeEntry, MoveEntry, Replace, Select, SplitEntry, TagRename,
+};
 
 /// Largest manifest body accepted (the plan endpoint's 1 MB limit).
 pub const MAX_MANIFEST_BYTES: usize = 1 << 20;
@@ -52,128 +53,6 @@ fn at_line(line: Option<usize>) -> String {
         .unwrap_or_default()
 }
 
-/// A restructuring request (spec "Manifest"). Unknown keys are refused.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub moves: Vec<MoveEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merges: Vec<MergeEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edits: Vec<EditEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rename_tags: Vec<TagRename>,
-    /// Move-shaped entries for moves made outside the service; they move nothing.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub relinks: Vec<MoveEntry>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub split: Option<SplitEntry>,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub delete_empty_dirs: bool,
-    /// RFC 3339 timestamp pinning the clock expressions see.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub now: Option<String>,
-}
-
-fn is_false(value: &bool) -> bool {
-    !*value
-}
-
-/// A file, folder (`a/`), glob or regex selection and where it goes.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MoveEntry {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from_regex: Option<String>,
-    pub to: String,
-}
-
-/// Folds `from` into `into`; `from` is deleted.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MergeEntry {
-    pub from: String,
-    pub into: String,
-}
-
-/// Frontmatter and text changes on selected pages.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
-pub struct EditEntry {
-    pub select: Select,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub when: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub set: BTreeMap<String, serde_json::Value>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub compute: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unset: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub add_tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub remove_tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub replace: Vec<Replace>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub move_to: Option<String>,
-    /// `error` (the default) or `suffix("-%d")`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on_conflict: Option<String>,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub force: bool,
-}
-
-/// Which pages an edit applies to; every criterion narrows the selection.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Select {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub paths: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub glob: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query: Option<String>,
-}
-
-/// One text replacement of an edit.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Replace {
-    pub find: String,
-    pub with: String,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub regex: bool,
-}
-
-/// Renames a tag in frontmatter lists and inline `#tags`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TagRename {
-    pub from: String,
-    pub to: String,
-}
-
-/// Breaks a page into one page per heading.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SplitEntry {
-    pub from: String,
-    #[serde(default = "default_split_level")]
-    pub level: u8,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub into: Option<String>,
-    #[serde(default)]
-    pub confirm: bool,
-}
-
-fn default_split_level() -> u8 {
-    2
-}
-
 /// Parses and validates a manifest body.
 pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, ManifestError> {
     if body.len() > MAX_MANIFEST_BYTES {
@@ -199,7 +78,7 @@ pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, M
         })?,
     };
     let manifest = manifest.ok_or(ManifestError::Empty)?;
-    validate(&manifest)?;
+    validate_manifest(&manifest)?;
     Ok(manifest)
 }
 
@@ -226,7 +105,10 @@ fn decode_error(format: &'static str, line: Option<usize>, message: String) -> M
     }
 }
 
-fn validate(manifest: &Manifest) -> Result<(), ManifestError> {
+/// Checks what the types cannot: at least one change, exclusive fields, regexes, levels,
+/// timestamps. [`parse_manifest`] calls it; call it for a manifest that arrived as a typed
+/// value (inside a JSON request body).
+pub fn validate_manifest(manifest: &Manifest) -> Result<(), ManifestError> {
     if manifest.moves.is_empty()
         && manifest.merges.is_empty()
         && manifest.edits.is_empty()

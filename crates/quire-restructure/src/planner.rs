@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 
 use quire_syntax::{parse, parse_canvas, replace_spans, Link};
-use quire_vault::{PagePath, Resolution, Step, Vault};
+use quire_vault::{DiskNames, PagePath, Resolution, Shadowed, Step, Vault};
 use regex::Regex;
 use sha2::{Digest, Sha256};
 use unicode_normalization::UnicodeNormalization;
@@ -14,8 +14,8 @@ use crate::after::{resolve_in, AfterVault};
 use crate::check::{check, AfterNames};
 use crate::manifest::Manifest;
 use crate::model::{
-    Conflict, ConflictCode, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Rejected,
-    TextRange, UnresolvedLink,
+    Conflict, ConflictCode, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
+    Rejected, TextRange, UnresolvedLink,
 };
 use crate::ops::OpSet;
 use crate::relink::new_target;
@@ -26,7 +26,7 @@ use crate::{PlanOptions, Workspace};
 
 /// Builds the plan of `manifest` over `ws`. Never fails: problems are plan `errors`,
 /// `conflicts` and `rejected` entries.
-pub fn plan(ws: &Workspace, manifest: &Manifest, opts: &PlanOptions) -> Plan {
+pub fn plan(ws: &Workspace, manifest: &Manifest, opts: &PlanOptions) -> Planned {
     let mut planner = Planner::new(ws, manifest);
     planner.run(opts);
     planner.finish(opts)
@@ -270,7 +270,8 @@ impl<'w, 'a> Planner<'w, 'a> {
             .filter_map(|item| PagePath::new(&item.to).ok())
             .collect();
         let names = AfterNames::new(list.all(), &vacated, destinations.iter());
-        let (accepted, conflicts) = check(&selected, self.ws.vault, &vacated, &names);
+        let (accepted, conflicts) =
+            check(&selected, self.ws.vault, &self.ws.names, &vacated, &names);
         self.plan.conflicts.extend(conflicts);
         for item in accepted {
             self.moves.insert(item.from, item.to);
@@ -803,7 +804,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         self.plan.removed_dirs = removed;
     }
 
-    fn finish(mut self, opts: &PlanOptions) -> Plan {
+    fn finish(mut self, opts: &PlanOptions) -> Planned {
         let plan = &mut self.plan;
         plan.moves = self
             .moves
@@ -838,6 +839,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         plan.integrity.unresolved.dedup();
         plan.integrity.orphaned.sort();
         plan.integrity.orphaned.dedup();
+        plan.integrity.normalization = normalization_notes(&self.ws.names);
         plan.stats.unresolved = plan.integrity.unresolved.len();
         plan.warnings.sort();
         plan.warnings.dedup();
@@ -858,10 +860,21 @@ impl<'w, 'a> Planner<'w, 'a> {
                     .collect(),
             );
         }
-        plan.ops = std::mem::take(&mut self.ops).sequence();
         plan.digest = digest(plan, &self.etags);
-        self.plan
+        Planned {
+            plan: self.plan,
+            ops: self.ops.sequence(),
+        }
     }
+}
+
+/// What a plan's `integrity.normalization` says about the shadowed files of a workspace:
+/// one sentence each, sorted.
+pub fn normalization_notes(names: &DiskNames) -> Vec<String> {
+    let mut notes: Vec<String> = names.shadowed.iter().map(Shadowed::note).collect();
+    notes.sort();
+    notes.dedup();
+    notes
 }
 
 /// Keeps the first of each repeated message, in order.
@@ -878,7 +891,6 @@ pub fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
     canonical.diffs = None;
     canonical.approval = None;
     canonical.warnings = Vec::new();
-    canonical.ops = Vec::new();
     let mut hasher = Sha256::new();
     // Serialising plain structs, vectors and strings cannot fail.
     hasher.update(serde_json::to_vec(&canonical).unwrap_or_default());

@@ -1,9 +1,6 @@
-//! A plan as people and editors read it: the one-line-per-change summary of the CLI and
-//! golden tests, and the LSP WorkspaceEdit of editor renames.
+//! A plan as people read it: the one-line-per-change summary of the CLI and golden tests.
 
 use std::fmt::Write as _;
-
-use serde_json::{json, Value};
 
 use crate::model::Plan;
 
@@ -66,6 +63,9 @@ pub fn render_text(plan: &Plan) -> String {
     for link in &plan.integrity.unresolved {
         let _ = writeln!(out, "unresolved {} -> {}", link.source, link.target);
     }
+    for note in &plan.integrity.normalization {
+        let _ = writeln!(out, "normalization: {note}");
+    }
     let stats = &plan.stats;
     let _ = writeln!(
         out,
@@ -81,74 +81,4 @@ pub fn render_text(plan: &Plan) -> String {
         }
     );
     out
-}
-
-/// The plan as an LSP `WorkspaceEdit`: text edits on the pages as they are now (UTF-16
-/// positions), then file renames for moves and deletes for merged pages. Editors apply
-/// `documentChanges` in order, so the edits land before the files move.
-pub fn workspace_edit(plan: &Plan, root_uri: &str) -> Value {
-    let root = root_uri.trim_end_matches('/');
-    let uri = |path: &str| format!("{root}/{}", encode_uri_path(path));
-    let mut changes: Vec<Value> = Vec::new();
-    for edit in &plan.edits {
-        let current = edit.from.as_ref().unwrap_or(&edit.path);
-        let edits: Vec<Value> = edit
-            .links
-            .iter()
-            .filter_map(|link| {
-                let range = link.range?;
-                Some(json!({
-                    "range": {
-                        "start": {"line": range.start.0, "character": range.start.1},
-                        "end": {"line": range.end.0, "character": range.end.1},
-                    },
-                    "newText": link.new,
-                }))
-            })
-            .collect();
-        if !edits.is_empty() {
-            changes.push(json!({
-                "textDocument": {"uri": uri(current.as_str()), "version": null},
-                "edits": edits,
-            }));
-        }
-    }
-    for change in &plan.moves {
-        changes.push(json!({
-            "kind": "rename",
-            "oldUri": uri(change.from.as_str()),
-            "newUri": uri(change.to.as_str()),
-        }));
-    }
-    for change in &plan.merges {
-        changes.push(json!({
-            "kind": "delete",
-            "uri": uri(change.from.as_str()),
-        }));
-    }
-    json!({ "documentChanges": changes })
-}
-
-/// Percent-encodes a root-relative path for a `file:` URI, keeping `/` and unreserved bytes.
-fn encode_uri_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(byte as char);
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uri_paths_encode_spaces_and_unicode() {
-        assert_eq!(encode_uri_path("a b/ü.md"), "a%20b/%C3%BC.md");
-        assert_eq!(encode_uri_path("x-y_z.md"), "x-y_z.md");
-    }
 }

@@ -9,7 +9,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use quire_restructure::{parse_manifest, plan, render_text, ManifestFormat, PlanOptions};
+use quire_restructure::{parse_manifest, plan, render_text, ManifestFormat, PlanOptions, Planned};
 use quire_vault::PagePath;
 
 fn fixtures() -> PathBuf {
@@ -36,14 +36,17 @@ fn run(name: &str, body: &str) -> (String, Option<String>) {
         Ok(manifest) => manifest,
         Err(err) => return (format!("manifest error: {err}\n"), None),
     };
-    let first = plan(&ws, &manifest, &PlanOptions { diffs: true });
-    let again = plan(&ws, &manifest, &PlanOptions { diffs: false });
+    let Planned {
+        plan: first,
+        ops: first_ops,
+    } = plan(&ws, &manifest, &PlanOptions { diffs: true });
+    let again = plan(&ws, &manifest, &PlanOptions { diffs: false }).plan;
     assert_eq!(first.digest, again.digest, "{name}: digest is not stable");
     // Applying must succeed whenever the plan has no errors.
     if first.errors.is_empty() {
         let mut applied = root.clone();
         applied
-            .apply(&first.ops)
+            .apply(&first_ops)
             .unwrap_or_else(|err| panic!("{name}: apply failed: {err}"));
     }
     let json = serde_json::to_string_pretty(&first).expect("plan serialises") + "\n";

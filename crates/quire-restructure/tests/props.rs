@@ -6,7 +6,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use quire_restructure::{plan, Manifest, MoveEntry, PlanOptions};
+use quire_restructure::{plan, Manifest, MoveEntry, PlanOptions, Planned};
 use quire_syntax::{parse, parse_canvas, replace_spans, Link};
 use quire_testkit::{generate, VaultSpec};
 use quire_vault::{PagePath, Resolution, Step};
@@ -89,15 +89,18 @@ fn check_case(
             .collect(),
         ..Manifest::default()
     };
-    let first = plan(&ws, &manifest, &PlanOptions::default());
-    let again = plan(&ws, &manifest, &PlanOptions::default());
+    let Planned {
+        plan: first,
+        ops: first_ops,
+    } = plan(&ws, &manifest, &PlanOptions::default());
+    let again = plan(&ws, &manifest, &PlanOptions::default()).plan;
     prop_assert_eq!(&first.digest, &again.digest);
     if !first.errors.is_empty() {
         // Overlapping random selections and taken destinations are refused; nothing to apply.
         return Ok(());
     }
     let mut after_root = root.clone();
-    after_root.apply(&first.ops).map_err(TestCaseError::fail)?;
+    after_root.apply(&first_ops).map_err(TestCaseError::fail)?;
     let after = after_root.vault();
     let moves: BTreeMap<PagePath, PagePath> = first
         .moves

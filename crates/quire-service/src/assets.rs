@@ -1,14 +1,16 @@
-//! `POST /assets`: storing an uploaded file under `assets/` through the write pipeline.
+//! Uploaded assets: storing a file under `assets/` through the write pipeline, choosing its
+//! name and writing it in one step.
 
 use quire_vault::PagePath;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::space::{Space, WriteOptions};
+use crate::files::{Files, WriteOptions};
+use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
 /// The folder uploaded assets go to.
 pub const ASSETS_DIR: &str = "assets";
 
-impl Space {
+impl Files<'_> {
     /// Stores an upload as `assets/<file name>`. An existing file with other bytes keeps its
     /// name and the upload gets `-1`, `-2` … before its extension; the same bytes again reuse
     /// the existing file.
@@ -18,26 +20,39 @@ impl Space {
         media_type: Option<&str>,
         bytes: Vec<u8>,
         opts: &WriteOptions,
+    ) -> Result<quire_api::AssetResult> {
+        self.store_asset_at(file_name, media_type, bytes, opts)
+            .map(|path| quire_api::AssetResult {
+                path: path.to_string(),
+            })
+    }
+
+    fn store_asset_at(
+        &self,
+        file_name: &str,
+        media_type: Option<&str>,
+        bytes: Vec<u8>,
+        opts: &WriteOptions,
     ) -> Result<PagePath> {
-        if bytes.len() as u64 > self.assets.max_file_size {
+        if bytes.len() as u64 > self.0.assets.max_file_size {
             return Err(Error::new(
                 ErrorCode::TooLarge,
                 format!(
                     "the file is {} bytes; assets may be at most {} bytes ([assets] max_file_size)",
                     bytes.len(),
-                    self.assets.max_file_size
+                    self.0.assets.max_file_size
                 ),
             ));
         }
         let media_type = media_type
             .map(str::to_string)
             .unwrap_or_else(|| media_type_of(file_name).to_string());
-        if !type_allowed(&self.assets.allowed_types, &media_type) {
+        if !type_allowed(&self.0.assets.allowed_types, &media_type) {
             return Err(Error::new(
                 ErrorCode::UnsupportedMediaType,
                 format!(
                     "media type {media_type} is not allowed for assets (allowed: {})",
-                    self.assets.allowed_types.join(", ")
+                    self.0.assets.allowed_types.join(", ")
                 ),
             ));
         }
@@ -47,7 +62,8 @@ impl Space {
             _ => (name.as_str(), ""),
         };
         let wanted = crate::etag(&bytes);
-        for n in 0..1000 {
+        let mut n = 0;
+        while n < 1000 {
             let candidate = if n == 0 {
                 format!("{ASSETS_DIR}/{name}")
             } else {
@@ -56,10 +72,27 @@ impl Space {
             let path = PagePath::new(&candidate)?;
             match self.read(path.as_str()) {
                 Ok(existing) if existing.etag == wanted => return Ok(path),
-                Ok(_) => continue,
+                Ok(_) => n += 1,
                 Err(e) if e.code == ErrorCode::NotFound => {
-                    self.put(path.as_str(), bytes, opts)?;
-                    return Ok(path);
+                    // The name is taken by the write itself: the pipeline checks under the
+                    // space's write lock that the path is still free, so two uploads racing
+                    // for one name cannot both have it. The loser looks at the name again (it
+                    // may now hold the same bytes) and moves on.
+                    match self.0.apply(Change {
+                        ops: vec![FileOp {
+                            path: path.clone(),
+                            content: Some(bytes.clone()),
+                            expect: Expect::Absent,
+                        }],
+                        actor: opts.actor(),
+                        message: opts.message_or(String::new),
+                        announce: Announce::PerFile,
+                        commit: CommitMode::AsConfigured,
+                    }) {
+                        Ok(_) => return Ok(path),
+                        Err(e) if e.code == ErrorCode::Conflict => continue,
+                        Err(e) => return Err(e),
+                    }
                 }
                 Err(e) => return Err(e),
             }

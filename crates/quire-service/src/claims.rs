@@ -1,12 +1,10 @@
-//! Claims through a space: an actor (`X-Actor`) leases an exact page path for 1 minute to 24
-//! hours; while the lease runs nobody else can claim the path and plans refuse to move it.
+//! Claims: an actor leases an exact page path for 1 minute to 24 hours; while the lease runs
+//! nobody else can claim the path and plans refuse to move it.
 //!
 //! The leases live in the space's index database (`quire-index`); a space without one answers
 //! every claim request with 503 `claims not enabled`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -14,55 +12,32 @@ use quire_config::ClaimsConfig;
 use quire_index::{ClaimError, Index, ReleaseError};
 use quire_vault::PagePath;
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::space::Space;
+use crate::core::SpaceCore;
+use crate::error::{Error, ErrorCode, Payload, Result};
 
-pub use quire_index::Claim;
+pub use quire_api::Claim;
 
 /// The lease of a claim that names none (spec, Limits: "default 30 minutes").
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30 * 60);
 
-/// What a claim request came to. Another actor holding the path is an ordinary answer that
-/// carries the holder's claim (409 with `active_claim`), so it is a value rather than an
-/// [`Error`], which only holds a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClaimOutcome {
-    /// The caller holds the path now (a new claim or a renewed lease).
-    Claimed(Claim),
-    /// Another actor holds the path; nothing changed.
-    Held(Claim),
-}
+/// The claims of one space.
+#[derive(Clone, Copy)]
+pub struct Claims<'a>(pub(crate) &'a SpaceCore);
 
-/// Opens the claim store of the knowledge root `root`. Claims are an optional subsystem: when
-/// the index cannot be opened the space still serves files, and claim requests answer 503.
-pub(crate) fn open_store(root: &Path) -> Option<Arc<Index>> {
-    match Index::open(root) {
-        Ok(index) => Some(Arc::new(index)),
-        Err(e) => {
-            tracing::warn!("claims are unavailable in {}: {e}", root.display());
-            None
-        }
-    }
-}
-
-impl Space {
+impl Claims<'_> {
     /// The claim store, or 503 when this space has none.
-    // LEAD: reads the field `pub(crate) claims: Option<Arc<quire_index::Index>>` of `Space`.
-    fn claims_store(&self) -> Result<&Index> {
-        self.claims
+    fn store(&self) -> Result<&Index> {
+        self.0
+            .claims
             .as_deref()
             .ok_or_else(|| Error::new(ErrorCode::Unavailable, "claims not enabled"))
     }
 
-    /// `POST /claim`: `actor` claims `path` for `lease` (a Go duration, 1m to 24h; default
-    /// 30m). The holder claiming again renews its lease.
-    pub fn claim(
-        &self,
-        path: &str,
-        actor: Option<&str>,
-        lease: Option<&str>,
-    ) -> Result<ClaimOutcome> {
-        let store = self.claims_store()?;
+    /// `actor` claims `path` for `lease` (a Go duration, 1m to 24h; default 30m). The holder
+    /// claiming again renews its lease. Another actor's claim is a conflict carrying that
+    /// claim.
+    pub fn claim(&self, path: &str, actor: Option<&str>, lease: Option<&str>) -> Result<Claim> {
+        let store = self.store()?;
         let actor = required_actor(actor, "claim")?;
         let path = PagePath::new(path)?;
         let lease = lease_of(lease)?;
@@ -70,16 +45,19 @@ impl Space {
             .claims()
             .claim(path.as_str(), actor, lease, Utc::now())
         {
-            Ok(claim) => Ok(ClaimOutcome::Claimed(claim)),
-            Err(ClaimError::Held(claim)) => Ok(ClaimOutcome::Held(claim)),
+            Ok(claim) => Ok(wire(claim)),
+            Err(ClaimError::Held(claim)) => Err(Error {
+                payload: Some(Payload::ActiveClaim(Box::new(wire(claim)))),
+                ..Error::conflict("already claimed")
+            }),
             Err(ClaimError::Index(e)) => Err(Error::internal(e)),
         }
     }
 
-    /// `DELETE /claim`: ends `actor`'s claim on `path`; returns the released path. 403 when
-    /// another actor holds it, 404 when nobody does (or the lease ran out).
+    /// Ends `actor`'s claim on `path`; returns the released path. Forbidden when another
+    /// actor holds it, not found when nobody does (or the lease ran out).
     pub fn release(&self, path: &str, actor: Option<&str>) -> Result<PagePath> {
-        let store = self.claims_store()?;
+        let store = self.store()?;
         let actor = required_actor(actor, "release a claim")?;
         let path = PagePath::new(path)?;
         match store.claims().release(path.as_str(), actor, Utc::now()) {
@@ -96,18 +74,22 @@ impl Space {
         }
     }
 
-    /// `GET /claims`: every active claim, by path.
-    pub fn claims(&self) -> Result<Vec<Claim>> {
-        self.claims_store()?
+    /// Every active claim, by path.
+    pub fn list(&self) -> Result<Vec<Claim>> {
+        Ok(self
+            .store()?
             .claims()
             .active(Utc::now())
-            .map_err(Error::internal)
+            .map_err(Error::internal)?
+            .into_iter()
+            .map(wire)
+            .collect())
     }
 
     /// Pages that actors other than `actor` hold, with their holder: the planner refuses to
     /// move them. Empty when claims are disabled, since then nobody can hold anything.
     pub fn claimed_by_others(&self, actor: &str) -> Result<BTreeMap<PagePath, String>> {
-        let Some(store) = self.claims.as_deref() else {
+        let Some(store) = self.0.claims.as_deref() else {
             return Ok(BTreeMap::new());
         };
         let active = store.claims().active(Utc::now()).map_err(Error::internal)?;
@@ -120,12 +102,27 @@ impl Space {
     }
 }
 
-/// `X-Actor` is mandatory for claims: a lease needs someone to hold it.
+/// A claim as it goes on the wire.
+fn wire(claim: quire_index::Claim) -> Claim {
+    Claim {
+        path: claim.path,
+        actor: claim.actor,
+        claimed_at: claim
+            .claimed_at
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        expires_at: claim
+            .expires_at
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        lease_duration: quire_config::Duration::from(claim.lease_duration).to_string(),
+    }
+}
+
+/// An actor is mandatory for claims: a lease needs someone to hold it.
 fn required_actor<'a>(actor: Option<&'a str>, to: &str) -> Result<&'a str> {
     actor
         .map(str::trim)
         .filter(|a| !a.is_empty())
-        .ok_or_else(|| Error::bad_request(format!("the X-Actor header is required to {to}")))
+        .ok_or_else(|| Error::bad_request(format!("an actor (X-Actor) is required to {to}")))
 }
 
 /// The requested lease, checked against the spec's limits (1 minute to 24 hours).

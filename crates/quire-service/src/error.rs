@@ -1,69 +1,36 @@
-//! The one error type of the service façade and the table mapping its codes to HTTP statuses
-//! and CLI exit codes.
+//! The one error type of the service: a code from the wire table ([`ErrorCode`]), a message
+//! that is safe to show the caller, and optionally what the error is about (the fresh plan of
+//! a refused restructuring, the claim that holds a path).
+//!
+//! Constructing an error does not log; the adapter that answers with it logs what it must
+//! (the `detail` of an internal error, which is never shown to the caller).
 
+use quire_restructure::Plan;
 use quire_store::StoreError;
 use quire_vault::PathError;
 
-/// Stable error codes; every adapter maps these, and only these, to its protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    /// Malformed input: bad path, missing field, unparseable body.
-    BadRequest,
-    /// The path, version or space does not exist.
-    NotFound,
-    /// `If-Match` no longer matches, or a destination already exists.
-    Conflict,
-    /// The caller may not do this (releasing a claim another actor holds).
-    Forbidden,
-    /// The request is well-formed but cannot be carried out (validation).
-    Unprocessable,
-    /// An agent's plan needs a person's approval first.
-    ApprovalRequired,
-    /// The body is larger than the limit allows.
-    TooLarge,
-    /// The content type is not allowed (assets).
-    UnsupportedMediaType,
-    /// A subsystem that this configuration does not provide (e.g. history without versioning).
-    NotImplemented,
-    /// A subsystem that is disabled or not ready.
-    Unavailable,
-    /// Something failed inside; details are logged, not returned.
-    Internal,
-}
+pub use quire_api::ErrorCode;
 
-impl ErrorCode {
-    /// The HTTP status the spec gives this code.
-    pub fn http_status(self) -> u16 {
-        match self {
-            ErrorCode::BadRequest => 400,
-            ErrorCode::Forbidden => 403,
-            ErrorCode::NotFound => 404,
-            ErrorCode::Conflict => 409,
-            ErrorCode::TooLarge => 413,
-            ErrorCode::UnsupportedMediaType => 415,
-            ErrorCode::Unprocessable => 422,
-            ErrorCode::ApprovalRequired => 428,
-            ErrorCode::Internal => 500,
-            ErrorCode::NotImplemented => 501,
-            ErrorCode::Unavailable => 503,
-        }
-    }
-
-    /// The process exit code of the command line (DECISIONS §6): 2 for bad input, 1 otherwise.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            ErrorCode::BadRequest | ErrorCode::TooLarge | ErrorCode::UnsupportedMediaType => 2,
-            _ => 1,
-        }
-    }
-}
-
-/// An error of the service: a code plus a message that is safe to show the caller.
+/// An error of the service.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     pub code: ErrorCode,
+    /// Meant for the caller: names the path, setting or reason.
     pub message: String,
+    /// What the error is about, for the caller to act on.
+    pub payload: Option<Payload>,
+    /// What failed inside (internal errors): for the log, never for the caller.
+    pub detail: Option<String>,
+}
+
+/// What an error carries besides its message.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    /// The plan as it stands now: why a restructuring was refused, and what to review.
+    Plan(Box<Plan>),
+    /// The claim another actor holds on the path.
+    ActiveClaim(Box<quire_api::Claim>),
 }
 
 impl Error {
@@ -71,6 +38,8 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            payload: None,
+            detail: None,
         }
     }
 
@@ -86,10 +55,32 @@ impl Error {
         Error::new(ErrorCode::Conflict, message)
     }
 
-    /// An internal failure: the detail goes to the log, the caller sees a generic message.
+    /// An internal failure: the caller sees a generic message, `detail` goes to the log of
+    /// whoever answers.
     pub fn internal(detail: impl std::fmt::Display) -> Error {
-        tracing::error!("internal error: {detail}");
-        Error::new(ErrorCode::Internal, "internal error (see the server log)")
+        Error {
+            detail: Some(detail.to_string()),
+            ..Error::new(ErrorCode::Internal, "internal error (see the server log)")
+        }
+    }
+
+    /// The same error, carrying the plan the caller should review.
+    pub fn with_plan(mut self, plan: Plan) -> Error {
+        self.payload = Some(Payload::Plan(Box::new(plan)));
+        self
+    }
+
+    /// The plan this error carries, if any.
+    pub fn plan(&self) -> Option<&Plan> {
+        match &self.payload {
+            Some(Payload::Plan(plan)) => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// A refused plan: `code`, `message` and the plan.
+    pub fn refused(code: ErrorCode, message: impl Into<String>, plan: &Plan) -> Error {
+        Error::new(code, message).with_plan(plan.clone())
     }
 }
 
@@ -110,6 +101,8 @@ impl From<StoreError> for Error {
             | StoreError::NotSymlink { .. }
             | StoreError::OutsideRoot { .. } => ErrorCode::BadRequest,
             StoreError::Unavailable { .. } => ErrorCode::NotImplemented,
+            // Another process writes the root; this one opened it read-only.
+            StoreError::Locked { .. } | StoreError::ReadOnly { .. } => ErrorCode::Conflict,
             _ => return Error::internal(e),
         };
         Error::new(code, e.to_string())
@@ -117,3 +110,16 @@ impl From<StoreError> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_keep_their_detail_out_of_the_message() {
+        let e = Error::internal("disk on fire at /srv/kb");
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert!(!e.message.contains("disk"));
+        assert_eq!(e.detail.as_deref(), Some("disk on fire at /srv/kb"));
+    }
+}

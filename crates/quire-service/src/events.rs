@@ -1,38 +1,7 @@
 //! Events broadcast after a write has passed the whole pipeline (file, commit, index).
 
-use serde::Serialize;
+use quire_api::Event;
 use tokio::sync::broadcast;
-
-/// One event of `GET /events`; the SSE event name is [`Event::name`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Event {
-    Write {
-        path: String,
-        actor: String,
-        timestamp: String,
-    },
-    Delete {
-        path: String,
-        actor: String,
-        timestamp: String,
-    },
-    Bulk {
-        paths: Vec<String>,
-        actor: String,
-        timestamp: String,
-    },
-}
-
-impl Event {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Event::Write { .. } => "write",
-            Event::Delete { .. } => "delete",
-            Event::Bulk { .. } => "bulk",
-        }
-    }
-}
 
 /// Fan-out of events to every subscriber of one space. Slow subscribers lose old events
 /// (they are told so by the channel) instead of slowing writers down.

@@ -1,31 +1,46 @@
-//! The façade every front-end calls: spaces, the one write pipeline, events, errors.
+//! The façade every front-end calls: spaces and their services, the one write pipeline,
+//! events, errors.
 //!
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
-//! on [`Space`] and map [`Error`]s through [`ErrorCode`].
+//! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`]) and map
+//! [`Error`]s through [`ErrorCode`]. Layers inside, each depending only on those before it:
+//! `settings`, `links` → `core` → `pipeline` → the services → `space` → `service`.
 
-mod apply;
-mod approvals;
 mod assets;
 mod claims;
+mod core;
 mod error;
 mod events;
-mod pages;
+mod files;
+mod links;
+mod outside;
 mod pipeline;
+mod raw_moves;
 mod restructure;
-mod revert;
 mod service;
+mod settings;
 mod space;
+mod versions;
+mod watching;
 
-pub use apply::{is_agent, AppliedResult, ApplyRequest, Refused};
-pub use approvals::PendingApproval;
 pub use assets::{media_type_of, ASSETS_DIR};
-pub use claims::{Claim, ClaimOutcome, DEFAULT_LEASE};
-pub use error::{Error, ErrorCode, Result};
-pub use events::{Event, EventBus};
-pub use pages::{ResolvedLink, ResolvedLinks, Template, TocEntry, CHANGES_LIMIT_MAX};
+pub use claims::{Claim, Claims, DEFAULT_LEASE};
+pub use error::{Error, ErrorCode, Payload, Result};
+pub use events::EventBus;
+pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
+pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
-pub use quire_restructure::{workspace_edit, Manifest, ManifestFormat, Plan};
-pub use quire_store::etag;
-pub use restructure::{Relink, Renamed, RenamedDir, PERSONAL_DIR};
-pub use service::{init_root, settings_from_config, Service};
-pub use space::{AssetRules, FileContent, Space, SpaceSettings, WriteOptions, DEFAULT_ACTOR};
+pub use quire_api::Event;
+pub use quire_restructure::{Manifest, ManifestFormat, Plan};
+pub use quire_store::LockHolder;
+pub use quire_store::{etag, Backlog, HistoryOptions, Strategy};
+pub use raw_moves::{RawMove, Via, RAW_MOVES_PATH};
+pub use restructure::{
+    is_agent, parse_manifest, validate_manifest, ApplyRequest, Relink, Restructure, COMMENTS_DIR,
+    PERSONAL_DIR,
+};
+pub use service::{init_root, root_holder, Service};
+pub use settings::{settings_from_config, Access, AssetRules, SpaceSettings, DEFAULT_SPACE};
+pub use space::Space;
+pub use versions::{Versions, CHANGES_LIMIT_MAX};
+pub use watching::Watching;

@@ -1,15 +1,18 @@
 //! The one write pipeline: validate → write under the space's lock → commit → index → events.
 //!
 //! Every entry point (REST, CLI with `--root`, later MCP, LSP and protocol servers) reaches the
-//! disk only through [`Space::apply`]. A failure after the first file was written restores the
-//! pre-images of every file of the change, so nothing half-written stays on disk.
+//! disk only through here ([`crate::Space::apply`], and the services built on it). A failure
+//! after the first file was written restores the pre-images of every file of the change, so
+//! nothing half-written stays on disk.
 
-use quire_store::{etag, fault, ChangeAction, FileChange, JournalEntry, Recorded};
+use quire_store::{etag, fault, ChangeAction, DiskName, FileChange, JournalEntry, Recorded};
 use quire_vault::PagePath;
 
+use quire_api::Event;
+
+use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::{now_rfc3339, Event};
-use crate::space::Space;
+use crate::events::now_rfc3339;
 
 /// One file of a change: its new bytes, or `None` to delete it.
 #[derive(Debug, Clone)]
@@ -28,13 +31,13 @@ pub enum Expect {
     Anything,
     /// The file must not exist (a move or rename destination).
     Absent,
-    /// `If-Match`: the ETag the caller last read.
+    /// The file must hold exactly this content: the ETag the caller last read.
     Etag(String),
 }
 
 impl Expect {
-    /// `If-Match` header value, if any.
-    pub fn if_match(value: Option<&str>) -> Expect {
+    /// The precondition of an ETag the caller read (quoted or bare), or none.
+    pub fn etag(value: Option<&str>) -> Expect {
         match value {
             Some(v) => Expect::Etag(v.trim().trim_matches('"').to_string()),
             None => Expect::Anything,
@@ -92,21 +95,26 @@ pub struct AppliedFile {
 
 struct Prepared {
     path: PagePath,
+    /// The file's name on disk, fixed before anything is written: every write, removal,
+    /// rollback and the commit use it, so the pass never reaches another spelling of the name
+    /// (a file shadowed by the one it removes, say).
+    disk: DiskName,
     before: Option<Vec<u8>>,
     after: Option<Vec<u8>>,
 }
 
-impl Space {
+impl SpaceCore {
     /// Runs a change through the pipeline. All files are written and committed together, or
     /// none is.
-    pub fn apply(&self, change: Change) -> Result<Applied> {
+    pub(crate) fn apply(&self, change: Change) -> Result<Applied> {
         validate(&change)?;
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.
         let mut prepared = Vec::with_capacity(change.ops.len());
         for op in &change.ops {
-            let before = self.read_existing(&op.path)?;
+            let disk = self.root.disk_name(&op.path)?;
+            let before = self.read_existing(&disk)?;
             match &op.expect {
                 Expect::Anything => {}
                 Expect::Absent if before.is_some() => {
@@ -133,6 +141,7 @@ impl Space {
             }
             prepared.push(Prepared {
                 path: op.path.clone(),
+                disk,
                 before,
                 after: op.content.clone(),
             });
@@ -155,8 +164,8 @@ impl Space {
             return Ok(applied);
         }
 
-        let paths: Vec<&PagePath> = prepared.iter().map(|p| &p.path).collect();
-        if let Err(e) = self.history.commit_others_before(&paths, &change.actor) {
+        let names: Vec<&DiskName> = prepared.iter().map(|p| &p.disk).collect();
+        if let Err(e) = self.history.commit_others_before(&names, &change.actor) {
             return Err(Error::internal(format!(
                 "committing queued writes failed: {e}"
             )));
@@ -168,7 +177,7 @@ impl Space {
             let entries: Vec<JournalEntry> = prepared
                 .iter()
                 .map(|p| JournalEntry {
-                    path: p.path.to_string(),
+                    path: p.disk.to_string(),
                     before: p.before.clone(),
                     after: p.after.as_deref().map(etag),
                 })
@@ -178,8 +187,8 @@ impl Space {
         }
         for (written, p) in prepared.iter().enumerate() {
             let result = match &p.after {
-                Some(bytes) => self.root.write(&p.path, bytes),
-                None => self.root.remove(&p.path),
+                Some(bytes) => self.root.write_on_disk(&p.disk, bytes),
+                None => self.root.remove_on_disk(&p.disk),
             };
             if let Err(e) = result {
                 self.roll_back(&prepared[..written], journaled);
@@ -200,6 +209,7 @@ impl Space {
                 } else {
                     ChangeAction::Delete
                 },
+                disk: p.disk.clone(),
             })
             .collect();
         let message = match (change.message.as_str(), prepared.as_slice()) {
@@ -235,13 +245,18 @@ impl Space {
             }
         }
 
-        self.index_changes(prepared.iter().map(|p| (&p.path, p.after.as_deref())));
+        self.links.index_changes(
+            &self.root,
+            prepared
+                .iter()
+                .map(|p| (&p.path, &p.disk, p.after.as_deref())),
+        );
         self.announce(&prepared, &change);
         Ok(applied)
     }
 
-    fn read_existing(&self, path: &PagePath) -> Result<Option<Vec<u8>>> {
-        match self.root.read(path) {
+    fn read_existing(&self, disk: &DiskName) -> Result<Option<Vec<u8>>> {
+        match self.root.read_on_disk(disk) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(quire_store::StoreError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
@@ -252,8 +267,8 @@ impl Space {
         let mut clean = true;
         for p in prepared.iter().rev() {
             let result = match &p.before {
-                Some(bytes) => self.root.write(&p.path, bytes),
-                None => self.root.remove(&p.path),
+                Some(bytes) => self.root.write_on_disk(&p.disk, bytes),
+                None => self.root.remove_on_disk(&p.disk),
             };
             if let Err(e) = result {
                 clean = false;
@@ -299,14 +314,14 @@ impl Space {
     }
 }
 
-/// Paths the API may never write: git's own folder and quire's runtime state.
+/// A change names files at most once, and never a reserved path; the actor is a plain name.
 fn validate(change: &Change) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));
     }
     if change.actor.trim().is_empty() || change.actor.contains(['<', '>', '\n']) {
         return Err(Error::bad_request(
-            "X-Actor must be a non-empty name without '<', '>' or newlines",
+            "the actor must be a non-empty name without '<', '>' or newlines",
         ));
     }
     let mut seen = std::collections::HashSet::new();
@@ -322,12 +337,13 @@ fn validate(change: &Change) -> Result<()> {
     Ok(())
 }
 
+/// Paths no change may write: git's own folder and quire's runtime state.
 pub(crate) fn check_writable(path: &PagePath) -> Result<()> {
     let s = path.as_str();
     let first = s.split('/').next().unwrap_or("");
     if first == ".git" || s == ".quire/state" || s.starts_with(".quire/state/") {
         return Err(Error::bad_request(format!(
-            "{s} is reserved: .git/ and .quire/state/ cannot be written through the API"
+            "{s} is reserved: .git/ and .quire/state/ cannot be written"
         )));
     }
     Ok(())

@@ -2,13 +2,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use quire_config::Config;
-use quire_store::{HistoryOptions, Strategy};
+use quire_store::HistoryOptions;
 
 use crate::error::{Error, Result};
-use crate::space::{AssetRules, Space, SpaceSettings};
+use crate::settings::{Access, SpaceSettings};
+use crate::space::Space;
 
 /// Every space of one server; the first is the default (spec: routing falls back to it).
 pub struct Service {
@@ -16,7 +15,13 @@ pub struct Service {
 }
 
 impl Service {
+    /// Opens every space for writing, as a server.
     pub fn open(settings: Vec<SpaceSettings>) -> Result<Service> {
+        Service::open_as(settings, &Access::serve())
+    }
+
+    /// Opens every space with the given access.
+    pub fn open_as(settings: Vec<SpaceSettings>, access: &Access) -> Result<Service> {
         if settings.is_empty() {
             return Err(Error::bad_request("a server needs at least one space"));
         }
@@ -28,7 +33,7 @@ impl Service {
                     s.name
                 )));
             }
-            spaces.push(Arc::new(Space::open(s)?));
+            spaces.push(Arc::new(Space::open_as(s, access)?));
         }
         Ok(Service { spaces })
     }
@@ -45,62 +50,29 @@ impl Service {
         &self.spaces
     }
 
+    /// Records in every space's writer lock where this server answers.
+    pub fn announce_api(&self, url: &str) -> Result<()> {
+        for space in &self.spaces {
+            space.announce_api(url)?;
+        }
+        Ok(())
+    }
+
     /// Commits everything queued by async batching (at shutdown).
     pub fn flush(&self) {
         for space in &self.spaces {
-            if let Err(e) = space.history().flush() {
+            if let Err(e) = space.flush() {
                 tracing::error!("flushing space {}: {e}", space.name());
             }
         }
     }
 }
 
-/// The name of the space served from the main root.
-pub const DEFAULT_SPACE: &str = "default";
-
-/// Settings of every space from the configuration of the main root: the main root first,
-/// then each `[[spaces]]` entry (relative roots are relative to the main root).
-pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> {
-    let v = &config.versioning;
-    let history = HistoryOptions {
-        strategy: match v.strategy {
-            quire_config::VersioningStrategy::Git => Strategy::Git,
-            quire_config::VersioningStrategy::Cow => Strategy::Cow,
-            quire_config::VersioningStrategy::None => Strategy::None,
-        },
-        async_commit: v.async_commit,
-        batch_window: Duration::from_millis(v.batch_window_ms),
-        batch_max_size: (v.batch_max_size as usize).max(1),
-        max_versions: (v.max_versions as usize).max(1),
-    };
-    let assets = AssetRules {
-        max_file_size: config.assets.max_file_size.bytes(),
-        allowed_types: config.assets.allowed_types.clone(),
-    };
-    let mut out = vec![SpaceSettings {
-        name: DEFAULT_SPACE.to_string(),
-        root: root.to_path_buf(),
-        history: history.clone(),
-        assets: assets.clone(),
-        refactor: config.refactor.clone(),
-        claims: config.claims.clone(),
-    }];
-    for s in &config.spaces {
-        let dir = PathBuf::from(&s.root);
-        out.push(SpaceSettings {
-            name: s.name.clone(),
-            root: if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            },
-            history: history.clone(),
-            assets: assets.clone(),
-            refactor: config.refactor.clone(),
-            claims: config.claims.clone(),
-        });
-    }
-    out
+/// Who holds the writer lock of the knowledge root `dir` (a server, with the address it
+/// answers at, or a command), if anyone: a process that wants to work on the root talks to
+/// that server instead, or waits. Looking changes nothing on disk.
+pub fn root_holder(dir: &Path) -> Result<Option<quire_store::LockHolder>> {
+    Ok(quire_store::WriterLock::holder(dir)?)
 }
 
 /// What `quire init` did.
@@ -122,15 +94,14 @@ pub fn init_root(dir: &Path) -> Result<Initialised> {
         std::fs::write(&config, quire_config::default_config_toml())
             .map_err(|e| Error::bad_request(format!("cannot write {}: {e}", config.display())))?;
     }
-    let root = quire_store::Root::open(dir)?;
+    let lock = quire_store::WriterLock::acquire(dir, "init")?;
+    let root = quire_store::Root::open(dir, &lock)?;
     let history = quire_store::History::open(
         &root,
+        &lock,
         HistoryOptions {
-            strategy: Strategy::Git,
             async_commit: false,
-            batch_window: Duration::from_millis(200),
-            batch_max_size: 50,
-            max_versions: 100,
+            ..HistoryOptions::default()
         },
     )?;
     history.flush()?;

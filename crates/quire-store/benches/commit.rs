@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use quire_store::{ChangeAction, FileChange, History, HistoryOptions, Root, Strategy};
+use quire_store::{ChangeAction, FileChange, History, HistoryOptions, Root, WriterLock};
 use quire_vault::PagePath;
 
 const FILES: usize = 10_000;
@@ -21,7 +21,8 @@ fn run(label: &str, per_folder: usize) {
         };
         PagePath::new(&name).expect("valid path")
     };
-    let root = Root::open(dir.path()).expect("open root");
+    let lock = WriterLock::acquire(dir.path(), "bench").expect("writer lock");
+    let root = Root::open(dir.path(), &lock).expect("open root");
     for i in 0..FILES {
         let body = format!(
             "---\ntitle: Note {i}\n---\n# Note {i}\n\nSee [[note-{:05}]].\n",
@@ -32,12 +33,10 @@ fn run(label: &str, per_folder: usize) {
     let setup = Instant::now();
     let history = History::open(
         &root,
+        &lock,
         HistoryOptions {
-            strategy: Strategy::Git,
             async_commit: false,
-            batch_window: Duration::from_millis(200),
-            batch_max_size: 50,
-            max_versions: 100,
+            ..HistoryOptions::default()
         },
     )
     .expect("open history");
@@ -55,10 +54,7 @@ fn run(label: &str, per_folder: usize) {
         writing += write_start.elapsed();
         history
             .record(
-                &[FileChange {
-                    path,
-                    action: ChangeAction::Write,
-                }],
+                &[FileChange::new(path, ChangeAction::Write)],
                 "bench",
                 "edit",
             )

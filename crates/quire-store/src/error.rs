@@ -29,6 +29,15 @@ pub enum StoreError {
     /// The knowledge root folder itself is missing or unusable.
     #[error("knowledge root {dir}: {reason}")]
     BadRoot { dir: PathBuf, reason: String },
+    /// Another process holds the root's writer lock.
+    #[error("knowledge root {dir} is in use: {holder} holds its writer lock")]
+    Locked {
+        dir: PathBuf,
+        holder: crate::lock::LockHolder,
+    },
+    /// A write through a root or history opened read-only.
+    #[error("{path}: the knowledge root is open read-only (writing needs its writer lock)")]
+    ReadOnly { path: String },
     /// The requested version of a path does not exist (unknown, malformed or ambiguous id, or
     /// the path did not exist in it).
     #[error("{path}: version {version} not found: {reason}")]

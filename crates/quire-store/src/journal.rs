@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
-use crate::root::Root;
+use crate::root::{Root, Spelling};
 
 /// Where the journal lives inside the root.
 pub const JOURNAL_PATH: &str = ".quire/state/refactor-journal.json";
@@ -19,6 +19,8 @@ pub const JOURNAL_PATH: &str = ".quire/state/refactor-journal.json";
 /// One file of a journaled change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalEntry {
+    /// The file's root-relative name exactly as on disk ([`crate::Root::disk_name`]), so a
+    /// rollback restores that name and never another spelling of it.
     pub path: String,
     /// Bytes before the change, base64; `None` when the file did not exist.
     #[serde(with = "base64_bytes")]
@@ -41,11 +43,12 @@ impl Root {
             entries: entries.to_vec(),
         })
         .map_err(|e| StoreError::io(JOURNAL_PATH, std::io::Error::other(e)))?;
-        self.write_rel(JOURNAL_PATH, &body)
+        self.write_rel(JOURNAL_PATH, &body, Spelling::Exact)
     }
 
     /// Removes the journal: the change it describes is decided.
     pub fn clear_journal(&self) -> Result<(), StoreError> {
+        self.ensure_writable(JOURNAL_PATH)?;
         match std::fs::remove_file(self.dir().join(JOURNAL_PATH)) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -82,6 +85,23 @@ pub enum Recovery {
     RolledBack,
 }
 
+/// A change a crash interrupted, as a read-only open finds it and leaves it: only the next
+/// writable open (under the writer lock) finishes or undoes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted {
+    /// The files of the change, by their names on disk; some may hold their new content, some
+    /// their old.
+    pub paths: Vec<String>,
+}
+
+/// The change a journal left behind describes, without acting on it; `None` when there is no
+/// (readable) journal.
+pub fn interrupted(root: &Root) -> Result<Option<Interrupted>, StoreError> {
+    Ok(root.read_journal()?.map(|entries| Interrupted {
+        paths: entries.into_iter().map(|e| e.path).collect(),
+    }))
+}
+
 /// Finishes or undoes a change a crash interrupted. `landed` says whether the change's commit
 /// exists (for git: HEAD holds every entry's after-state).
 pub fn recover(
@@ -98,8 +118,8 @@ pub fn recover(
     }
     for entry in entries.iter().rev() {
         match &entry.before {
-            Some(bytes) => root.write_rel(&entry.path, bytes)?,
-            None => match root.remove_rel(&entry.path) {
+            Some(bytes) => root.write_rel(&entry.path, bytes, Spelling::Exact)?,
+            None => match root.remove_rel(&entry.path, Spelling::Exact) {
                 Ok(()) | Err(StoreError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
             },

@@ -5,15 +5,18 @@ mod error;
 pub mod fault;
 mod history;
 pub mod journal;
+mod lock;
 mod root;
+pub mod watch;
 
 pub use error::StoreError;
 pub use history::{
-    BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, FileChange, History,
-    HistoryOptions, Recorded, Strategy, UnknownStrategy, VersionEntry,
+    Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, FileChange,
+    History, HistoryOptions, Recorded, Strategy, UnknownStrategy, VersionEntry,
 };
-pub use journal::{JournalEntry, Recovery, JOURNAL_PATH};
-pub use root::{Durability, EntryKind, Root, TreeNode};
+pub use journal::{Interrupted, JournalEntry, Recovery, JOURNAL_PATH};
+pub use lock::{LockHolder, WriterLock, WRITER_LOCK_PATH};
+pub use root::{DiskName, Durability, EntryKind, Listing, Root, TreeNode};
 
 /// The ETag of some content: its git blob id (SHA-1 of `blob <len>\0<bytes>`) in hex, the same
 /// whatever the versioning strategy.

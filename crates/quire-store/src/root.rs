@@ -3,16 +3,26 @@
 //! Every operation takes a root-relative path and turns it into a filesystem path with
 //! [`Root::locate`], which refuses anything that could reach outside the root: `..`
 //! components and symbolic links (anywhere on the path) whose target lies outside.
+//!
+//! Paths are NFC; names on disk need not be (macOS and many sync tools write NFD). A path
+//! addresses the entry spelled exactly like it when there is one, otherwise the entry whose
+//! name normalizes to it (the byte-smallest of several). Any other entry whose name normalizes
+//! to the same is *shadowed*: listed as such, never read, written or removed.
 
+use std::collections::HashMap;
+use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use quire_vault::{DiskNames, PagePath, Shadowed};
 use serde::Serialize;
+use unicode_normalization::{is_nfc, UnicodeNormalization};
 
 use crate::error::StoreError;
 use crate::fault;
+use crate::lock::WriterLock;
 
 /// Folder (below the root) that holds the temporary files of atomic writes. Keeping it inside
 /// the root puts it on the same filesystem, so the final `rename` is atomic.
@@ -65,28 +75,86 @@ enum LastLink {
     Ignore,
 }
 
+/// How a root-relative name is matched against the names on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// A `PagePath` (NFC): a non-ASCII component that is not on disk as written leads to the
+    /// entry whose name normalizes to it.
+    Nfc,
+    /// Exactly as written: a name the store took from the disk (journal, rollback), which must
+    /// never lead to another entry.
+    Exact,
+}
+
+/// A root-relative name spelled exactly as on disk, `/`-separated. It differs from the file's
+/// [`PagePath`] only where a name on the way is not NFC; [`Root::disk_name`] makes one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DiskName(String);
+
+impl DiskName {
+    /// A name exactly as the disk spells it (as a [`Listing`] reports it).
+    pub fn new(name: String) -> DiskName {
+        DiskName(name)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The path spelled as it is: the disk name of a file whose names are all NFC.
+impl From<&PagePath> for DiskName {
+    fn from(p: &PagePath) -> DiskName {
+        DiskName(p.as_str().to_owned())
+    }
+}
+
+impl fmt::Display for DiskName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Every file of the root under its path, and the names on disk that are not their path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// Sorted by path.
+    pub files: Vec<PagePath>,
+    pub names: DiskNames,
+}
+
 /// The knowledge root: a canonical folder path plus how writes are made durable.
+///
+/// A root opened with [`Root::open`] holds the root's [`WriterLock`] (every clone shares it)
+/// and may write; one opened with [`Root::open_read_only`] reads only and refuses every write
+/// with [`StoreError::ReadOnly`].
 #[derive(Debug, Clone)]
 pub struct Root {
     dir: PathBuf,
     tmp: PathBuf,
     durability: Durability,
+    /// `None`: opened read-only.
+    writer: Option<WriterLock>,
 }
 
 /// Distinguishes temp files of concurrent writes in one process; the pid separates processes.
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Root {
-    /// Opens an existing folder as the knowledge root. Canonicalises it, creates
-    /// `.quire/state/tmp` and removes temp files a crashed write left behind.
-    pub fn open(dir: &Path) -> Result<Root, StoreError> {
-        let bad = |reason: String| StoreError::BadRoot {
-            dir: dir.to_path_buf(),
-            reason,
-        };
-        let dir = fs::canonicalize(dir).map_err(|e| bad(e.to_string()))?;
-        if !dir.is_dir() {
-            return Err(bad("is not a folder".into()));
+    /// Opens an existing folder as the knowledge root for writing, under its writer lock
+    /// (which the root keeps). Canonicalises the folder, creates `.quire/state/tmp` and
+    /// removes temp files a crashed write left behind: only the lock's holder knows that no
+    /// other process is writing one at this moment.
+    pub fn open(dir: &Path, lock: &WriterLock) -> Result<Root, StoreError> {
+        let dir = canonical(dir)?;
+        if lock.dir() != dir {
+            return Err(StoreError::BadRoot {
+                dir,
+                reason: format!(
+                    "the writer lock given is the lock of another root ({})",
+                    lock.dir().display()
+                ),
+            });
         }
         let tmp = dir.join(TMP_DIR);
         fs::create_dir_all(&tmp).map_err(|e| StoreError::io(TMP_DIR, e))?;
@@ -105,7 +173,38 @@ impl Root {
             dir,
             tmp,
             durability: Durability::default(),
+            writer: Some(lock.clone()),
         })
+    }
+
+    /// Opens an existing folder as the knowledge root for reading only, whoever holds its
+    /// writer lock. Changes nothing on disk: no folder is created and no temp file removed.
+    pub fn open_read_only(dir: &Path) -> Result<Root, StoreError> {
+        let dir = canonical(dir)?;
+        Ok(Root {
+            tmp: dir.join(TMP_DIR),
+            dir,
+            durability: Durability::default(),
+            writer: None,
+        })
+    }
+
+    /// Whether the root was opened with [`Root::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.writer.is_none()
+    }
+
+    /// The writer lock a writable root holds; `None` when read-only.
+    pub fn writer_lock(&self) -> Option<&WriterLock> {
+        self.writer.as_ref()
+    }
+
+    /// Refuses a write through a read-only root.
+    pub(crate) fn ensure_writable(&self, rel: &str) -> Result<(), StoreError> {
+        match self.writer {
+            Some(_) => Ok(()),
+            None => Err(StoreError::ReadOnly { path: rel.into() }),
+        }
     }
 
     /// The same root with another durability for writes.
@@ -120,61 +219,92 @@ impl Root {
     }
 
     /// Reads a file. A symbolic link inside the root that points inside the root is followed.
-    pub fn read(&self, p: &quire_vault::PagePath) -> Result<Vec<u8>, StoreError> {
-        self.read_rel(p.as_str())
+    pub fn read(&self, p: &PagePath) -> Result<Vec<u8>, StoreError> {
+        self.read_rel(p.as_str(), Spelling::Nfc)
     }
 
     /// Writes a file atomically (temp file in `.quire/state/tmp`, then rename), creating parent
     /// folders. A symbolic link at the path itself is replaced by the file, never written
     /// through, so the path's history stays the path's.
-    pub fn write(&self, p: &quire_vault::PagePath, bytes: &[u8]) -> Result<(), StoreError> {
-        self.write_rel(p.as_str(), bytes)
+    /// A file that exists under another spelling of the path is written in place, keeping its
+    /// name; a new file gets the path's (NFC) name.
+    pub fn write(&self, p: &PagePath, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_rel(p.as_str(), bytes, Spelling::Nfc)
     }
 
     /// Removes a file (or a symbolic link itself) and then every parent folder the removal left
     /// empty, stopping below the root.
-    pub fn remove(&self, p: &quire_vault::PagePath) -> Result<(), StoreError> {
-        self.remove_rel(p.as_str())
+    pub fn remove(&self, p: &PagePath) -> Result<(), StoreError> {
+        self.remove_rel(p.as_str(), Spelling::Nfc)
+    }
+
+    /// The root-relative name on disk of what `p` addresses: `p` itself unless an entry on the
+    /// way is named in another Unicode normalization. Components that do not exist keep the
+    /// path's spelling, which is the name a write would create. ASCII paths cost nothing.
+    pub fn disk_name(&self, p: &PagePath) -> Result<DiskName, StoreError> {
+        if p.as_str().is_ascii() {
+            return Ok(DiskName::from(p));
+        }
+        let path = self.locate(p.as_str(), LastLink::Ignore, Spelling::Nfc)?;
+        let rel = path
+            .strip_prefix(&self.dir)
+            .ok()
+            .and_then(Path::to_str)
+            .map(str::to_owned);
+        Ok(rel.map_or_else(|| DiskName::from(p), DiskName))
+    }
+
+    /// Reads a file by its name on disk (no other spelling is tried).
+    pub fn read_on_disk(&self, name: &DiskName) -> Result<Vec<u8>, StoreError> {
+        self.read_rel(name.as_str(), Spelling::Exact)
+    }
+
+    /// Writes a file by its name on disk, like [`Root::write`]; never another spelling.
+    pub fn write_on_disk(&self, name: &DiskName, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_rel(name.as_str(), bytes, Spelling::Exact)
+    }
+
+    /// Removes a file by its name on disk, like [`Root::remove`]; never another spelling.
+    pub fn remove_on_disk(&self, name: &DiskName) -> Result<(), StoreError> {
+        self.remove_rel(name.as_str(), Spelling::Exact)
     }
 
     /// What the path names, without following a final symbolic link; `None` when nothing is
     /// there.
-    pub fn kind(&self, p: &quire_vault::PagePath) -> Result<Option<EntryKind>, StoreError> {
+    pub fn kind(&self, p: &PagePath) -> Result<Option<EntryKind>, StoreError> {
         self.kind_rel(p.as_str())
     }
 
     /// The folder tree below `under` (the whole root when `None`), sorted by name. Entries
     /// whose name starts with `.` are not listed; symbolic links are listed as files and not
-    /// followed.
-    pub fn tree(&self, under: Option<&quire_vault::PagePath>) -> Result<Vec<TreeNode>, StoreError> {
+    /// followed. Names and paths are NFC, so every path listed reads back; shadowed entries
+    /// are not listed.
+    pub fn tree(&self, under: Option<&PagePath>) -> Result<Vec<TreeNode>, StoreError> {
         self.tree_rel(under.map(|p| p.as_str()))
     }
 
     /// Every regular file below the root, sorted by path, skipping `.git/` folders, the
-    /// top-level `.quire/`, symbolic links and names that are not valid paths.
-    pub fn files(&self) -> Result<Vec<quire_vault::PagePath>, StoreError> {
-        let mut out = Vec::new();
-        for rel in self.files_rel()? {
-            match quire_vault::PagePath::new(&rel) {
-                // A name stored in another Unicode form than NFC could not be opened again
-                // through its normalised path, so it is not offered.
-                Ok(p) if p.as_str() == rel => out.push(p),
-                Ok(_) => tracing::warn!(path = %rel, "skipping a file whose name is not NFC"),
-                Err(e) => {
-                    tracing::warn!(path = %rel, error = %e, "skipping a file with an invalid path")
-                }
-            }
-        }
-        Ok(out)
+    /// top-level `.quire/`, symbolic links, names that are not valid paths and shadowed files.
+    pub fn files(&self) -> Result<Vec<PagePath>, StoreError> {
+        Ok(self.listing()?.files)
+    }
+
+    /// [`Root::files`], with the files whose names on disk are not NFC and the shadowed ones.
+    pub fn listing(&self) -> Result<Listing, StoreError> {
+        let mut listing = Listing::default();
+        walk_files(&self.dir, "", "", None, &mut listing)?;
+        listing.files.sort();
+        listing.names.shadowed.sort();
+        Ok(listing)
     }
 
     /// The text of a symbolic link.
-    pub fn readlink(&self, p: &quire_vault::PagePath) -> Result<String, StoreError> {
+    pub fn readlink(&self, p: &PagePath) -> Result<String, StoreError> {
         self.readlink_rel(p.as_str())
     }
 
-    pub(crate) fn read_rel(&self, rel: &str) -> Result<Vec<u8>, StoreError> {
-        let path = self.locate(rel, LastLink::Check)?;
+    pub(crate) fn read_rel(&self, rel: &str, spelling: Spelling) -> Result<Vec<u8>, StoreError> {
+        let path = self.locate(rel, LastLink::Check, spelling)?;
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => Err(StoreError::IsFolder { path: rel.into() }),
             Ok(_) => fs::read(&path).map_err(|e| map_io(rel, e)),
@@ -182,8 +312,14 @@ impl Root {
         }
     }
 
-    pub(crate) fn write_rel(&self, rel: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        let path = self.locate(rel, LastLink::Check)?;
+    pub(crate) fn write_rel(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        spelling: Spelling,
+    ) -> Result<(), StoreError> {
+        self.ensure_writable(rel)?;
+        let path = self.locate(rel, LastLink::Check, spelling)?;
         if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
             return Err(StoreError::IsFolder { path: rel.into() });
         }
@@ -225,8 +361,9 @@ impl Root {
         Ok(())
     }
 
-    pub(crate) fn remove_rel(&self, rel: &str) -> Result<(), StoreError> {
-        let path = self.locate(rel, LastLink::Ignore)?;
+    pub(crate) fn remove_rel(&self, rel: &str, spelling: Spelling) -> Result<(), StoreError> {
+        self.ensure_writable(rel)?;
+        let path = self.locate(rel, LastLink::Ignore, spelling)?;
         let meta = fs::symlink_metadata(&path).map_err(|e| map_io(rel, e))?;
         if meta.is_dir() {
             return Err(StoreError::IsFolder { path: rel.into() });
@@ -247,7 +384,7 @@ impl Root {
     }
 
     pub(crate) fn kind_rel(&self, rel: &str) -> Result<Option<EntryKind>, StoreError> {
-        let path = match self.locate(rel, LastLink::Ignore) {
+        let path = match self.locate(rel, LastLink::Ignore, Spelling::Nfc) {
             Ok(path) => path,
             Err(StoreError::ParentIsFile { .. }) => return Ok(None),
             Err(e) => return Err(e),
@@ -265,7 +402,7 @@ impl Root {
         let (dir, prefix) = match under {
             None | Some("") => (self.dir.clone(), String::new()),
             Some(rel) => {
-                let path = self.locate(rel, LastLink::Check)?;
+                let path = self.locate(rel, LastLink::Check, Spelling::Nfc)?;
                 match fs::metadata(&path) {
                     Ok(m) if m.is_dir() => {}
                     Ok(_) => return Err(StoreError::NotFolder { path: rel.into() }),
@@ -277,15 +414,8 @@ impl Root {
         list_tree(&dir, &prefix)
     }
 
-    pub(crate) fn files_rel(&self) -> Result<Vec<String>, StoreError> {
-        let mut out = Vec::new();
-        walk_files(&self.dir, "", &mut out)?;
-        out.sort();
-        Ok(out)
-    }
-
     pub(crate) fn readlink_rel(&self, rel: &str) -> Result<String, StoreError> {
-        let path = self.locate(rel, LastLink::Ignore)?;
+        let path = self.locate(rel, LastLink::Ignore, Spelling::Nfc)?;
         let meta = fs::symlink_metadata(&path).map_err(|e| map_io(rel, e))?;
         if !meta.file_type().is_symlink() {
             return Err(StoreError::NotSymlink { path: rel.into() });
@@ -296,9 +426,15 @@ impl Root {
 
     /// Turns a root-relative path into a filesystem path, refusing `..`, absolute paths, paths
     /// into a `.git` folder and symbolic links that lead outside the root, and reporting a
-    /// parent that is a file.
+    /// parent that is a file. With [`Spelling::Nfc`] a non-ASCII component missing as written
+    /// is looked up once among its folder's names (see the module comment).
     /// Components that do not exist yet end the checks: nothing below them can exist either.
-    fn locate(&self, rel: &str, last_link: LastLink) -> Result<PathBuf, StoreError> {
+    fn locate(
+        &self,
+        rel: &str,
+        last_link: LastLink,
+        spelling: Spelling,
+    ) -> Result<PathBuf, StoreError> {
         let outside = || StoreError::OutsideRoot { path: rel.into() };
         let components: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
         // A `.git` folder is the history's, not knowledge: writing there could corrupt it.
@@ -317,13 +453,20 @@ impl Root {
                 continue;
             }
             let last = i + 1 == components.len();
-            let meta = match fs::symlink_metadata(&cur) {
-                Ok(m) => m,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    exists = false;
-                    continue;
+            let mut found = entry_metadata(&cur).map_err(|e| map_io(rel, e))?;
+            if found.is_none() && spelling == Spelling::Nfc && !component.is_ascii() {
+                cur.pop();
+                match respelled(&cur, component).map_err(|e| map_io(rel, e))? {
+                    Some(name) => {
+                        cur.push(name);
+                        found = entry_metadata(&cur).map_err(|e| map_io(rel, e))?;
+                    }
+                    None => cur.push(component),
                 }
-                Err(e) => return Err(map_io(rel, e)),
+            }
+            let Some(meta) = found else {
+                exists = false;
+                continue;
             };
             if meta.file_type().is_symlink() {
                 if !last || last_link == LastLink::Check {
@@ -366,6 +509,19 @@ impl Root {
     }
 }
 
+/// The canonical folder of a root, or why it is none.
+pub(crate) fn canonical(dir: &Path) -> Result<PathBuf, StoreError> {
+    let bad = |reason: String| StoreError::BadRoot {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    let canonical = fs::canonicalize(dir).map_err(|e| bad(e.to_string()))?;
+    if !canonical.is_dir() {
+        return Err(bad("is not a folder".into()));
+    }
+    Ok(canonical)
+}
+
 /// Resolves `.` and `..` without touching the disk.
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -381,6 +537,127 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// What `path` names, without following a final symbolic link; `None` when nothing is there.
+fn entry_metadata(path: &Path) -> io::Result<Option<fs::Metadata>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The name in `dir` that the NFC name `component` addresses when no entry is spelled like
+/// it: the byte-smallest name that is not NFC and normalizes to it. One scan of the folder.
+fn respelled(dir: &Path, component: &str) -> io::Result<Option<String>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut best: Option<String> = None;
+    for entry in entries {
+        let Ok(name) = entry?.file_name().into_string() else {
+            continue;
+        };
+        // An NFC name equal to `component` would have been found as written.
+        if name.is_ascii() || is_nfc(&name) || !name.nfc().eq(component.chars()) {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| name < *b) {
+            best = Some(name);
+        }
+    }
+    Ok(best)
+}
+
+/// One entry of a folder with the NFC form of its name.
+struct Entry {
+    name: String,
+    nfc: String,
+    file_type: fs::FileType,
+    path: PathBuf,
+}
+
+/// A folder's entries, split as paths address them.
+#[derive(Default)]
+struct Folder {
+    /// Entries some path addresses.
+    addressed: Vec<Entry>,
+    /// Entries no path addresses, each with the name of the entry its path addresses instead.
+    shadowed: Vec<(Entry, String)>,
+    /// Names that are not NFC but whose NFC form is ASCII: lookups of ASCII paths never try
+    /// other spellings, so nothing can address them.
+    unreachable: Vec<Entry>,
+}
+
+/// Reads a folder and sorts its entries into addressed and shadowed ones, exactly as
+/// [`Root::locate`] resolves names: the entry spelled in NFC wins, otherwise the byte-smallest
+/// name. `skip` leaves out names before anything else (`.git`, …). Names that are not UTF-8
+/// are skipped with a warning.
+fn read_folder(dir: &Path, shown: &str, skip: impl Fn(&str) -> bool) -> Result<Folder, StoreError> {
+    let entries = fs::read_dir(dir).map_err(|e| map_io(shown, e))?;
+    let mut all = Vec::new();
+    let mut all_nfc = true;
+    for entry in entries {
+        let entry = entry.map_err(|e| map_io(shown, e))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            tracing::warn!(file = %entry.path().display(), "skipping a name that is not UTF-8");
+            continue;
+        };
+        if skip(&name) {
+            continue;
+        }
+        let file_type = entry.file_type().map_err(|e| map_io(shown, e))?;
+        let nfc = if name.is_ascii() || is_nfc(&name) {
+            name.clone()
+        } else {
+            all_nfc = false;
+            name.nfc().collect()
+        };
+        all.push(Entry {
+            name,
+            nfc,
+            file_type,
+            path: entry.path(),
+        });
+    }
+    let mut folder = Folder::default();
+    if all_nfc {
+        // Distinct NFC names never normalize to the same: nothing collides.
+        folder.addressed = all;
+        return Ok(folder);
+    }
+    // The winner of each NFC form: the entry spelled in NFC, else the byte-smallest name.
+    let mut winners: HashMap<&str, &str> = HashMap::new();
+    for entry in &all {
+        let better = match winners.get(entry.nfc.as_str()) {
+            None => true,
+            Some(current) => {
+                *current != entry.nfc.as_str()
+                    && (entry.name == entry.nfc || entry.name.as_str() < *current)
+            }
+        };
+        if better {
+            winners.insert(&entry.nfc, &entry.name);
+        }
+    }
+    let winners: HashMap<String, String> = winners
+        .into_iter()
+        .map(|(nfc, name)| (nfc.to_owned(), name.to_owned()))
+        .collect();
+    for entry in all {
+        let winner = &winners[&entry.nfc];
+        if *winner != entry.name {
+            folder.shadowed.push((entry, winner.clone()));
+        } else if entry.name != entry.nfc && entry.nfc.is_ascii() {
+            folder.unreachable.push(entry);
+        } else {
+            folder.addressed.push(entry);
+        }
+    }
+    Ok(folder)
+}
+
 /// Maps OS errors to the store's vocabulary where a caller would branch on them.
 fn map_io(rel: &str, e: io::Error) -> StoreError {
     match e.kind() {
@@ -390,24 +667,18 @@ fn map_io(rel: &str, e: io::Error) -> StoreError {
 }
 
 fn list_tree(dir: &Path, prefix: &str) -> Result<Vec<TreeNode>, StoreError> {
-    let entries = fs::read_dir(dir).map_err(|e| map_io(prefix.trim_end_matches('/'), e))?;
+    let folder = read_folder(dir, prefix.trim_end_matches('/'), |name| {
+        name.starts_with('.')
+    })?;
     let mut nodes = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| map_io(prefix.trim_end_matches('/'), e))?;
-        let Ok(name) = entry.file_name().into_string() else {
-            tracing::warn!(file = %entry.path().display(), "skipping a name that is not UTF-8");
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = format!("{prefix}{name}");
-        let meta = fs::symlink_metadata(entry.path()).map_err(|e| map_io(&path, e))?;
+    for entry in folder.addressed {
+        let path = format!("{prefix}{}", entry.nfc);
+        let meta = fs::symlink_metadata(&entry.path).map_err(|e| map_io(&path, e))?;
         let node = if meta.is_dir() {
-            let children = list_tree(&entry.path(), &format!("{path}/"))?;
+            let children = list_tree(&entry.path, &format!("{path}/"))?;
             TreeNode {
                 path,
-                name,
+                name: entry.nfc,
                 is_dir: true,
                 size: 0,
                 children: Some(children),
@@ -415,7 +686,7 @@ fn list_tree(dir: &Path, prefix: &str) -> Result<Vec<TreeNode>, StoreError> {
         } else {
             TreeNode {
                 path,
-                name,
+                name: entry.nfc,
                 is_dir: false,
                 size: meta.len(),
                 children: None,
@@ -427,23 +698,67 @@ fn list_tree(dir: &Path, prefix: &str) -> Result<Vec<TreeNode>, StoreError> {
     Ok(nodes)
 }
 
-fn walk_files(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), StoreError> {
-    let entries = fs::read_dir(dir).map_err(|e| map_io(prefix.trim_end_matches('/'), e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| map_io(prefix.trim_end_matches('/'), e))?;
-        let Ok(name) = entry.file_name().into_string() else {
-            tracing::warn!(file = %entry.path().display(), "skipping a name that is not UTF-8");
-            continue;
-        };
-        if name == ".git" || (prefix.is_empty() && name == ".quire") {
+/// Collects the files below `dir` into `listing`. `prefix` is the folder's path (NFC) and
+/// `disk_prefix` its name on disk, both empty or ending in `/`; `shadowed_by` is set inside a
+/// shadowed folder and names the entry that shadows it.
+fn walk_files(
+    dir: &Path,
+    prefix: &str,
+    disk_prefix: &str,
+    shadowed_by: Option<&str>,
+    listing: &mut Listing,
+) -> Result<(), StoreError> {
+    let top = disk_prefix.is_empty();
+    let folder = read_folder(dir, disk_prefix.trim_end_matches('/'), |name| {
+        name == ".git" || (top && name == ".quire")
+    })?;
+    for entry in &folder.unreachable {
+        tracing::warn!(
+            file = %format!("{disk_prefix}{}", entry.name),
+            "skipping a name that is not NFC and whose NFC form is ASCII: no path can address it"
+        );
+    }
+    let entries = folder
+        .addressed
+        .into_iter()
+        .map(|entry| (entry, None))
+        .chain(
+            folder
+                .shadowed
+                .into_iter()
+                .map(|(entry, by)| (entry, Some(format!("{disk_prefix}{by}")))),
+        );
+    for (entry, by) in entries {
+        let path = format!("{prefix}{}", entry.nfc);
+        let disk = format!("{disk_prefix}{}", entry.name);
+        let by = shadowed_by.map(str::to_owned).or(by);
+        if entry.file_type.is_dir() {
+            let (path, disk) = (format!("{path}/"), format!("{disk}/"));
+            walk_files(&entry.path, &path, &disk, by.as_deref(), listing)?;
             continue;
         }
-        let path = format!("{prefix}{name}");
-        let file_type = entry.file_type().map_err(|e| map_io(&path, e))?;
-        if file_type.is_dir() {
-            walk_files(&entry.path(), &format!("{path}/"), out)?;
-        } else if file_type.is_file() {
-            out.push(path);
+        if !entry.file_type.is_file() {
+            continue;
+        }
+        let page = match PagePath::new(&path) {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::warn!(path = %disk, error = %e, "skipping a file with an invalid path");
+                continue;
+            }
+        };
+        match by {
+            Some(by) => listing.names.shadowed.push(Shadowed {
+                path: page,
+                disk,
+                by,
+            }),
+            None => {
+                if disk != page.as_str() {
+                    listing.names.non_nfc.insert(page.clone(), disk);
+                }
+                listing.files.push(page);
+            }
         }
     }
     Ok(())

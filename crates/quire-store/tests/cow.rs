@@ -1,12 +1,14 @@
 //! Copy-on-write snapshots and the `none` strategy.
 
 use std::fs;
-use std::time::Duration;
 
 use quire_store::{
     ChangeAction, FileChange, History, HistoryOptions, Recorded, Root, StoreError, Strategy,
 };
 use quire_vault::PagePath;
+
+mod common;
+use common::{open_history, open_root};
 
 fn p(s: &str) -> PagePath {
     PagePath::new(s).expect("valid test path")
@@ -15,10 +17,8 @@ fn p(s: &str) -> PagePath {
 fn opts(strategy: Strategy, max_versions: usize) -> HistoryOptions {
     HistoryOptions {
         strategy,
-        async_commit: true,
-        batch_window: Duration::from_millis(200),
-        batch_max_size: 50,
         max_versions,
+        ..HistoryOptions::default()
     }
 }
 
@@ -31,8 +31,8 @@ struct Fixture {
 impl Fixture {
     fn new(strategy: Strategy, max_versions: usize) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let root = Root::open(dir.path()).unwrap();
-        let history = History::open(&root, opts(strategy, max_versions)).unwrap();
+        let root = open_root(dir.path());
+        let history = open_history(&root, opts(strategy, max_versions));
         Fixture { dir, root, history }
     }
 
@@ -40,10 +40,7 @@ impl Fixture {
         self.root.write(&p(path), text.as_bytes()).unwrap();
         self.history
             .record(
-                &[FileChange {
-                    path: p(path),
-                    action: ChangeAction::Write,
-                }],
+                &[FileChange::new(p(path), ChangeAction::Write)],
                 actor,
                 &format!("write {path}"),
             )
@@ -147,10 +144,7 @@ fn cow_changes_are_numbered_and_page_with_since() {
     f.root.remove(&p("a.md")).unwrap();
     f.history
         .record(
-            &[FileChange {
-                path: p("a.md"),
-                action: ChangeAction::Delete,
-            }],
+            &[FileChange::new(p("a.md"), ChangeAction::Delete)],
             "carol",
             "delete",
         )
@@ -186,7 +180,7 @@ fn cow_changes_are_numbered_and_page_with_since() {
     ));
 
     // The numbering continues after a restart.
-    let reopened = History::open(&f.root, opts(Strategy::Cow, 10)).unwrap();
+    let reopened = open_history(&f.root, opts(Strategy::Cow, 10));
     assert_eq!(reopened.head().as_deref(), Some("3"));
     // Versions of a deleted file survive the deletion.
     assert_eq!(reopened.versions(&p("a.md")).unwrap().len(), 1);
@@ -200,14 +194,11 @@ fn cow_change_log_survives_a_torn_last_line() {
     let mut text = fs::read_to_string(&log).unwrap();
     text.push_str("{\"seq\":\"2\",\"pa");
     fs::write(&log, text).unwrap();
-    let reopened = History::open(&f.root, opts(Strategy::Cow, 10)).unwrap();
+    let reopened = open_history(&f.root, opts(Strategy::Cow, 10));
     f.root.write(&p("b.md"), b"2").unwrap();
     reopened
         .record(
-            &[FileChange {
-                path: p("b.md"),
-                action: ChangeAction::Write,
-            }],
+            &[FileChange::new(p("b.md"), ChangeAction::Write)],
             "bob",
             "b",
         )

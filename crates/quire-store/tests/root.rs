@@ -3,8 +3,11 @@
 use std::fs;
 use std::path::Path;
 
-use quire_store::{EntryKind, Root, StoreError, TreeNode};
+use quire_store::{EntryKind, Root, StoreError, TreeNode, WriterLock};
 use quire_vault::PagePath;
+
+mod common;
+use common::open_root;
 
 fn p(s: &str) -> PagePath {
     PagePath::new(s).expect("valid test path")
@@ -12,7 +15,7 @@ fn p(s: &str) -> PagePath {
 
 fn root() -> (tempfile::TempDir, Root) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = Root::open(dir.path()).expect("open root");
+    let root = open_root(dir.path());
     (dir, root)
 }
 
@@ -41,14 +44,17 @@ fn open_removes_temp_files_left_by_a_crash() {
     let tmp = dir.path().join(".quire/state/tmp");
     fs::create_dir_all(&tmp).unwrap();
     fs::write(tmp.join("123-4.tmp"), b"half").unwrap();
-    Root::open(dir.path()).unwrap();
+    open_root(dir.path());
     assert_eq!(fs::read_dir(tmp).unwrap().count(), 0);
 }
 
 #[test]
 fn open_refuses_a_missing_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let err = Root::open(&dir.path().join("nope")).unwrap_err();
+    let missing = dir.path().join("nope");
+    let err = WriterLock::acquire(&missing, "test").unwrap_err();
+    assert!(matches!(err, StoreError::BadRoot { .. }), "{err}");
+    let err = Root::open_read_only(&missing).unwrap_err();
     assert!(matches!(err, StoreError::BadRoot { .. }), "{err}");
 }
 

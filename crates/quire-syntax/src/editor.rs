@@ -319,21 +319,7 @@ fn scalar(s: &str, context: Context) -> String {
     if !needs_quotes(s, context) {
         return s.to_owned();
     }
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    format!("\"{}\"", crate::escape::double_quoted(s))
 }
 
 fn needs_quotes(s: &str, context: Context) -> bool {

@@ -8,6 +8,7 @@
 mod body;
 mod canvas;
 mod editor;
+mod escape;
 mod frontmatter;
 mod inline;
 mod model;

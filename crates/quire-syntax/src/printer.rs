@@ -45,21 +45,7 @@ fn percent_encode(path: &str, angle: bool) -> String {
 
 /// The inside of a JSON string literal holding `s` (without the quotes).
 pub(crate) fn json_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::escape::double_quoted(s)
 }
 
 /// Decodes `%XX` escapes. Escapes that are not two hex digits, or whose bytes do not form

@@ -7,8 +7,10 @@
 mod index;
 mod path;
 mod resolve;
+mod spelling;
 mod vault;
 
 pub use path::{PagePath, PathError};
 pub use resolve::{Resolution, Step};
+pub use spelling::{spelled, DiskNames, Shadowed};
 pub use vault::{PageSummary, Vault};

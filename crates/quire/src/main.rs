@@ -36,6 +36,14 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("quire: {e:#}");
+            // The command line is the operator's own terminal: an internal error says what
+            // failed inside.
+            if let Some(detail) = e
+                .downcast_ref::<quire_service::Error>()
+                .and_then(|e| e.detail.as_deref())
+            {
+                eprintln!("quire: detail: {detail}");
+            }
             ExitCode::from(cmd::exit_code(&e))
         }
     }

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
 use quire_service::{AssetRules, Service, SpaceSettings};
-use quire_store::{HistoryOptions, Strategy};
+use quire_service::{HistoryOptions, Strategy};
 use tower::ServiceExt;
 
 pub struct TestServer {
@@ -73,8 +73,7 @@ pub fn options(strategy: Strategy, async_commit: bool) -> HistoryOptions {
         strategy,
         async_commit,
         batch_window: Duration::from_millis(20),
-        batch_max_size: 50,
-        max_versions: 100,
+        ..HistoryOptions::default()
     }
 }
 
@@ -112,7 +111,32 @@ impl TestServer {
             }])
             .expect("service opens"),
         );
-        let app = quire_http::router(service.clone());
+        let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
+        TestServer { dir, service, app }
+    }
+
+    /// Spaces named `names` (the first is the default), each in its own folder below one
+    /// tempdir, behind the HTTP settings `config` asks for.
+    pub fn spaces(names: &[&str], config: &quire_config::Config) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = names
+            .iter()
+            .map(|name| {
+                let root = dir.path().join(name);
+                std::fs::create_dir_all(&root).unwrap();
+                SpaceSettings {
+                    name: name.to_string(),
+                    root,
+                    history: sync_git(),
+                    assets: AssetRules::default(),
+                    refactor: Default::default(),
+                    claims: Default::default(),
+                }
+            })
+            .collect();
+        let service = Arc::new(Service::open(settings).expect("service opens"));
+        let http = quire_http::HttpSettings::from_config(config, names).expect("settings");
+        let app = quire_http::router(service.clone(), http);
         TestServer { dir, service, app }
     }
 
@@ -147,6 +171,21 @@ impl TestServer {
             headers,
             body,
         }
+    }
+
+    /// The status of a request, without reading the body (streams never end).
+    pub async fn status_only(&self, method: Method, uri: &str, headers: &[(&str, &str)]) -> u16 {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let response = self
+            .app
+            .clone()
+            .oneshot(req.body(Body::empty()).unwrap())
+            .await
+            .expect("router answers");
+        response.status().as_u16()
     }
 
     pub async fn get(&self, uri: &str) -> Reply {

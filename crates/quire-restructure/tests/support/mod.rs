@@ -76,6 +76,7 @@ impl MemoryRoot {
             scope: None,
             claimed: BTreeMap::new(),
             base: Some("0123abcd".into()),
+            names: Default::default(),
         }
     }
 

@@ -13,9 +13,11 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 
 use super::VersionEntry;
-use super::{check_id, unified_diff, Change, ChangeAction, ChangesPage, HistoryOptions, Recorded};
+use super::{
+    check_id, unified_diff, Change, ChangeAction, ChangesPage, FileChange, HistoryOptions, Recorded,
+};
 use crate::error::StoreError;
-use crate::root::Root;
+use crate::root::{Root, Spelling};
 
 const VERSIONS_DIR: &str = ".quire/versions";
 const CHANGES_FILE: &str = ".quire/versions/changes.jsonl";
@@ -46,13 +48,32 @@ impl CowHistory {
             state: Mutex::new(State { last_seq: None }),
         };
         history.end_torn_line()?;
-        let last_seq = history
+        history.load_last_seq()?;
+        Ok(history)
+    }
+
+    /// For reading only: a torn last line of the change log is skipped, not ended.
+    pub(crate) fn open_read_only(
+        root: &Root,
+        opts: &HistoryOptions,
+    ) -> Result<CowHistory, StoreError> {
+        let history = CowHistory {
+            root: root.clone(),
+            max_versions: opts.max_versions,
+            state: Mutex::new(State { last_seq: None }),
+        };
+        history.load_last_seq()?;
+        Ok(history)
+    }
+
+    fn load_last_seq(&self) -> Result<(), StoreError> {
+        let last_seq = self
             .read_changes()?
             .iter()
             .filter_map(|c| c.seq.parse::<u64>().ok())
             .max();
-        history.lock().last_seq = last_seq;
-        Ok(history)
+        self.lock().last_seq = last_seq;
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -61,18 +82,20 @@ impl CowHistory {
 
     pub(crate) fn record(
         &self,
-        changes: &[(String, ChangeAction)],
+        changes: &[FileChange],
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
         let mut state = self.lock();
         let timestamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        for (path, _action) in changes {
+        for change in changes {
+            // Snapshots are kept per path; the file is read under its name on disk.
+            let path = change.path.as_str();
             if path.starts_with(".quire/state/") || path.starts_with(".quire/versions/") {
                 continue;
             }
             // What is on disk decides, as with git: the caller has already made the change.
-            let action = match self.root.read_rel(path) {
+            let action = match self.root.read_on_disk(&change.disk) {
                 Ok(bytes) => {
                     let entry = VersionEntry {
                         hash: crate::etag(&bytes),
@@ -91,7 +114,7 @@ impl CowHistory {
             let seq = state.last_seq.map_or(1, |s| s + 1);
             self.append_change(&Change {
                 seq: seq.to_string(),
-                path: path.clone(),
+                path: path.to_owned(),
                 action,
                 actor: actor.to_owned(),
                 timestamp: timestamp.clone(),
@@ -157,7 +180,7 @@ impl CowHistory {
 
     fn load(&self, path: &str) -> Result<FileLog, StoreError> {
         let log_path = format!("{}/log.json", Self::key_dir(path));
-        match self.root.read_rel(&log_path) {
+        match self.root.read_rel(&log_path, Spelling::Exact) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| StoreError::Corrupt {
                 path: log_path,
                 source,
@@ -180,7 +203,7 @@ impl CowHistory {
         }
         let snapshot = format!("{dir}/{}", entry.hash);
         if !log.versions.iter().any(|v| v.hash == entry.hash) {
-            self.root.write_rel(&snapshot, bytes)?;
+            self.root.write_rel(&snapshot, bytes, Spelling::Exact)?;
         }
         log.versions.push(entry);
         if self.max_versions > 0 && log.versions.len() > self.max_versions {
@@ -188,7 +211,10 @@ impl CowHistory {
             let dropped: Vec<VersionEntry> = log.versions.drain(..excess).collect();
             for old in dropped {
                 if !log.versions.iter().any(|v| v.hash == old.hash) {
-                    match self.root.remove_rel(&format!("{dir}/{}", old.hash)) {
+                    match self
+                        .root
+                        .remove_rel(&format!("{dir}/{}", old.hash), Spelling::Exact)
+                    {
                         Ok(()) | Err(StoreError::NotFound { .. }) => {}
                         Err(e) => return Err(e),
                     }
@@ -199,7 +225,8 @@ impl CowHistory {
             path: format!("{dir}/log.json"),
             source,
         })?;
-        self.root.write_rel(&format!("{dir}/log.json"), &json)?;
+        self.root
+            .write_rel(&format!("{dir}/log.json"), &json, Spelling::Exact)?;
         Ok(true)
     }
 
@@ -218,7 +245,7 @@ impl CowHistory {
         match hashes.as_slice() {
             [hash] => self
                 .root
-                .read_rel(&format!("{}/{hash}", Self::key_dir(path)))
+                .read_rel(&format!("{}/{hash}", Self::key_dir(path)), Spelling::Exact)
                 .map_err(|e| match e {
                     StoreError::NotFound { .. } => {
                         StoreError::version_not_found(path, id, "the snapshot file is missing")

@@ -4,6 +4,7 @@
 //! committing is [`Repo`]'s job; this module answers the history queries: versions, content at
 //! a version, diff, blame and the change feed, all along first-parent history.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
@@ -13,11 +14,11 @@ use git2::{
     StatusOptions,
 };
 
-use super::batch::{Batch, Batcher};
+use super::batch::{Backlog, Batcher, Bounds};
 use super::repo::{commit_tree, head_commit, IndexSave, IndexSaver, Repo};
 use super::{
-    check_id, rfc3339, unified_diff, BlameLine, Change, ChangeAction, ChangesPage, CommitFile,
-    CommitFiles, HistoryOptions, Recorded, VersionEntry,
+    check_id, rfc3339, trailer, unified_diff, BlameLine, Change, ChangeAction, ChangesPage,
+    CommitFile, CommitFiles, HistoryOptions, Recorded, VersionEntry,
 };
 use crate::error::StoreError;
 use crate::root::Root;
@@ -45,11 +46,7 @@ impl GitHistory {
         commit_outside_changes(&repo)?;
         let repo = Arc::new(Repo::new(repo));
         let (batcher, saver) = if opts.async_commit {
-            let batcher = Batcher::start(
-                Arc::clone(&repo),
-                opts.batch_window,
-                opts.batch_max_size.max(1),
-            );
+            let batcher = Batcher::start(Arc::clone(&repo), Bounds::of(opts));
             (Some(batcher), None)
         } else {
             (None, Some(IndexSaver::start(Arc::clone(&repo))))
@@ -61,6 +58,20 @@ impl GitHistory {
         })
     }
 
+    /// Opens an existing repository for history queries only: no initialisation, no status
+    /// scan, no write to `.git/` (nothing is ever committed or saved through it). `None` when
+    /// the root has no repository yet.
+    pub(crate) fn open_read_only(root: &Root) -> Result<Option<GitHistory>, StoreError> {
+        let Some(repo) = open_existing(root.dir())? else {
+            return Ok(None);
+        };
+        Ok(Some(GitHistory {
+            repo: Arc::new(Repo::new(repo)),
+            batcher: None,
+            saver: None,
+        }))
+    }
+
     pub(crate) fn record(
         &self,
         changes: Vec<(String, ChangeAction)>,
@@ -69,11 +80,7 @@ impl GitHistory {
     ) -> Result<Recorded, StoreError> {
         match &self.batcher {
             Some(batcher) => {
-                batcher.enqueue(Batch {
-                    actor: actor.to_owned(),
-                    messages: vec![message.to_owned()],
-                    changes,
-                });
+                batcher.enqueue(actor, message, changes)?;
                 Ok(Recorded::Queued)
             }
             None => {
@@ -175,6 +182,13 @@ impl GitHistory {
         }
     }
 
+    /// The writes recorded but not committed yet (none without async batching).
+    pub(crate) fn backlog(&self) -> Backlog {
+        self.batcher
+            .as_ref()
+            .map_or_else(Backlog::default, Batcher::backlog)
+    }
+
     pub(crate) fn head(&self) -> Option<String> {
         self.repo.with_lock(|state| {
             head_commit(&state.repo)
@@ -184,7 +198,10 @@ impl GitHistory {
         })
     }
 
-    pub(crate) fn versions(&self, path: &str) -> Result<Vec<VersionEntry>, StoreError> {
+    // The queries take the name git holds the file under, which differs from its path when
+    // the name on disk is not NFC, and the path for messages and diff headers.
+
+    pub(crate) fn versions(&self, name: &str) -> Result<Vec<VersionEntry>, StoreError> {
         self.flush()?;
         self.repo.with_lock(|state| {
             let repo = &state.repo;
@@ -194,63 +211,83 @@ impl GitHistory {
             let mut out = Vec::new();
             for commit in first_parent_walk(repo, &head)? {
                 let commit = commit?;
-                let now = entry_id(&commit, path);
-                let before = commit.parent(0).ok().and_then(|p| entry_id(&p, path));
+                let now = entry_id(&commit, name);
+                let before = commit.parent(0).ok().and_then(|p| entry_id(&p, name));
                 if now != before {
-                    out.push(version_entry(&commit));
+                    out.push(version_entry(&commit, name));
                 }
             }
             Ok(out)
         })
     }
 
-    pub(crate) fn version(&self, path: &str, id: &str) -> Result<Vec<u8>, StoreError> {
+    pub(crate) fn version(&self, path: &str, name: &str, id: &str) -> Result<Vec<u8>, StoreError> {
         self.flush()?;
         self.repo.with_lock(|state| {
             let repo = &state.repo;
             let commit = find_commit(repo, path, id)?;
-            blob_at(repo, &commit, path)?.ok_or_else(|| {
+            blob_at(repo, &commit, name)?.ok_or_else(|| {
                 StoreError::version_not_found(path, id, "the file does not exist in that version")
             })
         })
     }
 
-    pub(crate) fn diff(&self, path: &str, from: &str, to: &str) -> Result<String, StoreError> {
+    pub(crate) fn diff(
+        &self,
+        path: &str,
+        name: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<String, StoreError> {
         self.flush()?;
         self.repo.with_lock(|state| {
             let repo = &state.repo;
             let old = find_commit(repo, path, from)?;
             let new = find_commit(repo, path, to)?;
-            let old = blob_at(repo, &old, path)?.unwrap_or_default();
-            let new = blob_at(repo, &new, path)?.unwrap_or_default();
+            let old = blob_at(repo, &old, name)?.unwrap_or_default();
+            let new = blob_at(repo, &new, name)?.unwrap_or_default();
             Ok(unified_diff(path, &old, &new))
         })
     }
 
-    pub(crate) fn blame(&self, path: &str) -> Result<Vec<BlameLine>, StoreError> {
+    pub(crate) fn blame(&self, path: &str, name: &str) -> Result<Vec<BlameLine>, StoreError> {
         self.flush()?;
         self.repo.with_lock(|state| {
             let repo = &state.repo;
             let not_found = || StoreError::NotFound { path: path.into() };
             let head = head_commit(repo)?.ok_or_else(not_found)?;
-            let content = blob_at(repo, &head, path)?.ok_or_else(not_found)?;
+            let content = blob_at(repo, &head, name)?.ok_or_else(not_found)?;
             let mut opts = BlameOptions::new();
             opts.newest_commit(head.id());
             let blame = repo
-                .blame_file(Path::new(path), Some(&mut opts))
+                .blame_file(Path::new(name), Some(&mut opts))
                 .map_err(StoreError::git("blame"))?;
             let text = String::from_utf8_lossy(&content);
+            // The actor of the file in each batch commit of several actors, read once.
+            let mut batch_actors: HashMap<Oid, Option<String>> = HashMap::new();
             let mut out = Vec::new();
             for (i, line) in text.lines().enumerate() {
                 let Some(hunk) = blame.get_line(i + 1) else {
                     continue;
                 };
                 let sig = hunk.final_signature();
+                let id = hunk.final_commit_id();
+                let mut author = String::from_utf8_lossy(sig.name_bytes()).into_owned();
+                if trailer::is_batch(&sig) {
+                    // The hunk's path in its final commit is the blamed file's name.
+                    let actor = batch_actors.entry(id).or_insert_with(|| {
+                        let commit = repo.find_commit(id).ok()?;
+                        Some(trailer::actor_of(&commit, name))
+                    });
+                    if let Some(actor) = actor {
+                        author.clone_from(actor);
+                    }
+                }
                 out.push(BlameLine {
                     line: i + 1,
                     content: line.to_owned(),
-                    hash: hunk.final_commit_id().to_string(),
-                    author: String::from_utf8_lossy(sig.name_bytes()).into_owned(),
+                    hash: id.to_string(),
+                    author,
                     timestamp: rfc3339(sig.when().seconds(), sig.when().offset_minutes()),
                 });
             }
@@ -281,14 +318,27 @@ impl GitHistory {
 }
 
 fn open_or_init(dir: &Path) -> Result<Repository, StoreError> {
+    if let Some(repo) = open_existing(dir)? {
+        return Ok(repo);
+    }
+    tracing::info!(root = %dir.display(), "initialising a git repository");
+    let repo = Repository::init(dir).map_err(StoreError::git("init"))?;
+    check_workdir(&repo, dir)?;
+    Ok(repo)
+}
+
+/// The root's repository; `None` when it has none.
+fn open_existing(dir: &Path) -> Result<Option<Repository>, StoreError> {
     let repo = match Repository::open(dir) {
         Ok(repo) => repo,
-        Err(e) if e.code() == ErrorCode::NotFound => {
-            tracing::info!(root = %dir.display(), "initialising a git repository");
-            Repository::init(dir).map_err(StoreError::git("init"))?
-        }
+        Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::git("open")(e)),
     };
+    check_workdir(&repo, dir)?;
+    Ok(Some(repo))
+}
+
+fn check_workdir(repo: &Repository, dir: &Path) -> Result<(), StoreError> {
     let workdir = repo.workdir().and_then(|w| fs::canonicalize(w).ok());
     if workdir.as_deref() != Some(dir) {
         return Err(StoreError::BadRoot {
@@ -296,7 +346,66 @@ fn open_or_init(dir: &Path) -> Result<Repository, StoreError> {
             reason: "its git repository has no work tree at the root".into(),
         });
     }
-    Ok(repo)
+    Ok(())
+}
+
+/// Removes the lock files a git process killed mid-write leaves behind (`index.lock`,
+/// `HEAD.lock`, `packed-refs.lock`, `config.lock` and every `*.lock` under `refs/`), which would
+/// make every later commit fail. Only the holder of the root's writer lock calls this: no other
+/// quire process can be writing the repository, so any lock file there is stale. (A git
+/// command run by hand at this very moment would lose its lock: the decision record says why
+/// that is accepted.)
+pub(crate) fn remove_stale_locks(dir: &Path) -> Result<(), StoreError> {
+    let repo = match Repository::open(dir) {
+        Ok(repo) => repo,
+        Err(e) if e.code() == ErrorCode::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::git("open")(e)),
+    };
+    // A linked work tree keeps its index and HEAD apart from the shared refs and config.
+    let (own, common) = (repo.path(), repo.commondir());
+    let mut stale = vec![
+        own.join("index.lock"),
+        own.join("HEAD.lock"),
+        common.join("packed-refs.lock"),
+        common.join("config.lock"),
+    ];
+    if own != common {
+        stale.push(common.join("HEAD.lock"));
+    }
+    lock_files_below(&common.join("refs"), &mut stale)?;
+    for path in stale {
+        match fs::remove_file(&path) {
+            Ok(()) => tracing::warn!(
+                file = %path.display(),
+                "removed a stale git lock file (left by a process killed while writing)"
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io(path.display().to_string(), e)),
+        }
+    }
+    Ok(())
+}
+
+/// Every `*.lock` file below `dir`, not following symbolic links.
+fn lock_files_below(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), StoreError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::io(dir.display().to_string(), e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| StoreError::io(dir.display().to_string(), e))?;
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if file_type.is_dir() {
+            lock_files_below(&path, out)?;
+        } else if file_type.is_file() && path.extension().is_some_and(|e| e == "lock") {
+            out.push(path);
+        }
+    }
+    Ok(())
 }
 
 /// Adds `/.quire/state/` to `.git/info/exclude` unless it is there already.
@@ -342,13 +451,19 @@ fn compact_index(repo: &Repository) -> Result<(), StoreError> {
 /// Commits whatever differs between the work tree and HEAD (files edited while quire was not
 /// running, or written but not committed before a crash), and makes the first commit of a
 /// fresh repository. Afterwards `git status` is clean.
+///
+/// The status scan compares each file's stat data with the index and hashes the files whose
+/// stat data differs (touched, copied or restored files; an index written by another tool).
+/// It writes the refreshed stat data back to `.git/index` (`update_index`), so those files are
+/// hashed once, not at every start.
 fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
     let unborn = head_commit(repo)?.is_none();
     let mut opts = StatusOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
         .include_ignored(false)
-        .exclude_submodules(true);
+        .exclude_submodules(true)
+        .update_index(true);
     let dirty = !repo
         .statuses(Some(&mut opts))
         .map_err(StoreError::git("status"))?
@@ -426,11 +541,13 @@ fn find_commit<'r>(repo: &'r Repository, path: &str, id: &str) -> Result<Commit<
     })
 }
 
-fn version_entry(commit: &Commit<'_>) -> VersionEntry {
+/// The version of `name` a commit made: its author is the actor of that file (the trailer of a
+/// batch commit of several actors, else the commit's author).
+fn version_entry(commit: &Commit<'_>, name: &str) -> VersionEntry {
     let author = commit.author();
     VersionEntry {
         hash: commit.id().to_string(),
-        author: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+        author: trailer::actor_of(commit, name),
         message: String::from_utf8_lossy(commit.message_bytes())
             .trim_end()
             .to_owned(),
@@ -452,6 +569,8 @@ fn commit_changes(repo: &Repository, commit: &Commit<'_>) -> Result<Vec<Change>,
         .map_err(StoreError::git("diff"))?;
     let author = commit.author();
     let actor = String::from_utf8_lossy(author.name_bytes()).into_owned();
+    // A batch commit of several actors names each file's actor in a trailer.
+    let file_actors = trailer::actors(commit);
     let timestamp = rfc3339(author.when().seconds(), author.when().offset_minutes());
     let seq = commit.id().to_string();
     let mut out = Vec::new();
@@ -463,11 +582,21 @@ fn commit_changes(repo: &Repository, commit: &Commit<'_>) -> Result<Vec<Change>,
         let Some(path) = file.path_bytes() else {
             continue;
         };
+        // The feed names paths, which are NFC; git holds names as they are on disk (and the
+        // trailers name them so).
+        let path = String::from_utf8_lossy(path);
+        let path_actor = file_actors
+            .as_ref()
+            .and_then(|actors| actors.get(path.as_ref()))
+            .unwrap_or(&actor)
+            .clone();
+        let path =
+            quire_vault::PagePath::new(&path).map_or_else(|_| path.into_owned(), |p| p.to_string());
         out.push(Change {
             seq: seq.clone(),
-            path: String::from_utf8_lossy(path).into_owned(),
+            path,
             action,
-            actor: actor.clone(),
+            actor: path_actor,
             timestamp: timestamp.clone(),
         });
     }

@@ -5,6 +5,7 @@ mod batch;
 mod cow;
 mod git;
 mod repo;
+mod trailer;
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,7 +14,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
-use crate::root::Root;
+use crate::journal::Interrupted;
+use crate::lock::WriterLock;
+use crate::root::{DiskName, Root};
+
+pub use batch::Backlog;
 
 /// How changes are versioned (`[versioning] strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -73,18 +78,26 @@ pub struct HistoryOptions {
     pub batch_window: Duration,
     /// ... or as soon as this many changes are queued.
     pub batch_max_size: usize,
+    /// Async only, backpressure: `record` waits while a recorded write older than this is not
+    /// committed yet...
+    pub max_commit_lag: Duration,
+    /// ... or while more than this many files wait for their commit.
+    pub max_pending: usize,
     /// Cow only: snapshots kept per file; 0 keeps all.
     pub max_versions: usize,
 }
 
 impl Default for HistoryOptions {
-    /// The spec's defaults: git, async commits in 200 ms / 50-change batches, 100 cow versions.
+    /// The spec's defaults: git, async commits in 200 ms / 50-change batches, 100 cow versions;
+    /// and ours: commits at most 2 s or 2,000 files behind the writes.
     fn default() -> HistoryOptions {
         HistoryOptions {
             strategy: Strategy::Git,
             async_commit: true,
             batch_window: Duration::from_millis(200),
             batch_max_size: 50,
+            max_commit_lag: Duration::from_millis(2_000),
+            max_pending: 2_000,
             max_versions: 100,
         }
     }
@@ -112,6 +125,17 @@ impl ChangeAction {
 pub struct FileChange {
     pub path: quire_vault::PagePath,
     pub action: ChangeAction,
+    /// The file's name on disk ([`Root::disk_name`] before the change; a removed file can no
+    /// longer be asked). Git records this name; cow keeps its snapshots under `path`.
+    pub disk: DiskName,
+}
+
+impl FileChange {
+    /// A change of a file whose name on disk is its path.
+    pub fn new(path: quire_vault::PagePath, action: ChangeAction) -> FileChange {
+        let disk = DiskName::from(&path);
+        FileChange { path, action, disk }
+    }
 }
 
 /// The outcome of [`History::record`].
@@ -190,6 +214,12 @@ pub struct ChangesPage {
 /// The history of one root. `Send + Sync`: every strategy serialises its own writes.
 pub struct History {
     backend: Backend,
+    /// Maps the paths of history queries to the names git holds.
+    root: Root,
+    /// Opened with [`History::open_read_only`]: records are refused.
+    read_only: bool,
+    /// A change a crash interrupted, found (and left alone) by a read-only open.
+    interrupted: Option<Interrupted>,
 }
 
 enum Backend {
@@ -199,10 +229,34 @@ enum Backend {
 }
 
 impl History {
-    /// Opens the history of `root`. Git: initialises a repository if there is none (committing
-    /// the existing files), and commits whatever changed on disk since the last commit, so the
-    /// work tree is clean afterwards.
-    pub fn open(root: &Root, opts: HistoryOptions) -> Result<History, StoreError> {
+    /// Opens the history of `root` for writing, under the root's writer lock, and recovers
+    /// from a crash. Git: stale git lock files are removed first (the lock's holder knows no
+    /// other quire process is committing), then a change a crash interrupted is finished or
+    /// undone, a repository is initialised if there is none (committing the existing files),
+    /// and whatever changed on disk since the last commit is committed, so the work tree is
+    /// clean afterwards.
+    pub fn open(
+        root: &Root,
+        lock: &WriterLock,
+        opts: HistoryOptions,
+    ) -> Result<History, StoreError> {
+        if root.is_read_only() {
+            return Err(StoreError::ReadOnly {
+                path: root.dir().display().to_string(),
+            });
+        }
+        if lock.dir() != root.dir() {
+            return Err(StoreError::BadRoot {
+                dir: root.dir().to_path_buf(),
+                reason: format!(
+                    "the writer lock given is the lock of another root ({})",
+                    lock.dir().display()
+                ),
+            });
+        }
+        if opts.strategy == Strategy::Git {
+            git::remove_stale_locks(root.dir())?;
+        }
         // A change a crash interrupted is finished or undone before anything looks at the
         // work tree (the recovery commit below must not record half a change).
         crate::journal::recover(root, |entries| match opts.strategy {
@@ -214,11 +268,57 @@ impl History {
             Strategy::Cow => Backend::Cow(cow::CowHistory::open(root, &opts)?),
             Strategy::None => Backend::None,
         };
-        Ok(History { backend })
+        Ok(History {
+            backend,
+            root: root.clone(),
+            read_only: false,
+            interrupted: None,
+        })
+    }
+
+    /// Opens the history of `root` for reading only, whoever holds the writer lock: history
+    /// queries work, records are refused with [`StoreError::ReadOnly`]. Changes nothing on
+    /// disk: no recovery, no commit, no scan of the work tree, no write to `.git/`. A journal
+    /// left by an interrupted change is reported by [`History::interrupted`], not acted on.
+    /// Git: a root without a repository yet has no history to read and answers as with
+    /// strategy `none`.
+    pub fn open_read_only(root: &Root, opts: HistoryOptions) -> Result<History, StoreError> {
+        let interrupted = crate::journal::interrupted(root)?;
+        let backend = match opts.strategy {
+            Strategy::Git => match git::GitHistory::open_read_only(root)? {
+                Some(git) => Backend::Git(git),
+                None => Backend::None,
+            },
+            Strategy::Cow => Backend::Cow(cow::CowHistory::open_read_only(root, &opts)?),
+            Strategy::None => Backend::None,
+        };
+        Ok(History {
+            backend,
+            root: root.clone(),
+            read_only: true,
+            interrupted,
+        })
+    }
+
+    /// Whether the history was opened with [`History::open_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The change a crash interrupted that a read-only open found: it awaits recovery by the
+    /// next writable open. Always `None` after a writable open, which has recovered it.
+    pub fn interrupted(&self) -> Option<&Interrupted> {
+        self.interrupted.as_ref()
     }
 
     /// Records changes the caller has already made on disk. Git: one commit authored by
-    /// `actor` (or queued when committing asynchronously); cow: one snapshot per written file.
+    /// `actor`, or queued when committing asynchronously; cow: one snapshot per written file.
+    ///
+    /// Queued changes are committed in batches, one commit per batch whatever the actors (a
+    /// batch of several actors names each file's actor in a `Quire-Actor` trailer). When the
+    /// commits lag behind ([`HistoryOptions::max_commit_lag`], [`HistoryOptions::max_pending`])
+    /// this call queues the changes and then waits until the commit thread has caught up; an
+    /// error then means a commit failed meanwhile (the changes stay queued).
     pub fn record(
         &self,
         changes: &[FileChange],
@@ -246,23 +346,25 @@ impl History {
         message: &str,
         when: When,
     ) -> Result<Recorded, StoreError> {
-        let changes = owned(changes);
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: changes
+                    .first()
+                    .map_or_else(String::new, |c| c.path.to_string()),
+            });
+        }
         match (&self.backend, when) {
-            (Backend::Git(git), When::AsConfigured) => git.record(changes, actor, message),
-            (Backend::Git(git), When::Now) => git.record_now(changes, actor, message),
-            (Backend::Cow(cow), _) => cow.record(&changes, actor, message),
+            (Backend::Git(git), When::AsConfigured) => git.record(owned(changes), actor, message),
+            (Backend::Git(git), When::Now) => git.record_now(owned(changes), actor, message),
+            (Backend::Cow(cow), _) => cow.record(changes, actor, message),
             (Backend::None, _) => Ok(Recorded::Unversioned),
         }
     }
 
-    /// Call before overwriting `paths` as `actor`: with async batching, a queued write of one of
-    /// them by another actor is committed first, so it is not folded into this actor's commit
-    /// and lost from history. A no-op otherwise.
-    pub fn commit_others_before(
-        &self,
-        paths: &[&quire_vault::PagePath],
-        actor: &str,
-    ) -> Result<(), StoreError> {
+    /// Call before overwriting the files named `paths` on disk as `actor`: with async batching,
+    /// a queued write of one of them by another actor is committed first, so it is not folded
+    /// into this actor's commit and lost from history. A no-op otherwise.
+    pub fn commit_others_before(&self, paths: &[&DiskName], actor: &str) -> Result<(), StoreError> {
         match &self.backend {
             Backend::Git(git) => {
                 let paths: Vec<&str> = paths.iter().map(|p| p.as_str()).collect();
@@ -288,6 +390,15 @@ impl History {
         }
     }
 
+    /// How far the commits lag behind the recorded writes: files not committed yet and the
+    /// age of the oldest (always empty unless committing asynchronously).
+    pub fn backlog(&self) -> Backlog {
+        match &self.backend {
+            Backend::Git(git) => git.backlog(),
+            Backend::Cow(_) | Backend::None => Backlog::default(),
+        }
+    }
+
     /// The newest version id: the HEAD commit (git; changes still queued are not in it) or the
     /// newest change number (cow); `None` when there is none.
     pub fn head(&self) -> Option<String> {
@@ -303,7 +414,7 @@ impl History {
     /// always sees its own writes.
     pub fn versions(&self, p: &quire_vault::PagePath) -> Result<Vec<VersionEntry>, StoreError> {
         match &self.backend {
-            Backend::Git(git) => git.versions(p.as_str()),
+            Backend::Git(git) => git.versions(self.git_name(p).as_str()),
             Backend::Cow(cow) => cow.versions(p.as_str()),
             Backend::None => Err(self.unavailable("version history")),
         }
@@ -312,7 +423,7 @@ impl History {
     /// The content of a path at a version (full or abbreviated id).
     pub fn version(&self, p: &quire_vault::PagePath, id: &str) -> Result<Vec<u8>, StoreError> {
         match &self.backend {
-            Backend::Git(git) => git.version(p.as_str(), id),
+            Backend::Git(git) => git.version(p.as_str(), self.git_name(p).as_str(), id),
             Backend::Cow(cow) => cow.version(p.as_str(), id),
             Backend::None => Err(self.unavailable("version history")),
         }
@@ -327,7 +438,7 @@ impl History {
         to: &str,
     ) -> Result<String, StoreError> {
         match &self.backend {
-            Backend::Git(git) => git.diff(p.as_str(), from, to),
+            Backend::Git(git) => git.diff(p.as_str(), self.git_name(p).as_str(), from, to),
             Backend::Cow(cow) => cow.diff(p.as_str(), from, to),
             Backend::None => Err(self.unavailable("diff")),
         }
@@ -336,7 +447,7 @@ impl History {
     /// Who last changed each line of the committed version of a path (git only).
     pub fn blame(&self, p: &quire_vault::PagePath) -> Result<Vec<BlameLine>, StoreError> {
         match &self.backend {
-            Backend::Git(git) => git.blame(p.as_str()),
+            Backend::Git(git) => git.blame(p.as_str(), self.git_name(p).as_str()),
             Backend::Cow(_) | Backend::None => Err(self.unavailable("blame")),
         }
     }
@@ -358,6 +469,12 @@ impl History {
             Backend::Cow(cow) => cow.changes(since, limit),
             Backend::None => Err(self.unavailable("the change feed")),
         }
+    }
+
+    /// The name git holds the file under: its name on disk (paths are NFC, names on disk need
+    /// not be). A path that no longer exists keeps its own spelling.
+    fn git_name(&self, p: &quire_vault::PagePath) -> DiskName {
+        self.root.disk_name(p).unwrap_or_else(|_| DiskName::from(p))
     }
 
     pub fn strategy(&self) -> Strategy {
@@ -383,11 +500,11 @@ enum When {
     Now,
 }
 
-/// The changes as the backends take them: owned paths with their actions.
+/// The changes as git takes them: names on disk with their actions.
 fn owned(changes: &[FileChange]) -> Vec<(String, ChangeAction)> {
     changes
         .iter()
-        .map(|c| (c.path.as_str().to_owned(), c.action))
+        .map(|c| (c.disk.as_str().to_owned(), c.action))
         .collect()
 }
 

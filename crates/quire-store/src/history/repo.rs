@@ -25,12 +25,21 @@ use std::time::{Duration, Instant};
 use git2::build::TreeUpdateBuilder;
 use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
 
-use super::ChangeAction;
+use super::{trailer, ChangeAction};
 use crate::error::StoreError;
 use crate::fault;
 
 /// How long `.git/index` may lag behind HEAD during a burst of commits.
 pub(crate) const INDEX_SAVE_DELAY: Duration = Duration::from_millis(50);
+
+/// Who a commit is authored by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Author<'a> {
+    /// One actor: the author's name is [`actor_name`] of it.
+    Actor(&'a str),
+    /// The writes of several actors, each named by a trailer (see [`trailer`]).
+    Batch,
+}
 
 /// Whether a commit must save the index before returning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +114,7 @@ impl Repo {
         save: IndexSave,
     ) -> Result<Oid, StoreError> {
         let mut state = self.lock();
-        let result = commit_locked(&mut state, changes, actor, message, save);
+        let result = commit_locked(&mut state, changes, Author::Actor(actor), message, save);
         if state.index_unsaved {
             self.index_due.notify_one();
         }
@@ -116,10 +125,10 @@ impl Repo {
     pub(crate) fn commit_in(
         state: &mut RepoState,
         changes: &[(String, ChangeAction)],
-        actor: &str,
+        author: Author<'_>,
         message: &str,
     ) -> Result<Oid, StoreError> {
-        commit_locked(state, changes, actor, message, IndexSave::Now)
+        commit_locked(state, changes, author, message, IndexSave::Now)
     }
 
     /// Saves an unsaved index now.
@@ -198,7 +207,7 @@ impl Drop for IndexSaver {
 fn commit_locked(
     state: &mut RepoState,
     changes: &[(String, ChangeAction)],
-    actor: &str,
+    author: Author<'_>,
     message: &str,
     save: IndexSave,
 ) -> Result<Oid, StoreError> {
@@ -257,7 +266,12 @@ fn commit_locked(
         Some(head) => head,
         None => {
             fault::point("store.commit.before_ref");
-            commit_tree(repo, tree, actor, message, head.as_ref())?
+            let sig = match author {
+                Author::Actor(actor) => signature(actor)?,
+                Author::Batch => Signature::now(trailer::BATCH_NAME, trailer::BATCH_EMAIL)
+                    .map_err(StoreError::git("signature"))?,
+            };
+            commit_with(repo, tree, &sig, message, head.as_ref())?
         }
     };
     drop(index);
@@ -309,24 +323,39 @@ pub(super) fn commit_tree(
     message: &str,
     parent: Option<&Commit<'_>>,
 ) -> Result<Oid, StoreError> {
+    commit_with(repo, tree, &signature(actor)?, message, parent)
+}
+
+fn commit_with(
+    repo: &Repository,
+    tree: Oid,
+    sig: &Signature<'_>,
+    message: &str,
+    parent: Option<&Commit<'_>>,
+) -> Result<Oid, StoreError> {
     let tree = repo.find_tree(tree).map_err(StoreError::git("commit"))?;
-    let sig = signature(actor)?;
     let parents: Vec<&Commit<'_>> = parent.into_iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+    repo.commit(Some("HEAD"), sig, sig, message, &tree, &parents)
         .map_err(StoreError::git("commit"))
 }
 
-/// Author and committer for an actor: git refuses `<`, `>` and line breaks in names, so those
-/// are dropped; the e-mail is a made-up `<actor>@quire.local`.
-fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
+/// The name an actor has as a commit author: git refuses `<`, `>` and line breaks in names, so
+/// those are dropped (and every other control character); blank is `anonymous`.
+pub(crate) fn actor_name(actor: &str) -> String {
     let name: String = actor
         .chars()
         .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
         .collect();
-    let name = match name.trim() {
+    match name.trim() {
         "" => "anonymous".to_owned(),
         trimmed => trimmed.to_owned(),
-    };
+    }
+}
+
+/// Author and committer for an actor: its [`actor_name`] and a made-up e-mail
+/// `<name>@quire.local` (letters, digits, `.`, `-` and `_`; anything else becomes `-`).
+fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
+    let name = actor_name(actor);
     let local: String = name
         .chars()
         .map(|c| {

@@ -1,13 +1,16 @@
 //! One module per subcommand.
 
 pub mod init;
+mod preflight;
 pub mod refactor;
+mod remote;
 pub mod serve;
+mod venue;
 
 /// DECISIONS §6: 2 for bad usage or input, 1 for a refused operation.
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     match e.downcast_ref::<quire_service::Error>() {
-        Some(err) => err.code.exit_code() as u8,
+        Some(err) => err.code.exit_code(),
         None => 1,
     }
 }

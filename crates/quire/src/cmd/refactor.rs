@@ -1,12 +1,16 @@
-//! `quire refactor plan`: plan a manifest against a root or a running server.
+//! `quire refactor plan|apply|revert`: restructuring from the command line, through the server
+//! that holds the root or on the root itself (see `venue`).
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
-use quire_restructure::Plan;
-use quire_service::{Error, ErrorCode, ManifestFormat, Service};
+use quire_api::{Applied, AppliedResult, ApplyRequest, Plan, RevertRequest};
+use quire_service::{Error, ErrorCode, ManifestFormat};
+
+use super::remote::Remote;
+use super::venue::{self, Purpose, Venue};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -27,11 +31,12 @@ enum Command {
 
 #[derive(ClapArgs)]
 struct Target {
-    /// Work directly on this knowledge root (no server may be running on it).
+    /// The knowledge root. When a server holds it, the command goes through that server;
+    /// otherwise it opens the root itself (holding the root's writer lock).
     #[arg(long, conflicts_with = "server")]
     root: Option<PathBuf>,
-    /// Address of a running server (default http://127.0.0.1:<configured port>); its index
-    /// and live readers stay consistent.
+    /// Address of a running server (default: the server holding ./knowledge, else
+    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
     #[arg(long)]
     server: Option<String>,
     /// Who applies (the commit author).
@@ -79,10 +84,12 @@ struct RevertArgs {
 struct PlanArgs {
     /// Manifest file (YAML or JSON), or `-` for standard input.
     manifest: String,
-    /// Plan directly against this knowledge root instead of asking a running server.
+    /// The knowledge root. When a server holds it, the plan comes from that server; otherwise
+    /// the root is read directly, changing nothing on disk.
     #[arg(long, conflicts_with = "server")]
     root: Option<PathBuf>,
-    /// Address of a running server (default http://127.0.0.1:<configured port>).
+    /// Address of a running server (default: the server holding ./knowledge, else
+    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
     #[arg(long)]
     server: Option<String>,
     /// Print a unified diff of every page the plan writes.
@@ -110,9 +117,16 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
     } else {
         ManifestFormat::Auto
     };
-    let plan = match &args.root {
-        Some(root) => plan_locally(root, &body, format, args.diff)?,
-        None => plan_remotely(args.server.as_deref(), &body, args.diff)?,
+    let plan = match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            let manifest = quire_service::parse_manifest(&body, format)?;
+            service
+                .default_space()
+                .restructure()
+                .plan(&manifest, args.diff, None)?
+        }
+        Venue::Server(remote) => plan_remotely(&remote, &body, args.diff, None)?,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&plan)?);
@@ -148,80 +162,17 @@ fn read_manifest(source: &str) -> anyhow::Result<Vec<u8>> {
     Ok(body)
 }
 
-fn plan_locally(
-    root: &std::path::Path,
+fn plan_remotely(
+    remote: &Remote,
     body: &[u8],
-    format: ManifestFormat,
     diffs: bool,
+    actor: Option<&str>,
 ) -> anyhow::Result<Plan> {
-    let service = open_root(root)?;
-    let space = service.default_space();
-    let manifest = space.parse_manifest(body, format)?;
-    Ok(space.plan(&manifest, diffs, None)?)
-}
-
-fn server_base(server: Option<&str>) -> String {
-    match server {
-        Some(s) => s.trim_end_matches('/').to_string(),
-        None => {
-            let config = quire_config::Config::load(std::path::Path::new("knowledge"))
-                .map(|l| l.config)
-                .unwrap_or_default();
-            format!("http://127.0.0.1:{}", config.server.port)
-        }
+    let mut headers = Vec::new();
+    if let Some(actor) = actor {
+        headers.push(("X-Actor", actor));
     }
-}
-
-enum Body<'a> {
-    Bytes(&'a [u8]),
-    Json(serde_json::Value),
-}
-
-/// Sends a request to the server; a refusal becomes an error with the server's message.
-fn call(base: &str, request: ureq::Request, body: Body) -> anyhow::Result<serde_json::Value> {
-    let sent = match body {
-        Body::Bytes(bytes) => request.send_bytes(bytes),
-        Body::Json(value) => request.send_json(value),
-    };
-    match sent {
-        Ok(r) => r.into_json().context("the server's answer is not JSON"),
-        Err(ureq::Error::Status(status, r)) => {
-            let text = r.into_string().unwrap_or_default();
-            let message = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| v["error"].as_str().map(str::to_string))
-                .unwrap_or(text);
-            let code = if status == 400 {
-                ErrorCode::BadRequest
-            } else {
-                ErrorCode::Unprocessable
-            };
-            Err(Error::new(code, format!("the server refused ({status}): {message}")).into())
-        }
-        Err(e) => bail!(
-            "cannot reach a quire server at {base} ({e}); start one with `quire serve`, or work \
-             directly with --root DIR"
-        ),
-    }
-}
-
-fn plan_remotely(server: Option<&str>, body: &[u8], diffs: bool) -> anyhow::Result<Plan> {
-    let base = server_base(server);
-    let url = format!("{base}/api/quire/refactor/plan?diffs={diffs}");
-    let value = call(&base, ureq::post(&url), Body::Bytes(body))?;
-    serde_json::from_value(value).context("the server's answer is not a plan")
-}
-
-fn open_root(root: &std::path::Path) -> anyhow::Result<Service> {
-    if !root.is_dir() {
-        return Err(Error::bad_request(format!("{} is not a folder", root.display())).into());
-    }
-    let loaded = quire_config::Config::load(root)?;
-    for warning in &loaded.warnings {
-        eprintln!("quire: warning: {warning}");
-    }
-    let settings = quire_service::settings_from_config(root, &loaded.config);
-    Ok(Service::open(settings.into_iter().take(1).collect())?)
+    remote.post_bytes(&format!("/refactor/plan?diffs={diffs}"), &headers, body)
 }
 
 /// Asks on the terminal; without a terminal only `--yes` may proceed.
@@ -241,16 +192,12 @@ fn confirm(question: &str, yes: bool) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
-fn print_applied(applied: &serde_json::Value) {
-    let n = |k: &str| applied[k].as_u64().unwrap_or(0);
+fn print_applied(applied: &AppliedResult) {
     print!(
         "Applied: {} written, {} deleted, {} comment/state files, {} folders removed",
-        n("written"),
-        n("deleted"),
-        n("side_files"),
-        n("removed_dirs")
+        applied.written, applied.deleted, applied.side_files, applied.removed_dirs
     );
-    match applied["commit"].as_str() {
+    match &applied.commit {
         Some(commit) => println!(
             "; commit {commit} (undo with `quire refactor revert {}`)",
             &commit[..commit.len().min(12)]
@@ -259,11 +206,12 @@ fn print_applied(applied: &serde_json::Value) {
     }
 }
 
-fn refused(r: quire_service::Refused) -> anyhow::Error {
-    if let Some(plan) = &r.plan {
+/// A refused operation: the plan it carries is shown before the error.
+fn refused(e: anyhow::Error) -> anyhow::Error {
+    if let Some(plan) = e.downcast_ref::<Error>().and_then(Error::plan) {
         print!("{}", quire_restructure::render_text(plan));
     }
-    Error::new(r.code, r.error).into()
+    e
 }
 
 fn blocked(plan: &Plan) -> anyhow::Result<()> {
@@ -285,94 +233,101 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
     if args.now.is_some() {
         manifest.now = args.now.clone();
     }
-    if let Some(root) = &t.root {
-        let service = open_root(root)?;
-        let space = service.default_space();
-        let plan = space.plan(&manifest, false, Some(t.actor()))?;
-        print!("{}", quire_restructure::render_text(&plan));
-        blocked(&plan)?;
-        if !confirm("Apply this plan?", t.yes)? {
-            println!("Nothing was written.");
-            return Ok(());
+    let purpose = Purpose::Write("refactor apply");
+    match venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, purpose)?;
+            let r = service.default_space().restructure();
+            let plan = r.plan(&manifest, false, Some(t.actor()))?;
+            print!("{}", quire_restructure::render_text(&plan));
+            blocked(&plan)?;
+            if !confirm("Apply this plan?", t.yes)? {
+                println!("Nothing was written.");
+                return Ok(());
+            }
+            let req = quire_service::ApplyRequest {
+                manifest,
+                digest: Some(args.digest.clone().unwrap_or(plan.digest)),
+                approved: false,
+                actor: t.actor().to_string(),
+                client: "cli".into(),
+                message: None,
+            };
+            let (applied, _) = r.apply(&req).map_err(|e| refused(e.into()))?;
+            print_applied(&applied);
         }
-        let req = quire_service::ApplyRequest {
-            manifest_json: serde_json::to_value(&manifest)?,
-            manifest,
-            digest: Some(args.digest.clone().unwrap_or(plan.digest)),
-            approved: false,
-            actor: t.actor().to_string(),
-            client: "cli".into(),
-        };
-        let (applied, _) = space.apply_manifest(&req).map_err(refused)?;
-        print_applied(&serde_json::to_value(applied)?);
-        return Ok(());
+        Venue::Server(remote) => {
+            let json = serde_json::to_vec(&manifest)?;
+            let plan = plan_remotely(&remote, &json, false, Some(t.actor()))?;
+            print!("{}", quire_restructure::render_text(&plan));
+            blocked(&plan)?;
+            if !confirm("Apply this plan?", t.yes)? {
+                println!("Nothing was written.");
+                return Ok(());
+            }
+            let request = ApplyRequest {
+                manifest,
+                digest: Some(args.digest.clone().unwrap_or(plan.digest)),
+                approved: false,
+                now: None,
+                actor: None,
+                message: None,
+            };
+            let answer: Applied = remote
+                .post_json("/refactor/apply", &[("X-Actor", t.actor())], &request)
+                .map_err(refused)?;
+            print_applied(&answer.applied);
+        }
     }
-    let base = server_base(t.server.as_deref());
-    let manifest_json = serde_json::to_value(&manifest)?;
-    let plan = plan_remotely(
-        t.server.as_deref(),
-        manifest_json.to_string().as_bytes(),
-        false,
-    )?;
-    print!("{}", quire_restructure::render_text(&plan));
-    blocked(&plan)?;
-    if !confirm("Apply this plan?", t.yes)? {
-        println!("Nothing was written.");
-        return Ok(());
-    }
-    let request = serde_json::json!({
-        "manifest": manifest_json,
-        "digest": args.digest.clone().unwrap_or(plan.digest),
-    });
-    let url = format!("{base}/api/quire/refactor/apply");
-    let answer = call(
-        &base,
-        ureq::post(&url)
-            .set("X-Actor", t.actor())
-            .set("X-Quire-Client", "cli"),
-        Body::Json(request),
-    )?;
-    print_applied(&answer["applied"]);
     Ok(())
 }
 
 fn revert(args: RevertArgs) -> anyhow::Result<()> {
     let t = &args.target;
-    if let Some(root) = &t.root {
-        let service = open_root(root)?;
-        let space = service.default_space();
-        let plan = space.revert_plan(&args.commit).map_err(refused)?;
-        print!("{}", quire_restructure::render_text(&plan));
-        if !confirm("Revert this commit?", t.yes)? {
-            println!("Nothing was written.");
-            return Ok(());
+    let purpose = Purpose::Write("refactor revert");
+    match venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, purpose)?;
+            let r = service.default_space().restructure();
+            let plan = r.revert_plan(&args.commit).map_err(|e| refused(e.into()))?;
+            print!("{}", quire_restructure::render_text(&plan));
+            if !confirm("Revert this commit?", t.yes)? {
+                println!("Nothing was written.");
+                return Ok(());
+            }
+            let (applied, _) = r
+                .revert(&args.commit, Some(&plan.digest), t.actor(), "cli")
+                .map_err(|e| refused(e.into()))?;
+            print_applied(&applied);
         }
-        let (applied, _) = space
-            .revert(&args.commit, Some(&plan.digest), t.actor())
-            .map_err(refused)?;
-        print_applied(&serde_json::to_value(applied)?);
-        return Ok(());
+        Venue::Server(remote) => {
+            let actor = [("X-Actor", t.actor())];
+            let dry_run = RevertRequest {
+                commit: Some(args.commit.clone()),
+                dry_run: true,
+                digest: None,
+                actor: None,
+            };
+            let plan: Plan = remote
+                .post_json("/refactor/revert", &actor, &dry_run)
+                .map_err(refused)?;
+            print!("{}", quire_restructure::render_text(&plan));
+            if !confirm("Revert this commit?", t.yes)? {
+                println!("Nothing was written.");
+                return Ok(());
+            }
+            let request = RevertRequest {
+                commit: Some(args.commit.clone()),
+                dry_run: false,
+                digest: Some(plan.digest),
+                actor: None,
+            };
+            let answer: Applied = remote
+                .post_json("/refactor/revert", &actor, &request)
+                .map_err(refused)?;
+            print_applied(&answer.applied);
+        }
     }
-    let base = server_base(t.server.as_deref());
-    let url = format!("{base}/api/quire/refactor/revert");
-    let value = call(
-        &base,
-        ureq::post(&url).set("X-Actor", t.actor()),
-        Body::Json(serde_json::json!({"commit": args.commit, "dry_run": true})),
-    )?;
-    let plan: Plan =
-        serde_json::from_value(value).context("the server's answer is not a revert plan")?;
-    print!("{}", quire_restructure::render_text(&plan));
-    if !confirm("Revert this commit?", t.yes)? {
-        println!("Nothing was written.");
-        return Ok(());
-    }
-    let answer = call(
-        &base,
-        ureq::post(&url).set("X-Actor", t.actor()),
-        Body::Json(serde_json::json!({"commit": args.commit, "digest": plan.digest})),
-    )?;
-    print_applied(&answer["applied"]);
     Ok(())
 }
 

@@ -5,34 +5,34 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::builder::TypedValueParser as _;
+use clap::Args as ClapArgs;
 use quire_config::{Config, VersioningStrategy};
-use quire_service::Service;
+use quire_service::{Error, Service};
 
 #[derive(ClapArgs)]
 pub struct Args {
     /// Knowledge root to serve; created (with a git repository) on first start.
     #[arg(long, default_value = "knowledge", env = "QUIRE_ROOT")]
     root: PathBuf,
-    /// Address to bind (default from [server] host, else 0.0.0.0).
+    /// Address to bind (default from [server] host, else 127.0.0.1; 0.0.0.0 for every
+    /// interface).
     #[arg(long)]
     host: Option<IpAddr>,
     /// Port to listen on (default from [server] port, else 3333).
     #[arg(long)]
     port: Option<u16>,
-    /// How writes are versioned (default from [versioning] strategy, else git).
-    #[arg(long, value_enum)]
-    versioning: Option<Versioning>,
+    /// How writes are versioned: git (every write a commit; history, blame, diff), cow
+    /// (copy-on-write snapshots, limited history) or none (default from [versioning]
+    /// strategy, else git).
+    #[arg(long, value_parser = versioning())]
+    versioning: Option<VersioningStrategy>,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Versioning {
-    /// Every write is a git commit; history, blame and diff available.
-    Git,
-    /// Copy-on-write snapshots without git, limited history.
-    Cow,
-    /// No history; writes overwrite in place.
-    None,
+/// `--versioning` parses into the configuration's own enum: one spelling, one mapping.
+fn versioning() -> impl clap::builder::TypedValueParser<Value = VersioningStrategy> {
+    clap::builder::PossibleValuesParser::new(["git", "cow", "none"])
+        .map(|s| s.parse().expect("every listed value is a strategy"))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -46,12 +46,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(port) = args.port {
         config.server.port = port;
     }
-    if let Some(v) = args.versioning {
-        config.versioning.strategy = match v {
-            Versioning::Git => VersioningStrategy::Git,
-            Versioning::Cow => VersioningStrategy::Cow,
-            Versioning::None => VersioningStrategy::None,
-        };
+    if let Some(strategy) = args.versioning {
+        config.versioning.strategy = strategy;
     }
     let host: IpAddr = config.server.host.parse().with_context(|| {
         format!(
@@ -61,39 +57,102 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let addr = SocketAddr::new(host, config.server.port);
 
+    // Everything the configuration asks for is checked before the root is opened.
+    for warning in super::preflight::check(&config)? {
+        tracing::warn!("{warning}");
+    }
     let settings = quire_service::settings_from_config(&args.root, &config);
+    let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
+    let http = quire_http::HttpSettings::from_config(&config, &names)
+        .map_err(|e| Error::bad_request(format!("refusing to start: {e}")))?;
+    let auth_open = http.auth.is_open();
     let service = Arc::new(Service::open(settings)?);
-    let app = quire_http::router(service.clone());
+    let app = quire_http::router(service.clone(), http);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    let watching = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
-        if config.auth.kind == quire_config::AuthType::None && !host.is_loopback() {
+        // Commands run on the same root find the server here and talk to it.
+        service.announce_api(&api_address(local))?;
+        let watching = watch(&service);
+        if auth_open && !host.is_loopback() {
             tracing::warn!(
                 "auth is `none` and the server listens on {host}: anyone who can reach this \
                  address can read and write the knowledge base"
             );
         }
         tracing::info!(
-            "serving {} on http://{local}{} (versioning {:?})",
+            "serving {} on http://{local}{} (versioning {:?}, auth {})",
             service.default_space().root_dir().display(),
             quire_http::BASE_PATH,
-            config.versioning.strategy
+            config.versioning.strategy,
+            config.auth.kind
         );
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .context("the server stopped with an error")
+        let stop = Arc::new(tokio::sync::Notify::new());
+        let stopped = stop.clone();
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move { stopped.notified().await })
+                .await
+        });
+        shutdown_signal().await;
+        tracing::info!("shutting down: finishing requests, then committing pending writes");
+        stop.notify_one();
+        // Requests in flight get a moment; open event streams do not hold the stop up.
+        match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+            Ok(Ok(result)) => result.context("the server stopped with an error")?,
+            Ok(Err(e)) => tracing::error!("the server task failed: {e}"),
+            Err(_) => tracing::warn!(
+                "connections still open after {} s (event streams); closing them",
+                SHUTDOWN_GRACE.as_secs()
+            ),
+        }
+        anyhow::Ok(watching)
     })?;
-    tracing::info!("shutting down: committing pending writes");
+    drop(watching);
     service.flush();
+    // Requests still running on blocking threads finish their pipeline pass first.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    tracing::info!("stopped");
     Ok(())
+}
+
+/// How long requests in flight may take to finish after a stop signal.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The address a command on this machine reaches the server at.
+fn api_address(local: SocketAddr) -> String {
+    let ip = match local.ip() {
+        IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, local.port()))
+}
+
+/// Watches every space's root for edits made outside quire. A watch that cannot start (too
+/// many inotify watches, say) leaves the server running: such edits are then recorded at the
+/// next start, and the operator is told.
+fn watch(service: &Arc<Service>) -> Vec<quire_service::Watching> {
+    let mut out = Vec::new();
+    for space in service.spaces() {
+        match space.watch() {
+            Ok(watching) => out.push(watching),
+            Err(e) => tracing::warn!(
+                space = %space.name(),
+                "cannot watch {} for edits made outside quire ({e}); they are recorded at \
+                 the next start",
+                space.root_dir().display()
+            ),
+        }
+    }
+    out
 }
 
 fn load_config(args: &Args) -> anyhow::Result<Config> {

@@ -1,4 +1,4 @@
-//! `POST /refactor/revert`: a new commit that restores every file a commit changed to its
+//! Reverting any commit: a new commit that restores every file the commit changed to its
 //! previous bytes, refused when any of them changed since.
 
 use std::collections::BTreeMap;
@@ -7,29 +7,31 @@ use quire_restructure::{ContentEdit, PathChange, Plan};
 use quire_store::{etag, CommitFile};
 use quire_vault::PagePath;
 
-use crate::apply::{AppliedResult, Refused};
-use crate::error::{Error, ErrorCode};
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
-use crate::space::Space;
+use quire_api::AppliedResult;
 
-impl Space {
+use super::fold::count_applied;
+use crate::core::SpaceCore;
+use crate::error::{Error, ErrorCode, Result};
+use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
+
+impl SpaceCore {
     /// The plan that reverts `commit`: what would be restored, with `reverts` set.
-    pub fn revert_plan(&self, commit: &str) -> std::result::Result<Plan, Refused> {
+    pub(crate) fn revert_plan(&self, commit: &str) -> Result<Plan> {
         self.revert_parts(commit).map(|(plan, _)| plan)
     }
 
-    fn revert_parts(&self, commit: &str) -> std::result::Result<(Plan, Vec<FileOp>), Refused> {
+    fn revert_parts(&self, commit: &str) -> Result<(Plan, Vec<FileOp>)> {
         let id = commit.trim();
         if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Error::bad_request(format!(
                 "{id:?} is not a commit id (hex, full or abbreviated)"
-            ))
-            .into());
+            )));
         }
         if self.history.strategy() != quire_store::Strategy::Git {
-            return Err(
-                Error::new(ErrorCode::NotImplemented, "revert needs git versioning").into(),
-            );
+            return Err(Error::new(
+                ErrorCode::NotImplemented,
+                "revert needs git versioning",
+            ));
         }
         let files = self.history.commit_files(id).map_err(|e| match e {
             quire_store::StoreError::VersionNotFound { .. } => {
@@ -42,15 +44,16 @@ impl Space {
             base: self.history.head(),
             ..Plan::default()
         };
+        plan.integrity.normalization = quire_restructure::normalization_notes(&self.links.names());
         let mut etags = BTreeMap::new();
         let mut changed_since = Vec::new();
         let mut ops = Vec::new();
         for file in &files.files {
-            let path = PagePath::new(&file.path).map_err(Error::from)?;
+            let path = PagePath::new(&file.path)?;
             let current = match self.root.read(&path) {
                 Ok(bytes) => Some(etag(&bytes)),
                 Err(quire_store::StoreError::NotFound { .. }) => None,
-                Err(e) => return Err(Error::from(e).into()),
+                Err(e) => return Err(e.into()),
             };
             if current != file.after {
                 changed_since.push(path.to_string());
@@ -75,42 +78,41 @@ impl Space {
                 changed_since.join(", ")
             );
             plan.errors.push(error.clone());
-            return Err(Refused {
-                code: ErrorCode::Unprocessable,
-                error,
-                plan: Some(Box::new(plan)),
-            });
+            return Err(Error::refused(ErrorCode::Unprocessable, error, &plan));
         }
         describe(&mut plan, &files.files);
         plan.digest = quire_restructure::digest(&plan, &etags);
         Ok((plan, ops))
     }
 
-    /// Reverts a commit as a new commit (or only plans it with `dry_run`).
-    pub fn revert(
+    /// Reverts a commit as a new commit by `actor` through `client` (`X-Quire-Client`), which
+    /// the commit's trailers record with the HEAD it was made on.
+    pub(crate) fn revert(
         &self,
         commit: &str,
         digest: Option<&str>,
         actor: &str,
-    ) -> std::result::Result<(AppliedResult, Plan), Refused> {
+        client: &str,
+    ) -> Result<(AppliedResult, Plan)> {
         let (plan, ops) = self.revert_parts(commit)?;
         if let Some(d) = digest {
             if d != plan.digest {
-                return Err(Refused {
-                    code: ErrorCode::Conflict,
-                    error: "the revert plan no longer has this digest; review the fresh plan"
-                        .into(),
-                    plan: Some(Box::new(plan)),
-                });
+                return Err(Error::refused(
+                    ErrorCode::Conflict,
+                    "the revert plan no longer has this digest; review the fresh plan",
+                    &plan,
+                ));
             }
         }
         let reverted = plan.reverts.clone().unwrap_or_default();
         let message = format!(
-            "Revert {}\n\nQuire-Actor: {}\nQuire-Client: rest\nQuire-Refactor-Digest: {}\nQuire-Reverts: {}\n",
+            "Revert {}\n\nQuire-Actor: {}\nQuire-Client: {}\nQuire-Refactor-Digest: {}\nQuire-Reverts: {}\nQuire-Base: {}\n",
             short(&reverted),
             actor.replace(['\n', '\r'], " "),
+            client.replace(['\n', '\r'], " "),
             plan.digest,
-            reverted
+            reverted,
+            plan.base.as_deref().unwrap_or("none")
         );
         if ops.is_empty() {
             return Ok((AppliedResult::default(), plan));
@@ -125,15 +127,11 @@ impl Space {
         let applied = match self.apply(change) {
             Ok(applied) => applied,
             Err(e) if e.code == ErrorCode::Conflict => {
-                return Err(Refused {
-                    code: ErrorCode::Conflict,
-                    error: e.message,
-                    plan: Some(Box::new(plan)),
-                })
+                return Err(Error::refused(ErrorCode::Conflict, e.message, &plan))
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         };
-        Ok((AppliedResult::count(&applied, 0), plan))
+        Ok((count_applied(&applied, 0), plan))
     }
 }
 

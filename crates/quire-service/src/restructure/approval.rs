@@ -1,29 +1,21 @@
-//! Human approval of agents' large plans: pending entries and one-hour, one-use approvals,
-//! kept in `.quire/state/approvals.json` so they survive a restart.
+//! A person's approval of agents' large plans: whether a plan needs one (the `[refactor]`
+//! limits), pending entries and one-hour, one-use approvals, kept in
+//! `.quire/state/approvals.json` so they survive a restart.
 
+use std::collections::BTreeSet;
+
+use quire_api::{Approval, PendingApproval, Plan};
+use quire_restructure::FileOp as PlannedOp;
+use quire_vault::PagePath;
 use serde::{Deserialize, Serialize};
 
-use quire_vault::PagePath;
-
+use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::space::Space;
 
 /// Where approvals live (DECISIONS §4).
 pub const APPROVALS_PATH: &str = ".quire/state/approvals.json";
 /// How long an approval is valid.
 pub const APPROVAL_SECONDS: i64 = 3600;
-
-/// A plan an agent tried to apply that needs a person's approval.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PendingApproval {
-    pub digest: String,
-    pub manifest: serde_json::Value,
-    pub actor: String,
-    pub client: String,
-    pub reason: String,
-    /// RFC 3339.
-    pub at: String,
-}
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct Granted {
@@ -40,17 +32,14 @@ struct Book {
     approved: Vec<Granted>,
 }
 
-impl Space {
+impl SpaceCore {
     fn approvals_path() -> PagePath {
         PagePath::new(APPROVALS_PATH).expect("constant path is valid")
     }
 
     fn with_book<T>(&self, change: impl FnOnce(&mut Book) -> T) -> Result<T> {
-        let _guard = self
-            .approvals_lock
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let path = Space::approvals_path();
+        let _guard = self.state_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let path = SpaceCore::approvals_path();
         let mut book: Book = match self.root.read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 tracing::warn!("{APPROVALS_PATH} is unreadable ({e}); starting afresh");
@@ -71,7 +60,7 @@ impl Space {
     }
 
     /// Plans agents tried to apply that wait for a person.
-    pub fn pending_approvals(&self) -> Result<Vec<PendingApproval>> {
+    pub(crate) fn pending_approvals(&self) -> Result<Vec<PendingApproval>> {
         self.with_book(|book| book.pending.clone())
     }
 
@@ -107,33 +96,105 @@ impl Space {
     }
 }
 
+/// Whether a client is an agent (restructuring spec, Authentication 3): its name starts with
+/// `mcp`.
+pub fn is_agent(client: &str) -> bool {
+    client.to_ascii_lowercase().starts_with("mcp")
+}
+
+/// The plan's `approval` for a caller: `None` for people and programs, and for agents
+/// whether this plan needs a person's approval and why.
+pub(super) fn approval_for(
+    core: &SpaceCore,
+    client: &str,
+    plan: &Plan,
+    ops: &[PlannedOp],
+) -> Option<Approval> {
+    if !is_agent(client) {
+        return None;
+    }
+    Some(match approval_needed(core, plan, ops) {
+        Some(reason) => Approval {
+            required: true,
+            reason,
+        },
+        None => Approval {
+            required: false,
+            reason: "within the approval limits".into(),
+        },
+    })
+}
+
+/// Why an agent needs approval for this plan, if it does.
+fn approval_needed(core: &SpaceCore, plan: &Plan, ops: &[PlannedOp]) -> Option<String> {
+    let files = touched_files(ops);
+    let links = plan.rewritten_links();
+    if let Some(limit) = core.refactor.approval_files_limit() {
+        if files > limit as usize {
+            return Some(format!(
+                "it writes or deletes {files} files, more than approval_files = {limit}"
+            ));
+        }
+    }
+    if let Some(limit) = core.refactor.approval_links_limit() {
+        if links > limit as usize {
+            return Some(format!(
+                "it rewrites {links} links, more than approval_links = {limit}"
+            ));
+        }
+    }
+    None
+}
+
+/// Distinct files of the knowledge base an apply writes or deletes (a move counts its source
+/// and its destination).
+fn touched_files(ops: &[PlannedOp]) -> usize {
+    let mut paths = BTreeSet::new();
+    for op in ops {
+        match op {
+            PlannedOp::Write { path, .. } | PlannedOp::Delete { path, .. } => {
+                paths.insert(path.clone());
+            }
+            PlannedOp::Move { from, to, .. } => {
+                paths.insert(from.clone());
+                paths.insert(to.clone());
+            }
+        }
+    }
+    paths.retain(|p| !p.as_str().starts_with(".quire/state/"));
+    paths.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::space::SpaceSettings;
+    use crate::settings::{Access, SpaceSettings};
 
-    fn open(dir: &std::path::Path) -> Space {
-        Space::open(SpaceSettings {
-            name: "t".into(),
-            root: dir.to_path_buf(),
-            history: quire_store::HistoryOptions {
-                strategy: quire_store::Strategy::None,
-                ..Default::default()
+    fn open(dir: &std::path::Path) -> SpaceCore {
+        SpaceCore::open(
+            SpaceSettings {
+                name: "t".into(),
+                root: dir.to_path_buf(),
+                history: quire_store::HistoryOptions {
+                    strategy: quire_store::Strategy::None,
+                    ..Default::default()
+                },
+                assets: Default::default(),
+                refactor: Default::default(),
+                claims: quire_config::ClaimsConfig {
+                    enabled: false,
+                    ..Default::default()
+                },
             },
-            assets: Default::default(),
-            refactor: Default::default(),
-            claims: quire_config::ClaimsConfig {
-                enabled: false,
-                ..Default::default()
-            },
-        })
+            &Access::serve(),
+        )
         .expect("space opens")
     }
 
     fn pending(digest: &str) -> PendingApproval {
         PendingApproval {
             digest: digest.into(),
-            manifest: serde_json::json!({"moves": []}),
+            manifest: quire_api::Manifest::default(),
             actor: "agent".into(),
             client: "mcp".into(),
             reason: "big".into(),

@@ -1,0 +1,34 @@
+//! The wire types of quire: every request and response body of the service, with its serde
+//! shape, its OpenAPI schema (`utoipa`) and its JSON Schema (`schemars`, for MCP tool inputs).
+//!
+//! REST, MCP and the command line speak these types; the service returns them. Nothing here
+//! does I/O, and no type of the store or the index goes on the wire directly. A field's doc
+//! comment is its description in both schemas.
+
+pub mod claims;
+pub mod error;
+pub mod events;
+pub mod files;
+pub mod health;
+pub mod history;
+pub mod restructure;
+pub mod workspace_edit;
+
+pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
+pub use error::{ErrorBody, ErrorCode};
+pub use events::Event;
+pub use files::{
+    AppendResult, AssetResult, BulkFile, BulkRequest, BulkResult, BulkWritten, DeleteResult,
+    Heading, ResolveLinksRequest, ResolvedLink, ResolvedLinks, Template, Templates, TreeNode,
+    WriteResult,
+};
+pub use health::{Health, Ready};
+pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+pub use restructure::{
+    Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
+    ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,
+    MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList, Plan, Rejected,
+    RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, Select,
+    SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange, UnresolvedLink,
+};
+pub use workspace_edit::{workspace_edit, WorkspaceEdit};

@@ -1,0 +1,259 @@
+//! Authentication: with `apikey` and `perspace`, every route that is not public answers 401
+//! without a key and with a wrong key, and works with the right one; a per-space key opens its
+//! own space only; scopes limit what a key may do. The routes are taken from the router's own
+//! OpenAPI document, not picked by hand.
+
+mod support;
+
+use axum::body::Body;
+use axum::http::Method;
+use quire_config::Config;
+use support::TestServer;
+
+const KEY: &str = "global-key-1234";
+
+fn config(toml: &str) -> Config {
+    Config::from_toml_str(toml, &|_| None).unwrap().config
+}
+
+fn apikey() -> Config {
+    config(&format!("[auth]\ntype = \"apikey\"\napi_key = \"{KEY}\"\n"))
+}
+
+fn perspace() -> Config {
+    config(
+        "[auth]\ntype = \"perspace\"\n\
+         [[auth.api_keys]]\nkey = \"key-a\"\nspace = \"a\"\nactor = \"bot-a\"\n\
+         [[auth.api_keys]]\nkey = \"key-b\"\nspace = \"b\"\n\
+         [[auth.api_keys]]\nkey = \"key-a-read\"\nspace = \"a\"\nscope = \"read\"\n",
+    )
+}
+
+/// Every (method, path) the API documents, with `{space}` variants of space routes.
+fn routes() -> Vec<(Method, String)> {
+    let api = quire_http::openapi();
+    let mut out = Vec::new();
+    for (path, item) in &api.paths.paths {
+        let methods = [
+            (Method::GET, item.get.is_some()),
+            (Method::PUT, item.put.is_some()),
+            (Method::POST, item.post.is_some()),
+            (Method::DELETE, item.delete.is_some()),
+            (Method::PATCH, item.patch.is_some()),
+            (Method::HEAD, item.head.is_some()),
+        ];
+        for (method, present) in methods {
+            if present {
+                out.push((method, path.clone()));
+            }
+        }
+    }
+    assert!(out.len() > 20, "the document lists the routes: {out:?}");
+    out
+}
+
+fn is_probe(path: &str) -> bool {
+    matches!(path, "/health" | "/healthz" | "/readyz" | "/metrics")
+}
+
+/// The same route addressed to the space `space` by URL.
+fn in_space(path: &str, space: &str) -> Option<String> {
+    path.strip_prefix("/api/quire")
+        .map(|rest| format!("/api/quire/{space}{rest}"))
+}
+
+async fn status(server: &TestServer, method: &Method, uri: &str, key: Option<&str>) -> u16 {
+    let auth = key.map(|k| format!("Bearer {k}"));
+    let mut headers = vec![];
+    if let Some(a) = &auth {
+        headers.push(("authorization", a.as_str()));
+    }
+    server.status_only(method.clone(), uri, &headers).await
+}
+
+#[tokio::test]
+async fn apikey_every_non_public_route_needs_the_key() {
+    let server = TestServer::spaces(&["default", "other"], &apikey());
+    for (method, path) in routes() {
+        let mut uris = vec![path.clone()];
+        uris.extend(in_space(&path, "other"));
+        for uri in uris {
+            if is_probe(&uri) {
+                assert_eq!(status(&server, &method, &uri, None).await, 200, "{uri}");
+                continue;
+            }
+            for key in [None, Some("wrong"), Some("global-key-123"), Some("")] {
+                let got = status(&server, &method, &uri, key).await;
+                assert_eq!(got, 401, "{method} {uri} with {key:?}");
+            }
+            let got = status(&server, &method, &uri, Some(KEY)).await;
+            assert!(
+                got != 401 && got != 403,
+                "{method} {uri} with the key answered {got}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn unauthenticated_answers_are_json_errors_with_a_challenge() {
+    let server = TestServer::spaces(&["default"], &apikey());
+    let reply = server
+        .call(
+            Method::PUT,
+            "/api/quire/file?path=a.md",
+            &[],
+            Body::from("# A\n"),
+        )
+        .await;
+    let message = reply.expect_error(401);
+    assert!(message.contains("Authorization: Bearer"), "{message}");
+    assert!(reply.header("www-authenticate").starts_with("Bearer"));
+    assert!(!server.dir.path().join("default/a.md").exists());
+}
+
+#[tokio::test]
+async fn the_api_description_is_public() {
+    let server = TestServer::spaces(&["default"], &apikey());
+    assert_eq!(server.get("/api/openapi.json").await.status, 200);
+    assert_eq!(server.get("/api/docs").await.status, 200);
+    assert_eq!(server.get("/api/docs/swagger-ui.css").await.status, 200);
+}
+
+#[tokio::test]
+async fn perspace_every_non_public_route_needs_a_key_of_its_space() {
+    let server = TestServer::spaces(&["a", "b"], &perspace());
+    for (method, path) in routes() {
+        if is_probe(&path) {
+            continue;
+        }
+        let a = in_space(&path, "a").unwrap();
+        let b = in_space(&path, "b").unwrap();
+        for uri in [&path, &a, &b] {
+            for key in [None, Some("wrong"), Some("key-")] {
+                assert_eq!(
+                    status(&server, &method, uri, key).await,
+                    401,
+                    "{method} {uri} {key:?}"
+                );
+            }
+        }
+        // `a` is the default space: the plain path and the prefixed one are space a.
+        for uri in [&path, &a] {
+            let got = status(&server, &method, uri, Some("key-a")).await;
+            assert!(got != 401 && got != 403, "{method} {uri}: {got}");
+            assert_eq!(
+                status(&server, &method, uri, Some("key-b")).await,
+                403,
+                "{uri}"
+            );
+        }
+        let got = status(&server, &method, &b, Some("key-b")).await;
+        assert!(got != 401 && got != 403, "{method} {b}: {got}");
+        assert_eq!(
+            status(&server, &method, &b, Some("key-a")).await,
+            403,
+            "{b}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn perspace_the_space_header_cannot_reach_another_space() {
+    let server = TestServer::spaces(&["a", "b"], &perspace());
+    let reply = server
+        .call(
+            Method::PUT,
+            "/api/quire/file?path=x.md",
+            &[("authorization", "Bearer key-a"), ("x-quire-space", "b")],
+            Body::from("# X\n"),
+        )
+        .await;
+    let message = reply.expect_error(403);
+    assert!(message.contains("\"a\""), "{message}");
+    assert!(!server.dir.path().join("b/x.md").exists());
+    assert!(!server.dir.path().join("a/x.md").exists());
+}
+
+#[tokio::test]
+async fn a_keys_actor_attributes_writes_that_name_none() {
+    let server = TestServer::spaces(&["a", "b"], &perspace());
+    let reply = server
+        .call(
+            Method::PUT,
+            "/api/quire/file?path=n.md",
+            &[("authorization", "Bearer key-a")],
+            Body::from("# N\n"),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let repo = git2::Repository::open(server.dir.path().join("a")).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(head.author().name(), Some("bot-a"));
+}
+
+#[tokio::test]
+async fn a_read_scoped_key_reads_and_plans_but_cannot_write() {
+    let server = TestServer::spaces(&["a", "b"], &perspace());
+    let auth = [("authorization", "Bearer key-a-read")];
+    let read = server
+        .call(Method::GET, "/api/quire/tree", &auth, Body::empty())
+        .await;
+    assert_eq!(read.status, 200);
+    let put = server
+        .call(
+            Method::PUT,
+            "/api/quire/file?path=r.md",
+            &auth,
+            Body::from("x"),
+        )
+        .await;
+    assert!(put.expect_error(403).contains("read-only"));
+    assert!(!server.dir.path().join("a/r.md").exists());
+    let plan = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/plan",
+            &[
+                ("authorization", "Bearer key-a-read"),
+                ("content-type", "application/json"),
+            ],
+            Body::from(r#"{"moves":[{"from":"x.md","to":"y.md"}]}"#),
+        )
+        .await;
+    assert_eq!(plan.status, 200, "{}", plan.text());
+}
+
+#[tokio::test]
+async fn approving_an_agents_plan_needs_an_admin_key() {
+    let config = config(
+        "[auth]\ntype = \"apikey\"\napi_key = \"admin\"\n\
+         [[auth.api_keys]]\nkey = \"writer\"\nscope = \"write\"\n",
+    );
+    let server = TestServer::spaces(&["default"], &config);
+    let body = r#"{"manifest":{"moves":[{"from":"x.md","to":"y.md"}]},"digest":"d"}"#;
+    let as_writer = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/approve",
+            &[
+                ("authorization", "Bearer writer"),
+                ("content-type", "application/json"),
+            ],
+            Body::from(body),
+        )
+        .await;
+    assert!(as_writer.expect_error(403).contains("admin"));
+    let as_admin = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/approve",
+            &[
+                ("authorization", "Bearer admin"),
+                ("content-type", "application/json"),
+            ],
+            Body::from(body),
+        )
+        .await;
+    assert_ne!(as_admin.status.as_u16(), 403);
+}

@@ -1,0 +1,129 @@
+//! The OpenAPI document comes from the wire types alone: every JSON body a route takes or
+//! returns names a schema derived from a `quire-api` type (no untyped `Object`), and every
+//! reference resolves.
+
+use serde_json::Value;
+
+fn document() -> Value {
+    serde_json::to_value(quire_http::openapi()).expect("the document serialises")
+}
+
+/// Every `$ref` below `value`.
+fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                if key == "$ref" {
+                    if let Some(r) = v.as_str() {
+                        out.push(r);
+                    }
+                }
+                refs(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
+
+/// A schema is typed when it names a component, or is an array/oneOf of such, or is a
+/// plain scalar (raw text bodies).
+fn typed(schema: &Value) -> bool {
+    if schema.get("$ref").is_some() {
+        return true;
+    }
+    if let Some(items) = schema.get("items") {
+        return typed(items);
+    }
+    if let Some(variants) = schema.get("oneOf").and_then(Value::as_array) {
+        return variants.iter().all(typed);
+    }
+    matches!(
+        schema.get("type").and_then(Value::as_str),
+        Some("string" | "integer" | "number" | "boolean")
+    )
+}
+
+#[test]
+fn every_json_body_of_every_route_has_a_derived_schema() {
+    let doc = document();
+    let mut untyped = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let mut bodies: Vec<(String, &Value)> = Vec::new();
+            if let Some(content) = op["requestBody"]["content"].as_object() {
+                for (ct, media) in content {
+                    bodies.push((format!("request {ct}"), media));
+                }
+            }
+            for (status, response) in op["responses"].as_object().unwrap() {
+                if let Some(content) = response["content"].as_object() {
+                    for (ct, media) in content {
+                        bodies.push((format!("{status} {ct}"), media));
+                    }
+                }
+            }
+            for (what, media) in bodies {
+                let ok = match media.get("schema") {
+                    Some(schema) => typed(schema),
+                    // A multipart upload or an event stream: described in words.
+                    None => what.contains("multipart/") || what.contains("text/event-stream"),
+                };
+                if !ok {
+                    untyped.push(format!("{method} {path} {what}: {media}"));
+                }
+            }
+        }
+    }
+    assert!(
+        untyped.is_empty(),
+        "bodies without a typed schema:\n{}",
+        untyped.join("\n")
+    );
+}
+
+#[test]
+fn every_reference_resolves_to_a_component() {
+    let doc = document();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    assert!(!all.is_empty());
+    for r in all {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("unexpected reference {r}"));
+        assert!(schemas.contains_key(name), "{r} does not resolve");
+    }
+}
+
+#[test]
+fn plan_and_error_shapes_are_described() {
+    let doc = document();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for name in [
+        "Plan",
+        "ErrorBody",
+        "Manifest",
+        "Applied",
+        "Claim",
+        "TreeNode",
+    ] {
+        assert!(schemas.contains_key(name), "no schema {name}");
+    }
+    let plan = &schemas["Plan"]["properties"];
+    for field in [
+        "digest",
+        "moves",
+        "edits",
+        "conflicts",
+        "integrity",
+        "stats",
+    ] {
+        assert!(plan.get(field).is_some(), "Plan lacks {field}");
+    }
+    assert!(
+        plan.get("ops").is_none(),
+        "apply's ops never go on the wire"
+    );
+}

@@ -1,0 +1,110 @@
+//! The state of one space: its root on disk, its history, its link model, the write lock of
+//! its pipeline, its event bus and its rules. The services ([`crate::Files`],
+//! [`crate::Versions`], [`crate::Claims`], [`crate::Restructure`]) are views onto it.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use quire_index::Index;
+use quire_store::{History, Root, WriterLock};
+
+use crate::error::Result;
+use crate::events::EventBus;
+use crate::links::LinkModel;
+use crate::settings::{Access, AssetRules, SpaceSettings};
+
+pub(crate) struct SpaceCore {
+    pub(crate) name: String,
+    pub(crate) root: Root,
+    pub(crate) history: History,
+    pub(crate) links: LinkModel,
+    /// Serialises the pipeline's writers.
+    pub(crate) write_lock: Mutex<()>,
+    pub(crate) events: EventBus,
+    pub(crate) assets: AssetRules,
+    pub(crate) refactor: quire_config::RefactorConfig,
+    /// The claim store (index database); `None` = claims not enabled (503).
+    pub(crate) claims: Option<Arc<Index>>,
+    /// Serialises read-modify-write of the JSON files under `.quire/state/` (approvals, raw
+    /// moves).
+    pub(crate) state_lock: Mutex<()>,
+    /// The root's writer lock, held while the space lives; `None` for a read-only space.
+    pub(crate) writer: Option<WriterLock>,
+}
+
+impl SpaceCore {
+    /// Opens the root (which must exist) and its history, and loads the link model. Writing
+    /// takes the root's writer lock first (refused, naming the holder, when another process
+    /// holds it); only then is a crash recovered from (a folder that is no git repository yet
+    /// becomes one, changes left by a crash are committed). Reading only changes nothing on
+    /// disk and takes no lock.
+    pub(crate) fn open(settings: SpaceSettings, access: &Access) -> Result<SpaceCore> {
+        let (root, history, writer) = match access {
+            Access::Write { kind } => {
+                let lock = WriterLock::acquire(&settings.root, kind)?;
+                let root = Root::open(&settings.root, &lock)?;
+                let history = History::open(&root, &lock, settings.history.clone())?;
+                (root, history, Some(lock))
+            }
+            Access::ReadOnly => {
+                let root = Root::open_read_only(&settings.root)?;
+                let history = History::open_read_only(&root, settings.history.clone())?;
+                if let Some(interrupted) = history.interrupted() {
+                    tracing::warn!(
+                        "an interrupted change of {} files awaits recovery in {}: it is finished \
+                         or undone when a server (or a writing command) opens the root; until \
+                         then those files may hold a half-done change",
+                        interrupted.paths.len(),
+                        root.dir().display()
+                    );
+                }
+                (root, history, None)
+            }
+        };
+        let claims = match (settings.claims.enabled, &writer) {
+            (false, _) => None,
+            (true, Some(_)) => open_claim_store(root.dir()),
+            (true, None) => open_claims_read_only(root.dir()),
+        };
+        let links = LinkModel::load(&root)?;
+        for shadowed in &links.names().shadowed {
+            tracing::warn!(space = %settings.name, "{}", shadowed.note());
+        }
+        Ok(SpaceCore {
+            name: settings.name,
+            root,
+            history,
+            links,
+            write_lock: Mutex::new(()),
+            events: EventBus::new(),
+            assets: settings.assets,
+            refactor: settings.refactor,
+            claims,
+            state_lock: Mutex::new(()),
+            writer,
+        })
+    }
+}
+
+/// The claims a read-only process sees: the index as it is, opened without changing it.
+fn open_claims_read_only(root: &Path) -> Option<Arc<Index>> {
+    match Index::open_read_only(root) {
+        Ok(index) => index.map(Arc::new),
+        Err(e) => {
+            tracing::warn!("claims cannot be read in {}: {e}", root.display());
+            None
+        }
+    }
+}
+
+/// Opens the claim store of the knowledge root `root`. Claims are an optional subsystem: when
+/// the index cannot be opened the space still serves files, and claim requests answer 503.
+fn open_claim_store(root: &Path) -> Option<Arc<Index>> {
+    match Index::open(root) {
+        Ok(index) => Some(Arc::new(index)),
+        Err(e) => {
+            tracing::warn!("claims are unavailable in {}: {e}", root.display());
+            None
+        }
+    }
+}

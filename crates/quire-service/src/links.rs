@@ -1,0 +1,224 @@
+//! The in-memory link model of a space: the vault (pages, names, links), the ETag of every
+//! page and canvas, and the names on disk that are not their path. Derived from the files;
+//! loaded at open and kept current by the pipeline's index hook.
+
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard};
+
+use quire_store::{etag, DiskName, Root};
+use quire_vault::{DiskNames, PagePath, PageSummary, Vault};
+
+use crate::error::{Error, Result};
+
+pub(crate) struct LinkModel {
+    vault: RwLock<Vault>,
+    /// ETags of the pages and canvases in `vault` (read at load), and of every other file
+    /// the pipeline has written since, kept by the same hook: planning needs no disk read
+    /// for pages it does not rewrite, and a change seen on disk can be told from quire's own.
+    etags: RwLock<HashMap<PagePath, String>>,
+    /// Files named on disk in another normalization than NFC, and shadowed files, for the
+    /// planner's destination checks.
+    names: RwLock<DiskNames>,
+}
+
+impl LinkModel {
+    /// Builds the model from the files of `root`: reading and parsing run on every core, the
+    /// (cheap) inserts on one.
+    pub(crate) fn load(root: &Root) -> Result<LinkModel> {
+        let listing = root.listing()?;
+        let files = &listing.files;
+        let names = &listing.names;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let chunk = files.len().div_ceil(threads).max(1);
+        let loaded: Vec<Result<Vec<Loaded>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|p| load_file(root, p, names.non_nfc.get(p)))
+                            .collect()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|_| Err(Error::internal("loader thread panicked")))
+                })
+                .collect()
+        });
+        let mut vault = Vault::new();
+        let mut etags = HashMap::new();
+        for part in loaded {
+            for item in part? {
+                item.insert(&mut vault, &mut etags);
+            }
+        }
+        Ok(LinkModel {
+            vault: RwLock::new(vault),
+            etags: RwLock::new(etags),
+            names: RwLock::new(listing.names),
+        })
+    }
+
+    /// Read access to the vault.
+    pub(crate) fn vault(&self) -> RwLockReadGuard<'_, Vault> {
+        self.vault.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The names on disk that are not their path.
+    pub(crate) fn names(&self) -> RwLockReadGuard<'_, DiskNames> {
+        self.names.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The ETag of a page or canvas, or of a file the pipeline wrote, from memory.
+    pub(crate) fn cached_etag(&self, path: &PagePath) -> Option<String> {
+        self.etags
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+            .cloned()
+    }
+
+    /// The index hook of the pipeline: brings the model up to date for written files (path,
+    /// name on disk, new content or `None` when removed).
+    pub(crate) fn index_changes<'a>(
+        &self,
+        root: &Root,
+        changes: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)>,
+    ) {
+        let mut removed = false;
+        {
+            let mut vault = self.vault.write().unwrap_or_else(|p| p.into_inner());
+            let mut etags = self.etags.write().unwrap_or_else(|p| p.into_inner());
+            let mut names = self.names.write().unwrap_or_else(|p| p.into_inner());
+            for (path, disk, content) in changes {
+                match content {
+                    Some(bytes) => {
+                        etags.insert(path.clone(), etag(bytes));
+                    }
+                    None => {
+                        etags.remove(path);
+                    }
+                }
+                if !is_indexed(path) {
+                    continue;
+                }
+                removed |= content.is_none();
+                match content {
+                    Some(_) if disk.as_str() != path.as_str() => {
+                        names.non_nfc.insert(path.clone(), disk.to_string());
+                    }
+                    _ => {
+                        names.non_nfc.remove(path);
+                    }
+                }
+                index_file(&mut vault, path, content);
+            }
+        }
+        // Removing the file (or emptying the folder) that shadowed another lets a path
+        // address the other one: it joins the model.
+        let shadowing = !self.names().shadowed.is_empty();
+        if removed && shadowing {
+            if let Err(e) = self.surface_shadowed(root) {
+                tracing::error!("re-reading the names of the root failed: {e}");
+            }
+        }
+    }
+
+    /// Lists the root again and indexes the files that a path addresses now but the model
+    /// does not hold (files that were shadowed).
+    fn surface_shadowed(&self, root: &Root) -> Result<()> {
+        let listing = root.listing()?;
+        let fresh: Vec<PagePath> = {
+            let vault = self.vault();
+            listing
+                .files
+                .iter()
+                .filter(|p| is_indexed(p) && !vault.contains(p))
+                .cloned()
+                .collect()
+        };
+        let mut loaded = Vec::with_capacity(fresh.len());
+        for path in &fresh {
+            loaded.push(load_file(root, path, listing.names.non_nfc.get(path))?);
+        }
+        let mut vault = self.vault.write().unwrap_or_else(|p| p.into_inner());
+        let mut etags = self.etags.write().unwrap_or_else(|p| p.into_inner());
+        for item in loaded {
+            item.insert(&mut vault, &mut etags);
+        }
+        *self.names.write().unwrap_or_else(|p| p.into_inner()) = listing.names;
+        Ok(())
+    }
+}
+
+/// One file read and summarised for the model: the parse of a page is cut down to its summary
+/// on the loading thread, so the whole vault's parse trees never exist at once.
+enum Loaded {
+    Page(PagePath, PageSummary, String),
+    Other(PagePath),
+}
+
+impl Loaded {
+    /// Adds the file to the vault and its ETag to the cache.
+    fn insert(self, vault: &mut Vault, etags: &mut HashMap<PagePath, String>) {
+        match self {
+            Loaded::Page(path, summary, etag) => {
+                etags.insert(path.clone(), etag);
+                vault.upsert_summary(path, summary)
+            }
+            Loaded::Other(path) => {
+                vault.insert_file(path);
+            }
+        }
+    }
+}
+
+/// Reads and parses one file; `disk` is its name on disk when that is not its path.
+fn load_file(root: &Root, path: &PagePath, disk: Option<&String>) -> Result<Loaded> {
+    if !(path.is_page() || path.is_canvas()) {
+        return Ok(Loaded::Other(path.clone()));
+    }
+    let bytes = match disk {
+        // Read by the name the listing found: no folder scan per file.
+        Some(disk) => root.read_on_disk(&DiskName::new(disk.clone()))?,
+        None => root.read(path)?,
+    };
+    let tag = etag(&bytes);
+    Ok(match std::str::from_utf8(&bytes) {
+        Ok(text) if path.is_page() => {
+            let summary = PageSummary::from_parsed(path, quire_syntax::parse(text));
+            Loaded::Page(path.clone(), summary, tag)
+        }
+        Ok(text) => {
+            let summary = PageSummary::from_canvas(path, quire_syntax::parse_canvas(text));
+            Loaded::Page(path.clone(), summary, tag)
+        }
+        Err(_) => Loaded::Other(path.clone()),
+    })
+}
+
+/// Which files the model holds: everything outside `.quire/`.
+pub(crate) fn is_indexed(path: &PagePath) -> bool {
+    !path.as_str().starts_with(".quire/")
+}
+
+fn index_file(vault: &mut Vault, path: &PagePath, content: Option<&[u8]>) {
+    match content {
+        None => {
+            vault.remove(path);
+        }
+        Some(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) if path.is_page() => vault.upsert_page(path.clone(), text),
+            Ok(text) if path.is_canvas() => vault.upsert_canvas(path.clone(), text),
+            _ => {
+                vault.insert_file(path.clone());
+            }
+        },
+    }
+}

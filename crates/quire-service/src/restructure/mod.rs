@@ -1,0 +1,125 @@
+//! Restructuring a space: planning manifests against the live link model, applying them as
+//! exactly one commit, a person's approval of agents' large plans, renames of files and
+//! folders, and reverting any commit.
+//!
+//! The submodules are functions over the space's core; [`Restructure`] is the one view that
+//! composes them, so no submodule depends on this one.
+
+mod apply;
+mod approval;
+mod fold;
+mod planning;
+mod rename;
+mod revert;
+
+use quire_api::{AppliedResult, PendingApproval, Renamed, RenamedDir};
+use quire_restructure::{Manifest, ManifestFormat, Plan, Planned};
+
+pub use apply::ApplyRequest;
+pub use approval::is_agent;
+
+use crate::core::SpaceCore;
+use crate::error::{Error, Result};
+use crate::files::WriteOptions;
+
+/// Folder of the comment files (DECISIONS §2).
+pub const COMMENTS_DIR: &str = ".quire/comments";
+/// Folder of the personal-state files (DECISIONS §2).
+pub const PERSONAL_DIR: &str = ".quire/personal";
+
+/// Whether a rename rewrites links (default yes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relink {
+    Yes,
+    /// Move only; the move is recorded as a raw move for later repair.
+    No,
+}
+
+/// Parses a manifest body (JSON or YAML); a bad request with the reason when it cannot be
+/// used.
+pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest> {
+    quire_restructure::parse_manifest(body, format).map_err(|e| Error::bad_request(e.to_string()))
+}
+
+/// Checks a manifest that arrived as a typed value (inside a JSON body) as a parsed body is
+/// checked: a bad request with the reason when it cannot be used.
+pub fn validate_manifest(manifest: &Manifest) -> Result<()> {
+    quire_restructure::validate_manifest(manifest).map_err(|e| Error::bad_request(e.to_string()))
+}
+
+/// Restructuring of one space.
+#[derive(Clone, Copy)]
+pub struct Restructure<'a>(pub(crate) &'a SpaceCore);
+
+impl Restructure<'_> {
+    /// Plans a manifest for `actor` (pages other actors claim cannot be touched; `None` treats
+    /// every claim as another's). Nothing is written.
+    pub fn plan(&self, manifest: &Manifest, diffs: bool, actor: Option<&str>) -> Result<Plan> {
+        Ok(planning::planned(self.0, manifest, diffs, actor)?.plan)
+    }
+
+    /// [`Restructure::plan`] for a caller named by its client: an agent's plan (client
+    /// `mcp…`) says whether it needs a person's approval before it can be applied.
+    pub fn plan_as(
+        &self,
+        manifest: &Manifest,
+        diffs: bool,
+        actor: Option<&str>,
+        client: &str,
+    ) -> Result<Plan> {
+        let Planned { mut plan, ops } = planning::planned(self.0, manifest, diffs, actor)?;
+        plan.approval = approval::approval_for(self.0, client, &plan, &ops);
+        Ok(plan)
+    }
+
+    /// Plans the manifest again and applies it as one commit, or says why not (with the
+    /// fresh plan): errors (unprocessable), a stale digest or a file changed meanwhile
+    /// (conflict), an agent's plan over the limits without approval (approval required).
+    pub fn apply(&self, req: &ApplyRequest) -> Result<(AppliedResult, Plan)> {
+        apply::apply_manifest(self.0, req)
+    }
+
+    /// A person approves exactly this digest of this manifest: one apply within the hour.
+    pub fn approve(&self, manifest: &Manifest, digest: &str) -> Result<String> {
+        apply::approve(self.0, manifest, digest)
+    }
+
+    /// The plans agents tried to apply that wait for a person's approval.
+    pub fn pending(&self) -> Result<Vec<PendingApproval>> {
+        self.0.pending_approvals()
+    }
+
+    /// Moves one file, rewriting every link to it unless `relink` is off; never overwrites.
+    pub fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        relink: Relink,
+        opts: &WriteOptions,
+    ) -> Result<Renamed> {
+        rename::rename(self.0, from, to, relink, opts)
+    }
+
+    /// Moves a folder and everything below it, rewriting links; never overwrites.
+    pub fn rename_dir(&self, from: &str, to: &str, opts: &WriteOptions) -> Result<RenamedDir> {
+        rename::rename_dir(self.0, from, to, opts)
+    }
+
+    /// The plan that reverts `commit` (any commit): what would be restored.
+    pub fn revert_plan(&self, commit: &str) -> Result<Plan> {
+        self.0.revert_plan(commit)
+    }
+
+    /// Reverts `commit` as a new commit by `actor` through `client`, recorded in its
+    /// trailers; refused when any file it changed has changed since, or when `digest` (of the
+    /// reviewed revert plan) no longer matches.
+    pub fn revert(
+        &self,
+        commit: &str,
+        digest: Option<&str>,
+        actor: &str,
+        client: &str,
+    ) -> Result<(AppliedResult, Plan)> {
+        self.0.revert(commit, digest, actor, client)
+    }
+}

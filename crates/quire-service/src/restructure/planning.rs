@@ -1,0 +1,82 @@
+//! Planning a manifest against the space's live link model: the planner's workspace, with the
+//! files read lazily, only for the pages the plan must rewrite.
+
+use quire_restructure::{Manifest, PlanOptions, Planned, SourceFile, Workspace};
+use quire_store::{etag, StoreError};
+use quire_vault::PagePath;
+
+use super::PERSONAL_DIR;
+use crate::claims::Claims;
+use crate::core::SpaceCore;
+use crate::error::Result;
+
+/// The space's files as the planner sees them.
+struct DiskSource<'a> {
+    core: &'a SpaceCore,
+}
+
+impl quire_restructure::Source for DiskSource<'_> {
+    fn read(&self, path: &PagePath) -> Option<SourceFile> {
+        let bytes = self.core.root.read(path).ok()?;
+        let etag = etag(&bytes);
+        let text = String::from_utf8(bytes).ok()?;
+        Some(SourceFile { text, etag })
+    }
+
+    /// Pages from the link model's cache; assets (not text, but they move too) from their
+    /// raw bytes. A file changed behind the server's back makes apply's ETag re-check fail
+    /// with a conflict, never a wrong write.
+    fn etag(&self, path: &PagePath) -> Option<String> {
+        self.core
+            .links
+            .cached_etag(path)
+            .or_else(|| self.core.root.read(path).ok().map(|bytes| etag(&bytes)))
+    }
+}
+
+/// Plans `manifest` for `actor` (pages other actors claim cannot be touched; `None` treats
+/// every claim as another's), with the file operations that carry it out.
+pub(super) fn planned(
+    core: &SpaceCore,
+    manifest: &Manifest,
+    diffs: bool,
+    actor: Option<&str>,
+) -> Result<Planned> {
+    let personal_files = personal_files(core)?;
+    let claimed = Claims(core).claimed_by_others(actor.unwrap_or(""))?;
+    let names = core.links.names().clone();
+    let vault = core.links.vault();
+    let source = DiskSource { core };
+    let workspace = Workspace {
+        vault: &vault,
+        source: &source,
+        personal_files,
+        protect: core.refactor.protect.clone(),
+        scope: core.refactor.scope.clone(),
+        claimed,
+        base: core.history.head(),
+        names,
+    };
+    Ok(quire_restructure::plan(
+        &workspace,
+        manifest,
+        &PlanOptions { diffs },
+    ))
+}
+
+/// The `.quire/personal/*.json` files that exist.
+fn personal_files(core: &SpaceCore) -> Result<Vec<PagePath>> {
+    let dir = PagePath::new(PERSONAL_DIR).expect("constant path is valid");
+    let nodes = match core.root.tree(Some(&dir)) {
+        Ok(nodes) => nodes,
+        Err(StoreError::NotFound { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let mut out = Vec::new();
+    for node in nodes {
+        if !node.is_dir && node.name.ends_with(".json") {
+            out.push(PagePath::new(&node.path)?);
+        }
+    }
+    Ok(out)
+}

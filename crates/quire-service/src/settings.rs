@@ -1,0 +1,102 @@
+//! What opening a space needs, and how the configuration of a root turns into it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use quire_config::Config;
+use quire_store::{HistoryOptions, Strategy};
+
+/// Everything needed to open one space.
+#[derive(Debug, Clone)]
+pub struct SpaceSettings {
+    pub name: String,
+    pub root: PathBuf,
+    pub history: HistoryOptions,
+    pub assets: AssetRules,
+    /// `[refactor]`: protect, scope and approval limits.
+    pub refactor: quire_config::RefactorConfig,
+    /// `[claims]`: whether path claims are available.
+    pub claims: quire_config::ClaimsConfig,
+}
+
+/// How a process opens a space's root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// This process writes the root: it takes the root's writer lock, naming itself `kind`
+    /// (`serve`, or a command such as `apply`) for whoever else finds the root busy, recovers
+    /// from a crash, and runs the pipeline.
+    Write { kind: String },
+    /// Reading only: nothing on disk changes, no lock is taken, writes are refused.
+    ReadOnly,
+}
+
+impl Access {
+    /// Writing as a server.
+    pub fn serve() -> Access {
+        Access::Write {
+            kind: "serve".into(),
+        }
+    }
+}
+
+/// Limits for uploaded assets.
+#[derive(Debug, Clone)]
+pub struct AssetRules {
+    pub max_file_size: u64,
+    /// Media types (`image/png`) or families (`image/*`); empty allows everything.
+    pub allowed_types: Vec<String>,
+}
+
+impl Default for AssetRules {
+    fn default() -> Self {
+        AssetRules {
+            max_file_size: 10 * 1024 * 1024,
+            allowed_types: vec!["image/*".into(), "application/pdf".into()],
+        }
+    }
+}
+
+/// The name of the space served from the main root.
+pub const DEFAULT_SPACE: &str = "default";
+
+/// Settings of every space from the configuration of the main root: the main root first,
+/// then each `[[spaces]]` entry (relative roots are relative to the main root).
+pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> {
+    let v = &config.versioning;
+    let history = HistoryOptions {
+        strategy: match v.strategy {
+            quire_config::VersioningStrategy::Git => Strategy::Git,
+            quire_config::VersioningStrategy::Cow => Strategy::Cow,
+            quire_config::VersioningStrategy::None => Strategy::None,
+        },
+        async_commit: v.async_commit,
+        batch_window: Duration::from_millis(v.batch_window_ms),
+        batch_max_size: (v.batch_max_size as usize).max(1),
+        max_commit_lag: v.max_commit_lag(),
+        max_pending: (v.max_pending as usize).max(1),
+        max_versions: (v.max_versions as usize).max(1),
+    };
+    let assets = AssetRules {
+        max_file_size: config.assets.max_file_size.bytes(),
+        allowed_types: config.assets.allowed_types.clone(),
+    };
+    let space = |name: &str, root: PathBuf| SpaceSettings {
+        name: name.to_string(),
+        root,
+        history: history.clone(),
+        assets: assets.clone(),
+        refactor: config.refactor.clone(),
+        claims: config.claims.clone(),
+    };
+    let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
+    for s in &config.spaces {
+        let dir = PathBuf::from(&s.root);
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            root.join(dir)
+        };
+        out.push(space(&s.name, dir));
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! History of a space's files: versions of a path, content at a version, diffs, blame and the
+//! change feed.
+
+use quire_api::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+use quire_vault::PagePath;
+
+use crate::core::SpaceCore;
+use crate::error::{Error, Result};
+
+/// The most changes one page of the change feed holds.
+pub const CHANGES_LIMIT_MAX: usize = 500;
+
+/// The history of one space.
+#[derive(Clone, Copy)]
+pub struct Versions<'a>(pub(crate) &'a SpaceCore);
+
+impl Versions<'_> {
+    /// The versions of a path, newest first.
+    pub fn of(&self, path: &str) -> Result<Vec<VersionEntry>> {
+        let versions = self.0.history.versions(&PagePath::new(path)?)?;
+        Ok(versions
+            .into_iter()
+            .map(|v| VersionEntry {
+                hash: v.hash,
+                author: v.author,
+                message: v.message,
+                timestamp: v.timestamp,
+            })
+            .collect())
+    }
+
+    /// A path's content at a version (a commit hash, full or abbreviated).
+    pub fn content(&self, path: &str, version: &str) -> Result<Vec<u8>> {
+        check_version_id(version)?;
+        Ok(self.0.history.version(&PagePath::new(path)?, version)?)
+    }
+
+    /// A unified diff of a path between two versions.
+    pub fn diff(&self, path: &str, from: &str, to: &str) -> Result<String> {
+        check_version_id(from)?;
+        check_version_id(to)?;
+        Ok(self.0.history.diff(&PagePath::new(path)?, from, to)?)
+    }
+
+    /// Who last changed each line of a path.
+    pub fn blame(&self, path: &str) -> Result<Vec<BlameLine>> {
+        let lines = self.0.history.blame(&PagePath::new(path)?)?;
+        Ok(lines
+            .into_iter()
+            .map(|l| BlameLine {
+                line: l.line,
+                content: l.content,
+                hash: l.hash,
+                author: l.author,
+                timestamp: l.timestamp,
+            })
+            .collect())
+    }
+
+    /// The change feed after `since` (the newest changes without it), at most `limit`
+    /// (default 100, capped at [`CHANGES_LIMIT_MAX`]).
+    pub fn changes(&self, since: Option<&str>, limit: Option<usize>) -> Result<ChangesPage> {
+        if let Some(since) = since {
+            check_version_id(since)?;
+        }
+        let limit = limit.unwrap_or(100).clamp(1, CHANGES_LIMIT_MAX);
+        let page = self.0.history.changes(since, limit)?;
+        Ok(ChangesPage {
+            changes: page
+                .changes
+                .into_iter()
+                .map(|c| Change {
+                    seq: c.seq,
+                    path: c.path,
+                    action: match c.action {
+                        quire_store::ChangeAction::Write => ChangeAction::Write,
+                        quire_store::ChangeAction::Delete => ChangeAction::Delete,
+                    },
+                    actor: c.actor,
+                    timestamp: c.timestamp,
+                })
+                .collect(),
+            last_seq: page.last_seq,
+        })
+    }
+
+    /// The newest version of the whole space (git: HEAD), if any.
+    pub fn head(&self) -> Option<String> {
+        self.0.history.head()
+    }
+}
+
+/// A version id is a commit hash (hex, 4–40 chars) or a cow sequence number.
+fn check_version_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::bad_request(format!(
+            "{id:?} is not a version id (a commit hash, full or abbreviated)"
+        )))
+    }
+}

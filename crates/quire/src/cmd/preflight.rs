@@ -1,0 +1,159 @@
+//! What `quire serve` checks before it opens a root: a setting that asks for more safety
+//! (limits, enforcement, delivery, backups) is either carried out by this build or stops the
+//! start with a message naming it; a purely optional feature that is not built yet is a
+//! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
+
+use quire_config::{Config, Visibility};
+use quire_service::Error;
+
+/// A setting this build does not carry out.
+struct Unbuilt {
+    setting: &'static str,
+    what: &'static str,
+}
+
+/// Settings that would make the server stricter or safer and are not carried out yet: the
+/// server must not start while they are set.
+fn refused(config: &Config) -> Vec<Unbuilt> {
+    let mut out = Vec::new();
+    let mut refuse = |on: bool, setting, what| {
+        if on {
+            out.push(Unbuilt { setting, what });
+        }
+    };
+    refuse(
+        config.server.rate_limit.is_enabled(),
+        "server.rate_limit.requests_per_minute",
+        "rate limiting",
+    );
+    refuse(
+        config.schema.enforce,
+        "schema.enforce",
+        "schema enforcement",
+    );
+    refuse(
+        config.webhooks.enabled,
+        "webhooks.enabled",
+        "webhook delivery",
+    );
+    refuse(config.audit.enabled, "audit.enabled", "the audit log");
+    refuse(
+        config.backup.remote.is_some(),
+        "backup.remote",
+        "pushing backups to a remote",
+    );
+    out
+}
+
+/// Optional features that are not built yet: the server runs without them and says so.
+fn missing(config: &Config) -> Vec<Unbuilt> {
+    let mut out = Vec::new();
+    let mut note = |on: bool, setting, what| {
+        if on {
+            out.push(Unbuilt { setting, what });
+        }
+    };
+    note(
+        config.space.visibility != Visibility::Private,
+        "space.visibility",
+        "public and unlisted browsing (every page needs authentication as if private)",
+    );
+    note(
+        config.search.vector.enabled,
+        "search.vector.enabled",
+        "vector search",
+    );
+    note(
+        config.workflow.enforce_transitions,
+        "workflow.enforce_transitions",
+        "workflows",
+    );
+    note(config.protocols.nfs.enabled, "protocols.nfs.enabled", "NFS");
+    note(config.protocols.s3.enabled, "protocols.s3.enabled", "S3");
+    note(
+        config.protocols.webdav.enabled,
+        "protocols.webdav.enabled",
+        "WebDAV",
+    );
+    note(
+        config.protocols.mcp.enabled,
+        "protocols.mcp.enabled",
+        "MCP over HTTP",
+    );
+    out
+}
+
+/// Refuses a configuration this build cannot honour; returns the warnings to print.
+pub fn check(config: &Config) -> Result<Vec<String>, Error> {
+    let refused = refused(config);
+    if !refused.is_empty() {
+        let lines: Vec<String> = refused
+            .iter()
+            .map(|u| {
+                format!(
+                    "{}: {} is not available in this version of quire; remove the setting \
+                     (the server does not run with less protection than its configuration asks for)",
+                    u.setting, u.what
+                )
+            })
+            .collect();
+        return Err(Error::bad_request(format!(
+            "refusing to start: {}",
+            lines.join("; ")
+        )));
+    }
+    Ok(missing(config)
+        .iter()
+        .map(|u| {
+            format!(
+                "{} is set, but {} is not available in this version; ignored",
+                u.setting, u.what
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Config {
+        Config::from_toml_str(text, &|_| None).unwrap().config
+    }
+
+    #[test]
+    fn defaults_start_without_warnings() {
+        assert_eq!(check(&Config::default()).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
+        for (text, setting) in [
+            (
+                "[server.rate_limit]\nrequests_per_minute = 60\n",
+                "server.rate_limit.requests_per_minute",
+            ),
+            ("[schema]\nenforce = true\n", "schema.enforce"),
+            ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
+            ("[audit]\nenabled = true\n", "audit.enabled"),
+            (
+                "[backup]\nremote = \"git@example.com:kb.git\"\n",
+                "backup.remote",
+            ),
+        ] {
+            let err = check(&parse(text)).expect_err(setting);
+            assert!(err.message.contains(setting), "{}", err.message);
+            assert!(err.message.starts_with("refusing to start"));
+        }
+    }
+
+    #[test]
+    fn optional_features_only_warn() {
+        let warnings = check(&parse(
+            "[search.vector]\nenabled = true\n[space]\nvisibility = \"public\"\n",
+        ))
+        .unwrap();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("space.visibility"));
+    }
+}

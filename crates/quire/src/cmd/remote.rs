@@ -1,0 +1,99 @@
+//! Talking to a running server: the command line's one HTTP client. Bodies are the wire types
+//! of `quire-api`; a refusal comes back as the service's `Error`, its code read from the status
+//! through the one table, so exit codes are the same as when the command works on a root.
+
+use anyhow::Context;
+use quire_service::{Error, ErrorCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A server, by its host address (`http://127.0.0.1:3333`).
+#[derive(Debug, Clone)]
+pub struct Remote {
+    host: String,
+}
+
+impl Remote {
+    pub fn new(host: &str) -> Remote {
+        let host = host.trim_end_matches('/');
+        let host = host.strip_suffix(quire_http::BASE_PATH).unwrap_or(host);
+        Remote {
+            host: host.to_string(),
+        }
+    }
+
+    /// `POST {base_url}{route}` with raw bytes (a manifest in YAML or JSON).
+    pub fn post_bytes<T: DeserializeOwned>(
+        &self,
+        route: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> anyhow::Result<T> {
+        let request = self.request(route, headers);
+        self.answer(request.send_bytes(body))
+    }
+
+    /// `POST {base_url}{route}` with a JSON body.
+    pub fn post_json<T: DeserializeOwned>(
+        &self,
+        route: &str,
+        headers: &[(&str, &str)],
+        body: &impl Serialize,
+    ) -> anyhow::Result<T> {
+        let request = self.request(route, headers);
+        let body = serde_json::to_value(body).context("serialising the request")?;
+        self.answer(request.send_json(body))
+    }
+
+    fn request(&self, route: &str, headers: &[(&str, &str)]) -> ureq::Request {
+        let url = format!("{}{}{route}", self.host, quire_http::BASE_PATH);
+        let mut request = ureq::post(&url).set("X-Quire-Client", "cli");
+        // A server with authentication on needs the key; the command reads it where the
+        // server's operator would put it.
+        if let Some(key) = std::env::var("QUIRE_API_KEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+        {
+            request = request.set("Authorization", &format!("Bearer {}", key.trim()));
+        }
+        for (name, value) in headers {
+            request = request.set(name, value);
+        }
+        request
+    }
+
+    fn answer<T: DeserializeOwned>(
+        &self,
+        sent: Result<ureq::Response, ureq::Error>,
+    ) -> anyhow::Result<T> {
+        match sent {
+            Ok(r) => r
+                .into_json()
+                .context("the server's answer is not what was expected"),
+            Err(ureq::Error::Status(status, r)) => {
+                let text = r.into_string().unwrap_or_default();
+                let body: Option<quire_api::ErrorBody> = serde_json::from_str(&text).ok();
+                let code = ErrorCode::from_http_status(status);
+                let message = match &body {
+                    Some(body) => body.error.clone(),
+                    None => text,
+                };
+                let mut error =
+                    Error::new(code, format!("the server refused ({status}): {message}"));
+                if let Some(plan) = body.and_then(|b| b.plan) {
+                    error = error.with_plan(*plan);
+                }
+                Err(error.into())
+            }
+            Err(e) => Err(Error::new(
+                ErrorCode::Unavailable,
+                format!(
+                    "cannot reach a quire server at {} ({e}); start one with `quire serve`, or \
+                     work directly with --root DIR",
+                    self.host
+                ),
+            )
+            .into()),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Where a command works: through a running server, or on the root itself. One writer per
+//! root: a root a server holds is always reached through that server (its history, link model
+//! and readers stay consistent); a root nobody holds is opened by the command — to read only,
+//! changing nothing, or holding the root's writer lock while it writes.
+
+use std::path::{Path, PathBuf};
+
+use quire_service::{Access, Error, ErrorCode, Service};
+
+use super::remote::Remote;
+
+/// What the command will do to the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Read,
+    /// Writing, as the named command (recorded in the writer lock for others to see).
+    Write(&'static str),
+}
+
+pub enum Venue {
+    Server(Remote),
+    Root(PathBuf),
+}
+
+/// Chooses where to work: `--server`, else the server holding `--root`, else the root itself;
+/// with neither flag, the server holding `./knowledge`, else the configured local port.
+pub fn choose(
+    root: Option<&Path>,
+    server: Option<&str>,
+    purpose: Purpose,
+) -> anyhow::Result<Venue> {
+    if let Some(server) = server {
+        return Ok(Venue::Server(Remote::new(server)));
+    }
+    let Some(root) = root else {
+        return Ok(Venue::Server(default_server()));
+    };
+    if !root.is_dir() {
+        return Err(Error::bad_request(format!("{} is not a folder", root.display())).into());
+    }
+    match quire_service::root_holder(root)? {
+        Some(holder) if holder.api.is_some() => {
+            let api = holder.api.clone().unwrap_or_default();
+            eprintln!(
+                "quire: {} is served by {holder}; working through that server",
+                root.display()
+            );
+            Ok(Venue::Server(Remote::new(&api)))
+        }
+        Some(holder) => match purpose {
+            // Reading changes nothing, so it need not wait for the writer.
+            Purpose::Read => Ok(Venue::Root(root.to_path_buf())),
+            Purpose::Write(_) => Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} is being written by {holder}; try again when it is done",
+                    root.display()
+                ),
+            )
+            .into()),
+        },
+        None => Ok(Venue::Root(root.to_path_buf())),
+    }
+}
+
+/// The server a command without `--root` or `--server` talks to.
+fn default_server() -> Remote {
+    let root = Path::new("knowledge");
+    if let Ok(Some(holder)) = quire_service::root_holder(root) {
+        if let Some(api) = holder.api {
+            return Remote::new(&api);
+        }
+    }
+    let config = quire_config::Config::load(root)
+        .map(|l| l.config)
+        .unwrap_or_default();
+    Remote::new(&format!("http://127.0.0.1:{}", config.server.port))
+}
+
+/// Opens the main space of `root` for `purpose`.
+pub fn open_root(root: &Path, purpose: Purpose) -> anyhow::Result<Service> {
+    let loaded = quire_config::Config::load(root)?;
+    for warning in &loaded.warnings {
+        eprintln!("quire: warning: {warning}");
+    }
+    let settings = quire_service::settings_from_config(root, &loaded.config);
+    let access = match purpose {
+        Purpose::Read => Access::ReadOnly,
+        Purpose::Write(kind) => Access::Write { kind: kind.into() },
+    };
+    Ok(Service::open_as(
+        settings.into_iter().take(1).collect(),
+        &access,
+    )?)
+}

@@ -1,0 +1,165 @@
+//! The layers of ARCHITECTURE.md, checked on the dependency graph `cargo metadata` reports:
+//! pure crates reach no I/O crate (directly or through anything they depend on), and
+//! adapters reach the knowledge root only through `quire-service` (never the store or the
+//! index directly).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Crates that do no I/O: parsing, resolution, planning, wire types.
+const PURE: &[&str] = &[
+    "quire-syntax",
+    "quire-vault",
+    "quire-restructure",
+    "quire-api",
+];
+
+/// Crates that speak a protocol over `quire-service`.
+const ADAPTERS: &[&str] = &["quire-http", "quire"];
+
+/// Crates a pure crate must never reach: disk, git, databases, sockets, runtimes, HTTP.
+const IO: &[&str] = &[
+    "git2",
+    "libgit2-sys",
+    "rusqlite",
+    "libsqlite3-sys",
+    "tokio",
+    "mio",
+    "axum",
+    "hyper",
+    "ureq",
+    "notify",
+    "tempfile",
+    "quire-store",
+    "quire-index",
+    "quire-service",
+];
+
+/// Crates only `quire-service` may use on behalf of adapters.
+const BELOW_SERVICE: &[&str] = &["quire-store", "quire-index"];
+
+struct Graph {
+    /// Package name → names of its normal (not dev, not build) dependencies.
+    deps: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn graph() -> Graph {
+    let host = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("-vV")
+        .output()
+        .expect("rustc runs");
+    let host = String::from_utf8_lossy(&host.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .expect("rustc -vV names the host");
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--filter-platform",
+            &host,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let name_of: BTreeMap<&str, &str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
+    let mut deps = BTreeMap::new();
+    for node in meta["resolve"]["nodes"].as_array().unwrap() {
+        let name = name_of[node["id"].as_str().unwrap()].to_string();
+        let normal: BTreeSet<String> = node["deps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| {
+                d["dep_kinds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|k| k["kind"].is_null())
+            })
+            .map(|d| name_of[d["pkg"].as_str().unwrap()].to_string())
+            .collect();
+        deps.entry(name)
+            .or_insert_with(BTreeSet::new)
+            .extend(normal);
+    }
+    Graph { deps }
+}
+
+impl Graph {
+    /// Every crate `from` reaches through normal dependencies, with the path to it.
+    fn reach(&self, from: &str) -> BTreeMap<String, Vec<String>> {
+        let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut stack = vec![vec![from.to_string()]];
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for dep in self.deps.get(last).into_iter().flatten() {
+                if !seen.contains_key(dep) {
+                    let mut next = path.clone();
+                    next.push(dep.clone());
+                    seen.insert(dep.clone(), next.clone());
+                    stack.push(next);
+                }
+            }
+        }
+        seen
+    }
+}
+
+#[test]
+fn pure_crates_reach_no_io_crate() {
+    let graph = graph();
+    let mut faults = Vec::new();
+    for pure in PURE {
+        assert!(
+            graph.deps.contains_key(*pure),
+            "{pure} is not in the workspace"
+        );
+        for (dep, path) in graph.reach(pure) {
+            if IO.contains(&dep.as_str()) {
+                faults.push(path.join(" -> "));
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "pure crates reach I/O:\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn adapters_reach_the_root_only_through_the_service() {
+    let graph = graph();
+    let mut faults = Vec::new();
+    for adapter in ADAPTERS {
+        for dep in graph.deps.get(*adapter).expect("adapter in the workspace") {
+            if BELOW_SERVICE.contains(&dep.as_str()) {
+                faults.push(format!("{adapter} -> {dep}"));
+            }
+        }
+        assert!(
+            graph.deps[*adapter].contains("quire-service"),
+            "{adapter} goes through quire-service"
+        );
+    }
+    assert!(
+        faults.is_empty(),
+        "adapters depend on the store or the index directly:\n{}",
+        faults.join("\n")
+    );
+}

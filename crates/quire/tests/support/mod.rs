@@ -1,0 +1,163 @@
+//! The real `quire` binary as a test runs it: a server on a loopback port whose whole log is
+//! kept, and one-shot commands.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn quire() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
+    cmd.env_remove("QUIRE_FAULT")
+        .env_remove("QUIRE_API_KEY")
+        .env_remove("QUIRE_AUTH_TYPE")
+        .env_remove("QUIRE_HOST")
+        .env_remove("QUIRE_PORT")
+        .env_remove("QUIRE_VERSIONING");
+    cmd
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Writes `.quire/config.toml` of a root (creating the folders).
+pub fn write_config(root: &Path, toml: &str) {
+    std::fs::create_dir_all(root.join(".quire")).unwrap();
+    std::fs::write(root.join(".quire/config.toml"), toml).unwrap();
+}
+
+/// A running `quire serve`; killed when dropped.
+pub struct Server {
+    pub child: Child,
+    /// `http://127.0.0.1:<port>/api/quire`
+    pub base: String,
+    /// `http://127.0.0.1:<port>`
+    pub host: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// `quire serve --root ROOT --port 0 EXTRA…` with `QUIRE_LOG=debug`; waits until it
+    /// prints its address.
+    pub fn start(root: &Path, extra: &[&str]) -> Server {
+        Server::start_with(root, extra, &[])
+    }
+
+    pub fn start_with(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = quire();
+        cmd.args(["serve", "--port", "0", "--root"])
+            .arg(root)
+            .args(extra)
+            .env("QUIRE_LOG", "debug")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("quire starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("serving ") {
+                    if let Some(i) = line.find("http://") {
+                        let url: String = line[i..].split_whitespace().next().unwrap().into();
+                        let _ = tx.send(url);
+                    }
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(base) => base,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "the server did not print its address:\n{}",
+                    log.lock().unwrap()
+                );
+            }
+        };
+        let host = base.trim_end_matches("/api/quire").to_string();
+        Server {
+            child,
+            base,
+            host,
+            log,
+        }
+    }
+
+    /// Everything the server logged so far.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// SIGTERM, then waits (at most `limit`) for the process to exit; returns how long it took.
+    pub fn terminate(&mut self, limit: Duration) -> Duration {
+        let started = Instant::now();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // Let the log reader drain what the process printed last.
+                std::thread::sleep(Duration::from_millis(50));
+                return started.elapsed();
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("the server did not stop within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `quire serve` that is expected to exit on its own (a refused start): its output.
+pub fn serve_refused(root: &Path, extra: &[&str]) -> Output {
+    let mut child = quire()
+        .args(["serve", "--port", "0", "--root"])
+        .arg(root)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("quire starts");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the server started although it should have refused:\n{}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The status code of a request, whether it succeeded or not.
+pub fn status_of(result: Result<ureq::Response, ureq::Error>) -> u16 {
+    match result {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(e) => panic!("transport error: {e}"),
+    }
+}
