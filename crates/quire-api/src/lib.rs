@@ -9,6 +9,7 @@ pub mod claims;
 pub mod error;
 pub mod events;
 pub mod files;
+pub mod find;
 pub mod health;
 pub mod history;
 pub mod restructure;
@@ -17,6 +18,10 @@ pub mod workspace_edit;
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;
+pub use find::{
+    Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
+    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
+};
 pub use files::{
     AppendResult, AssetResult, BulkFile, BulkRequest, BulkResult, BulkWritten, DeleteResult,
     Heading, ResolveLinksRequest, ResolvedLink, ResolvedLinks, Template, Templates, TreeNode,

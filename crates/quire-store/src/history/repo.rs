@@ -232,7 +232,7 @@ fn commit_locked(
         let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
         let rel = Path::new(path);
         if on_disk {
-            index.add_path(rel).map_err(StoreError::git("add"))?;
+            add_settled(&mut index, rel)?;
             let entry = index.get_path(rel, 0).ok_or_else(|| {
                 StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
             })?;
@@ -377,5 +377,23 @@ pub(super) fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>, Store
             .map_err(StoreError::git("head")),
         Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
         Err(e) => Err(StoreError::git("head")(e)),
+    }
+}
+
+/// Stages the file at `rel`. libgit2 takes the file's size from a `stat` and then reads that
+/// many bytes: when a writer replaces the file in between (an async batch commits while the
+/// next write of the same path lands), the read comes up short and the add fails. The file on
+/// disk is always whole (writes are renames), so a fresh attempt stages a consistent version.
+fn add_settled(index: &mut git2::Index, rel: &Path) -> Result<(), StoreError> {
+    let mut attempt = 0;
+    loop {
+        match index.add_path(rel) {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt < 3 && e.class() == git2::ErrorClass::Os => {
+                tracing::debug!(path = %rel.display(), error = %e, "file changed while staged; again");
+                attempt += 1;
+            }
+            Err(e) => return Err(StoreError::git("add")(e)),
+        }
     }
 }

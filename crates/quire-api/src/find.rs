@@ -1,0 +1,149 @@
+//! Finding things: full-text search, DQL queries and aggregates, backlinks and the link graph.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One page found by a full-text search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SearchHit {
+    pub path: String,
+    pub title: String,
+    /// Relevance: larger is better (BM25 with title and headings weighted above the body;
+    /// the grep tier counts matches).
+    pub score: f64,
+    /// The body text around the best match, matches wrapped in `<mark>…</mark>`, cuts marked
+    /// `…`. HTML in the page text is escaped.
+    pub snippet: String,
+}
+
+/// A page of search results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SearchResults {
+    /// The query as received.
+    pub query: String,
+    /// Pages matching, before `limit`/`offset`.
+    pub total: usize,
+    pub limit: usize,
+    pub offset: usize,
+    /// `sqlite` (BM25) or `grep`.
+    pub engine: String,
+    pub results: Vec<SearchHit>,
+}
+
+/// The answer of a DQL query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct QueryResult {
+    /// `TABLE`, `LIST`, `COUNT` or `DISTINCT`.
+    pub mode: String,
+    pub headers: Vec<String>,
+    /// One array per row, in the order of `headers`.
+    #[schema(value_type = Vec<Vec<Object>>)]
+    pub rows: Vec<Vec<serde_json::Value>>,
+}
+
+/// A page linking to the asked-for page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Backlink {
+    /// The linking page.
+    pub path: String,
+    pub title: String,
+    /// The line of the linking page that holds the link.
+    pub context: String,
+    /// 1-based line of the link.
+    pub line: u32,
+}
+
+/// A node of the link graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct GraphNode {
+    /// The page path.
+    pub id: String,
+    pub title: String,
+    /// The page's top-level folder (`""` at the root).
+    pub group: String,
+}
+
+/// A resolved link between two pages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct GraphEdge {
+    pub source: String,
+    pub target: String,
+}
+
+/// The link graph of a space: pages and the resolved links between them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Graph {
+    pub nodes: Vec<GraphNode>,
+    pub edges: Vec<GraphEdge>,
+}
+
+/// A page ranked by the graph analytics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct TopPage {
+    pub path: String,
+    pub pagerank: f64,
+    pub in_degree: usize,
+    pub out_degree: usize,
+}
+
+/// Shape of the link graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct GraphAnalytics {
+    pub total_nodes: usize,
+    pub total_edges: usize,
+    /// Weakly connected components.
+    pub components: usize,
+    pub largest_component_size: usize,
+    /// Pages no other page links to.
+    pub orphans: usize,
+    pub top_pages: Vec<TopPage>,
+}
+
+/// A page's betweenness (estimated from sampled sources) and PageRank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct CentralPage {
+    pub path: String,
+    pub pagerank: f64,
+    pub betweenness: f64,
+}
+
+/// Answer of `/graph/centrality`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Centrality {
+    pub pages: Vec<CentralPage>,
+}
+
+/// Answer of `/graph/communities`: groups of pages more linked among themselves than to the
+/// rest (Louvain), largest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Communities {
+    pub communities: Vec<Vec<String>>,
+    /// Modularity of the partition (−0.5 … 1).
+    pub modularity: f64,
+}
+
+/// Answer of `/graph/path`: the pages from `from` to `to`, both included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct GraphPath {
+    pub path: Vec<String>,
+}
+
+/// Answer of `/graph/walk`: a page's neighbourhood.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct GraphWalk {
+    pub path: String,
+    /// Pages this page links to.
+    pub outbound: Vec<String>,
+    /// Pages linking to this page.
+    pub backlinks: Vec<String>,
+    /// Other pages in the same folder (with `neighbors=true`).
+    pub neighbors: Vec<String>,
+}
+
+/// Answer of `POST /reindex`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Reindexed {
+    pub pages: usize,
+    pub duration_ms: u64,
+}
