@@ -147,7 +147,7 @@ mod tests {
             Template::parse("a/{{year").unwrap_err(),
             Error::new(2, "unterminated placeholder: expected '}}'")
         );
-        assert_eq!(Template::parse("a/{{ x + }}").unwrap_err().position, 10);
+        assert_eq!(Template::parse("a/{{ x + }}").unwrap_err().position, 9);
         assert_eq!(
             render_template("a/{{fm.missing}}.md", &scope(), &ctx).unwrap_err(),
             Error::new(2, "{{fm.missing}} has no value")
