@@ -40,10 +40,10 @@ impl Template {
                 .ok_or_else(|| Error::new(open, "unterminated placeholder: expected '}}'"))?;
             let inner = &template[inner_start..close];
             let expr = match inner.trim() {
-                "year" => builtin(r#"date(date, "%Y")"#),
-                "month" => builtin(r#"date(date, "%m")"#),
-                "day" => builtin(r#"date(date, "%d")"#),
-                "slug" => builtin("slug(title)"),
+                "year" => expr::parse(r#"date(date, "%Y")"#),
+                "month" => expr::parse(r#"date(date, "%m")"#),
+                "day" => expr::parse(r#"date(date, "%d")"#),
+                "slug" => expr::parse("slug(title)"),
                 _ => {
                     expr::parse(inner).map_err(|e| Error::new(inner_start + e.position, e.message))
                 }
@@ -80,10 +80,6 @@ impl Template {
         }
         Ok(out)
     }
-}
-
-fn builtin(src: &str) -> Result<Expr, Error> {
-    expr::parse(src)
 }
 
 /// Parses and renders `template` in one step: `render_template("notes/{{year}}/{{slug}}.md",

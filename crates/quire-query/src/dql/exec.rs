@@ -194,7 +194,7 @@ impl Budget {
 
     fn tick(&mut self) -> Result<(), QueryError> {
         self.steps = self.steps.wrapping_add(1);
-        if self.steps % CLOCK_EVERY == 0 && self.start.elapsed() > self.limits.timeout {
+        if self.steps.is_multiple_of(CLOCK_EVERY) && self.start.elapsed() > self.limits.timeout {
             return Err(QueryError::Timeout {
                 ms: self.limits.timeout.as_millis() as u64,
             });

@@ -114,10 +114,7 @@ impl<'a> Parser<'a> {
 
     fn expr_bp_inner(&mut self, min_bp: u8) -> Result<Expr, Error> {
         let mut lhs = self.prefix()?;
-        loop {
-            let Some((op, l_bp, r_bp, width)) = self.infix() else {
-                break;
-            };
+        while let Some((op, l_bp, r_bp, width)) = self.infix() {
             if l_bp < min_bp {
                 break;
             }
@@ -125,7 +122,7 @@ impl<'a> Parser<'a> {
                 self.advance();
             }
             let rhs = self.expr_bp(r_bp)?;
-            lhs = node(
+            lhs = node_of(
                 lhs.span.start,
                 rhs.span.end,
                 ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
@@ -166,7 +163,7 @@ impl<'a> Parser<'a> {
     fn prefix(&mut self) -> Result<Expr, Error> {
         let token = self.advance();
         let Token { tok, start, end } = token.clone();
-        let leaf = |kind| node(start, end, kind);
+        let leaf = |kind| node_of(start, end, kind);
         let expr = match tok {
             Tok::Number(n) => leaf(ExprKind::Literal(Value::Number(n)))?,
             Tok::Str(s) => leaf(ExprKind::Literal(Value::String(s)))?,
@@ -178,7 +175,7 @@ impl<'a> Parser<'a> {
                     UnaryOp::Not
                 };
                 let operand = self.expr_bp(PREFIX_BP)?;
-                return node(
+                return node_of(
                     start,
                     operand.span.end,
                     ExprKind::Unary(op, Box::new(operand)),
@@ -207,7 +204,7 @@ impl<'a> Parser<'a> {
                 }
                 if token.is_word("not") {
                     let operand = self.expr_bp(NOT_BP)?;
-                    return node(
+                    return node_of(
                         start,
                         operand.span.end,
                         ExprKind::Unary(UnaryOp::Not, Box::new(operand)),
@@ -220,7 +217,7 @@ impl<'a> Parser<'a> {
                 } else if token.is_word("null") {
                     leaf(ExprKind::Literal(Value::Null))?
                 } else if self.peek().tok == Tok::LParen {
-                    self.call(name, start, end)?
+                    self.call(name, start)?
                 } else {
                     leaf(ExprKind::Path(vec![name.clone()]))?
                 }
@@ -278,7 +275,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn call(&mut self, name: &str, start: usize, name_end: usize) -> Result<Expr, Error> {
+    fn call(&mut self, name: &str, start: usize) -> Result<Expr, Error> {
         let func = Func::from_name(name)
             .ok_or_else(|| Error::new(start, format!("unknown function '{name}'")))?;
         self.advance(); // '('
@@ -310,7 +307,6 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        let _ = name_end;
         node_of(start, close.end, ExprKind::Call(Call { func, args, regex }))
     }
 
@@ -336,17 +332,13 @@ fn field_access(base: Expr, field: String, end: usize) -> Result<Expr, Error> {
     match base.kind {
         ExprKind::Path(mut path) => {
             path.push(field);
-            node(start, end, ExprKind::Path(path))
+            node_of(start, end, ExprKind::Path(path))
         }
         kind => {
             let base = Expr { kind, ..base };
             node_of(start, end, ExprKind::Member(Box::new(base), field))
         }
     }
-}
-
-fn node(start: usize, end: usize, kind: ExprKind) -> Result<Expr, Error> {
-    node_of(start, end, kind)
 }
 
 /// Builds a node, computing its height and refusing trees that are too deep.
