@@ -8,12 +8,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Crates that do no I/O: parsing, resolution, planning, wire types.
+/// Crates that do no I/O: parsing, resolution, planning, wire types, graph analysis.
 const PURE: &[&str] = &[
     "quire-syntax",
     "quire-vault",
     "quire-restructure",
     "quire-api",
+    "quire-graph",
 ];
 
 /// Crates that speak a protocol over `quire-service`.
