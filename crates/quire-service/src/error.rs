@@ -51,6 +51,14 @@ impl Error {
         Error::new(ErrorCode::NotFound, message)
     }
 
+    pub fn unavailable(message: impl Into<String>) -> Error {
+        Error::new(ErrorCode::Unavailable, message)
+    }
+
+    pub fn unprocessable(message: impl Into<String>) -> Error {
+        Error::new(ErrorCode::Unprocessable, message)
+    }
+
     pub fn conflict(message: impl Into<String>) -> Error {
         Error::new(ErrorCode::Conflict, message)
     }

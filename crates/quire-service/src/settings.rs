@@ -100,3 +100,60 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
     }
     out
 }
+
+/// How full-text queries are answered (`[search] engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The FTS5 table of the index, ranked by BM25.
+    #[default]
+    Sqlite,
+    /// Every page read and matched on each query; no index needed.
+    Grep,
+}
+
+/// What finding needs from the configuration.
+#[derive(Debug, Clone, Default)]
+pub struct FindSettings {
+    pub engine: Engine,
+    pub index: IndexSettings,
+    /// `[dataview] max_scan_rows` and `query_timeout`.
+    pub limits: QueryLimits,
+}
+
+/// Bounds of one DQL query.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryLimits {
+    pub max_scan_rows: usize,
+    pub timeout: Duration,
+}
+
+impl Default for QueryLimits {
+    fn default() -> Self {
+        QueryLimits {
+            max_scan_rows: 100_000,
+            timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// `[search]` as the indexer needs it.
+#[derive(Debug, Clone)]
+pub struct IndexSettings {
+    /// Keep `.quire/state/index.db` (the serving process does; commands run on a root do
+    /// not, and the next server start brings the index up to date).
+    pub maintain: bool,
+    pub async_index: bool,
+    pub window: Duration,
+    pub batch_max: usize,
+}
+
+impl Default for IndexSettings {
+    fn default() -> Self {
+        IndexSettings {
+            maintain: true,
+            async_index: true,
+            window: Duration::from_millis(200),
+            batch_max: 500,
+        }
+    }
+}

@@ -15,6 +15,7 @@ const PURE: &[&str] = &[
     "quire-restructure",
     "quire-api",
     "quire-graph",
+    "quire-query",
 ];
 
 /// Crates that speak a protocol over `quire-service`.

@@ -1,0 +1,462 @@
+//! Finding things in a space: full-text search (the SQLite index, or the grep tier), DQL
+//! queries and aggregates over the catalog, backlinks, and the link graph.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use quire_api::{
+    Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
+    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
+};
+use quire_graph::{LinkDirection, LinkGraph, Neighbors};
+use quire_index::{SearchError, SearchRequest};
+use quire_query::dql::{self, Calc, ExecLimits, QueryError};
+use quire_query::EvalContext;
+use quire_vault::{PagePath, Resolution, Step, Vault};
+
+use crate::core::SpaceCore;
+use crate::error::{Error, Result};
+use crate::settings::Engine;
+
+use crate::indexing::{Indexer, QueryCatalog};
+
+/// A full-text search as callers ask it.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub q: String,
+    /// At most this many results (default 20, at most 200).
+    pub limit: Option<usize>,
+    pub offset: Option<usize>,
+    /// Only pages under this folder.
+    pub path: Option<String>,
+    /// Only pages with this tag (or one nested below it).
+    pub tag: Option<String>,
+}
+
+/// Finding things: search, queries, backlinks and the graph.
+pub struct Find<'a>(pub(crate) &'a SpaceCore);
+
+impl Find<'_> {
+    fn indexer(&self) -> Result<&Indexer> {
+        let indexer = self.0.indexer.as_ref().ok_or_else(|| {
+            Error::unavailable("the search index is not kept by this process (read-only)")
+        })?;
+        if !indexer.is_ready() {
+            let done = indexer
+                .progress
+                .done
+                .load(std::sync::atomic::Ordering::Relaxed);
+            let total = indexer
+                .progress
+                .total
+                .load(std::sync::atomic::Ordering::Relaxed);
+            return Err(Error::unavailable(format!(
+                "the index is being built ({done} of {total} pages read); try again shortly"
+            )));
+        }
+        Ok(indexer)
+    }
+
+    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"` and
+    /// `prefix*`. A malformed query is a bad request naming the position of the fault.
+    pub fn search(&self, query: &SearchQuery) -> Result<SearchResults> {
+        self.run_search(query, false)
+    }
+
+    /// Like [`Find::search`], with pages marked `status: verified` or `source-of-truth: true`
+    /// ranked first.
+    pub fn search_verified(&self, query: &SearchQuery) -> Result<SearchResults> {
+        self.run_search(query, true)
+    }
+
+    fn run_search(&self, query: &SearchQuery, trust_boost: bool) -> Result<SearchResults> {
+        let request = SearchRequest {
+            query: query.q.clone(),
+            limit: query.limit.unwrap_or(20).clamp(1, 200),
+            offset: query.offset.unwrap_or(0),
+            path_prefix: query.path.clone().filter(|p| !p.trim().is_empty()),
+            tag: query.tag.clone().filter(|t| !t.trim().is_empty()),
+            trust_boost,
+        };
+        if request.query.trim().is_empty() {
+            return Err(Error::bad_request("missing query `q`"));
+        }
+        let found = match self.0.find.engine {
+            Engine::Sqlite => self.indexer()?.index.search(&request),
+            Engine::Grep => self.grep(&request),
+        };
+        let found = found.map_err(|e| match e {
+            SearchError::Syntax(e) => Error::bad_request(format!("invalid search query: {e}")),
+            SearchError::Index(e) => Error::internal(e),
+        })?;
+        Ok(SearchResults {
+            query: request.query,
+            total: found.total,
+            limit: request.limit,
+            offset: request.offset,
+            engine: match self.0.find.engine {
+                Engine::Sqlite => "sqlite",
+                Engine::Grep => "grep",
+            }
+            .into(),
+            results: found
+                .hits
+                .into_iter()
+                .map(|h| SearchHit {
+                    path: h.path,
+                    title: h.title,
+                    score: h.score,
+                    snippet: h.snippet,
+                })
+                .collect(),
+        })
+    }
+
+    /// The grep tier: every page read and matched now.
+    fn grep(
+        &self,
+        request: &SearchRequest,
+    ) -> std::result::Result<quire_index::SearchResults, SearchError> {
+        let query = quire_index::search::Query::parse(&request.query)?;
+        let pages: Vec<(PagePath, String)> = {
+            let vault = self.0.links.vault();
+            vault
+                .pages()
+                .filter(|(p, _)| p.is_page())
+                .map(|(p, s)| (p.clone(), s.title.clone()))
+                .collect()
+        };
+        let tagged = request.tag.as_deref().map(|tag| self.tagged(tag));
+        let texts = pages.into_iter().filter_map(|(path, title)| {
+            if let Some(Some(tagged)) = &tagged {
+                if !tagged.contains(path.as_str()) {
+                    return None;
+                }
+            }
+            let bytes = self.0.root.read(&path).ok()?;
+            let text = String::from_utf8(bytes).ok()?;
+            Some((path.to_string(), title, text))
+        });
+        Ok(quire_index::search::grep::search(&query, texts, request))
+    }
+
+    /// Paths of the pages with `tag` or a tag below it, from the catalog; `None` when the
+    /// catalog is not kept.
+    fn tagged(&self, tag: &str) -> Option<std::collections::HashSet<String>> {
+        let indexer = self.0.indexer.as_ref()?;
+        let vault = self.0.links.vault();
+        let pages = indexer.catalog.snapshot(&vault)?;
+        let tag = tag.trim().trim_start_matches('#').to_lowercase();
+        Some(
+            pages
+                .iter()
+                .filter(|p| {
+                    p.tags.iter().any(|t| {
+                        let t = t.trim_start_matches('#').to_lowercase();
+                        t == tag || t.starts_with(&format!("{tag}/"))
+                    })
+                })
+                .map(|p| p.path.clone())
+                .collect(),
+        )
+    }
+
+    /// Runs a DQL query (`TABLE`, `LIST`, `COUNT`, `DISTINCT` with `FROM`, `WHERE`, `SORT`,
+    /// `GROUP BY`, `FLATTEN`, `LIMIT`) within the configured limits.
+    pub fn query(&self, dql: &str) -> Result<QueryResult> {
+        if dql.trim().is_empty() {
+            return Err(Error::bad_request("missing query `q`"));
+        }
+        let parsed = dql::parse_query(dql).map_err(query_error)?;
+        let indexer = self.indexer()?;
+        let vault = self.0.links.vault();
+        let pages = indexer
+            .catalog
+            .snapshot(&vault)
+            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))?;
+        let catalog = QueryCatalog {
+            pages: &pages,
+            vault: &vault,
+        };
+        let limits = ExecLimits {
+            max_scan_rows: self.0.find.limits.max_scan_rows,
+            timeout: self.0.find.limits.timeout,
+        };
+        let now = chrono::Utc::now().fixed_offset();
+        let result = dql::execute(&parsed, &catalog, &limits, &EvalContext::at(now))
+            .map_err(query_error)?;
+        let value = serde_json::to_value(&result).map_err(Error::internal)?;
+        serde_json::from_value(value).map_err(Error::internal)
+    }
+
+    /// Groups pages by a frontmatter field and computes `calc` (`count`, `avg:field`,
+    /// `sum:field`, `min:field`, `max:field`, comma-separated) per group.
+    pub fn aggregate(
+        &self,
+        group: &str,
+        calc: &str,
+    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+        if group.trim().is_empty() {
+            return Err(Error::bad_request("missing `group` (a frontmatter field)"));
+        }
+        let calc = if calc.trim().is_empty() {
+            "count"
+        } else {
+            calc
+        };
+        let calcs = Calc::parse_list(calc).map_err(|e| Error::bad_request(e.to_string()))?;
+        let indexer = self.indexer()?;
+        let vault = self.0.links.vault();
+        let pages = indexer
+            .catalog
+            .snapshot(&vault)
+            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))?;
+        let catalog = QueryCatalog {
+            pages: &pages,
+            vault: &vault,
+        };
+        dql::aggregate(&catalog, group, &calcs).map_err(|e| Error::bad_request(e.to_string()))
+    }
+
+    /// Pages linking to `path`, each link with the line that holds it.
+    pub fn backlinks(&self, path: &str) -> Result<Vec<Backlink>> {
+        let target = PagePath::new(path).map_err(|e| Error::bad_request(e.to_string()))?;
+        let links = {
+            let vault = self.0.links.vault();
+            if !vault.contains(&target) {
+                return Err(Error::not_found(format!("no such page: {target}")));
+            }
+            vault
+                .backlinks(&target)
+                .into_iter()
+                .map(|(source, link)| {
+                    let title = vault.title(&source).unwrap_or(source.stem()).to_string();
+                    (source, title, link)
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut out = Vec::with_capacity(links.len());
+        let mut text_of: Option<(PagePath, String)> = None;
+        for (source, title, link) in links {
+            if text_of.as_ref().map(|(p, _)| p) != Some(&source) {
+                let text = self
+                    .0
+                    .root
+                    .read(&source)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .unwrap_or_default();
+                text_of = Some((source.clone(), text));
+            }
+            let text = text_of.as_ref().map_or("", |(_, t)| t.as_str());
+            out.push(Backlink {
+                path: source.to_string(),
+                title,
+                context: line_around(text, link.span.start).trim().to_string(),
+                line: link.line,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The link graph as of now (cached until the files change).
+    fn link_graph(&self) -> Arc<LinkGraph> {
+        let generation = self.0.links.generation();
+        let mut cached = self
+            .0
+            .graph
+            .cached
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some((at, graph)) = cached.as_ref() {
+            if *at == generation {
+                return graph.clone();
+            }
+        }
+        let graph = Arc::new(build_graph(&self.0.links.vault()));
+        *cached = Some((generation, graph.clone()));
+        graph
+    }
+
+    /// Pages and the resolved links between them.
+    pub fn graph(&self) -> Graph {
+        let graph = self.link_graph();
+        let vault = self.0.links.vault();
+        let view = graph.view(|path| {
+            PagePath::new(path)
+                .ok()
+                .and_then(|p| vault.title(&p).map(str::to_string))
+        });
+        Graph {
+            nodes: view
+                .nodes
+                .into_iter()
+                .map(|n| GraphNode {
+                    title: n.title.unwrap_or_default(),
+                    id: n.id,
+                    group: n.group,
+                })
+                .collect(),
+            edges: view
+                .edges
+                .into_iter()
+                .map(|e| GraphEdge {
+                    source: e.source,
+                    target: e.target,
+                })
+                .collect(),
+        }
+    }
+
+    /// Counts, components and the `limit` pages of highest PageRank.
+    pub fn analytics(&self, limit: usize) -> GraphAnalytics {
+        let a = self.link_graph().analytics(limit.clamp(1, 1000));
+        GraphAnalytics {
+            total_nodes: a.total_nodes,
+            total_edges: a.total_edges,
+            components: a.components,
+            largest_component_size: a.largest_component_size,
+            orphans: a.orphans,
+            top_pages: a
+                .top_pages
+                .into_iter()
+                .map(|t| TopPage {
+                    path: t.path,
+                    pagerank: t.pagerank,
+                    in_degree: t.in_degree,
+                    out_degree: t.out_degree,
+                })
+                .collect(),
+        }
+    }
+
+    /// Betweenness estimated from `sample` source pages, with PageRank, highest first.
+    pub fn centrality(&self, sample: usize, limit: usize) -> Centrality {
+        let pages = self
+            .link_graph()
+            .centrality(sample.clamp(1, 10_000), 42, limit.clamp(1, 1000));
+        Centrality {
+            pages: pages
+                .into_iter()
+                .map(|c| CentralPage {
+                    path: c.path,
+                    pagerank: c.pagerank,
+                    betweenness: c.betweenness,
+                })
+                .collect(),
+        }
+    }
+
+    /// Louvain communities of the undirected link graph, largest first.
+    pub fn communities(&self) -> Communities {
+        let c = self.link_graph().communities(42);
+        Communities {
+            communities: c.communities,
+            modularity: c.modularity,
+        }
+    }
+
+    /// The shortest chain of links from `from` to `to` (following links forward, or either
+    /// way with `undirected`); not found when there is none.
+    pub fn path(&self, from: &str, to: &str, undirected: bool) -> Result<GraphPath> {
+        let graph = self.link_graph();
+        for p in [from, to] {
+            if !graph.contains(p) {
+                return Err(Error::not_found(format!("no such page: {p}")));
+            }
+        }
+        let direction = if undirected {
+            LinkDirection::Either
+        } else {
+            LinkDirection::Forward
+        };
+        graph
+            .shortest_path(from, to, direction)
+            .map(|path| GraphPath { path })
+            .ok_or_else(|| Error::not_found(format!("no chain of links leads from {from} to {to}")))
+    }
+
+    /// A page's outbound links, backlinks and (with `neighbors`) the other pages of its
+    /// folder.
+    pub fn walk(&self, path: &str, neighbors: bool) -> Result<GraphWalk> {
+        let mode = if neighbors {
+            Neighbors::SameDirectory
+        } else {
+            Neighbors::Omit
+        };
+        let walk = self
+            .link_graph()
+            .walk(path, mode)
+            .ok_or_else(|| Error::not_found(format!("no such page: {path}")))?;
+        Ok(GraphWalk {
+            path: walk.path,
+            outbound: walk.outbound,
+            backlinks: walk.backlinks,
+            neighbors: walk.neighbors,
+        })
+    }
+
+    /// Rebuilds the search index and the catalog from the files.
+    pub fn reindex(&self) -> Result<Reindexed> {
+        let indexer = self.0.indexer.as_ref().ok_or_else(|| {
+            Error::unavailable("the search index is not kept by this process (read-only)")
+        })?;
+        let started = Instant::now();
+        let pages = indexer.rebuild()?;
+        Ok(Reindexed {
+            pages,
+            duration_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
+    /// Waits until every change so far is in the index (tests, and shutdown).
+    pub fn flush(&self) {
+        if let Some(indexer) = &self.0.indexer {
+            indexer.flush();
+        }
+    }
+}
+
+fn query_error(e: QueryError) -> Error {
+    match e {
+        QueryError::Syntax { position, message } => {
+            Error::bad_request(format!("invalid query at {position}: {message}"))
+        }
+        QueryError::Eval { position, message } => {
+            Error::bad_request(format!("query failed at {position}: {message}"))
+        }
+        QueryError::TooManyRows { limit } => Error::unprocessable(format!(
+            "the query scans more than {limit} rows ([dataview] max_scan_rows); narrow it with FROM"
+        )),
+        QueryError::Timeout { ms } => Error::unavailable(format!(
+            "the query ran longer than {ms} ms ([dataview] query_timeout)"
+        )),
+    }
+}
+
+/// The graph of pages (not other files) and their resolved links.
+fn build_graph(vault: &Vault) -> LinkGraph {
+    let nodes: Vec<String> = vault
+        .files()
+        .filter(|p| p.is_page())
+        .map(|p| p.to_string())
+        .collect();
+    let edges: Vec<(String, String)> = vault
+        .resolved_links()
+        .filter_map(|(source, _, resolution)| match resolution {
+            Resolution::Resolved { path, step, .. } if step != Step::SamePage => {
+                Some((source.to_string(), path.to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    LinkGraph::new(nodes, edges)
+}
+
+/// The line of `text` holding byte `at`.
+fn line_around(text: &str, at: usize) -> &str {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    &text[start..end]
+}

@@ -1,0 +1,452 @@
+//! Keeps the search index (`.quire/state/index.db`) and the DQL catalog in step with the
+//! files: one thread per space that the pipeline tells which paths changed.
+//!
+//! * **At start** the thread reads and parses every page once: the catalog is filled, and a
+//!   stamp of the pages (an XOR of a hash of each path with its content's ETag, so it can be
+//!   kept up to date one page at a time) is compared with the one the index stored. A missing
+//!   index, an index of another schema (recreated empty) or a different stamp means the
+//!   index is rebuilt from those pages. Until then searches and queries answer 503.
+//! * **On every change** the pipeline hands over the paths it wrote or removed. With
+//!   `[search] async_index` (the default) the thread gathers them for `index_window_ms` or
+//!   until `index_batch_max` paths, then indexes the batch in one transaction; otherwise the
+//!   pipeline waits until the batch is indexed. A page that appeared or went changes where
+//!   other pages' links resolve: those pages are indexed again too.
+//! * **`reindex`** rebuilds everything on request.
+//!
+//! The index is derived: deleting it loses nothing; the next start rebuilds it.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use quire_index::{Index, PageRecord};
+use quire_query::dql::PageData;
+use quire_store::{etag, Root, StoreError};
+use quire_vault::PagePath;
+
+mod catalog;
+mod records;
+
+pub(crate) use catalog::{Catalog, QueryCatalog};
+
+use records::PageText;
+use crate::error::{Error, Result};
+use crate::links::LinkModel;
+use crate::settings::IndexSettings;
+
+/// The link graph of the vault as it was at a generation of the link model.
+#[derive(Default)]
+pub(crate) struct GraphCache {
+    pub(crate) cached: Mutex<Option<(u64, Arc<quire_graph::LinkGraph>)>>,
+}
+
+enum Message {
+    Changed(Vec<PagePath>),
+    /// Answered once everything sent before is indexed.
+    Flush(Sender<()>),
+    /// Rebuild from the files; answered with the number of pages.
+    Rebuild(Sender<Result<usize>>),
+}
+
+/// Progress of the first pass or a rebuild, for `/readyz`-like answers.
+#[derive(Default)]
+pub(crate) struct Progress {
+    pub ready: AtomicBool,
+    pub done: AtomicUsize,
+    pub total: AtomicUsize,
+}
+
+/// The handle the pipeline and the services hold.
+pub(crate) struct Indexer {
+    sender: Mutex<Option<Sender<Message>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    sync: bool,
+    pub(crate) index: Arc<Index>,
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) progress: Arc<Progress>,
+}
+
+impl Indexer {
+    /// Starts the indexing thread of a space.
+    pub(crate) fn start(
+        index: Arc<Index>,
+        root: Root,
+        links: Arc<LinkModel>,
+        settings: &IndexSettings,
+    ) -> Indexer {
+        let (sender, receiver) = mpsc::channel();
+        let catalog = Arc::new(Catalog::default());
+        let progress = Arc::new(Progress::default());
+        let worker = Worker {
+            index: index.clone(),
+            root,
+            links,
+            catalog: catalog.clone(),
+            progress: progress.clone(),
+            stamps: HashMap::new(),
+            window: settings.window,
+            batch_max: settings.batch_max.max(1),
+        };
+        let thread = std::thread::Builder::new()
+            .name("quire-index".into())
+            .spawn(move || worker.run(receiver))
+            .ok();
+        if thread.is_none() {
+            tracing::error!("the index thread could not start; search answers 503");
+        }
+        Indexer {
+            sender: Mutex::new(thread.as_ref().map(|_| sender)),
+            thread: Mutex::new(thread),
+            sync: !settings.async_index,
+            index,
+            catalog,
+            progress,
+        }
+    }
+
+    fn send(&self, message: Message) -> bool {
+        match self.sender.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(sender) => sender.send(message).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The pipeline's hook: these files were written or removed. Waits for the index when
+    /// indexing is synchronous.
+    pub(crate) fn changed(&self, paths: Vec<PagePath>) {
+        let paths: Vec<PagePath> = paths.into_iter().filter(|p| p.is_page()).collect();
+        if paths.is_empty() {
+            return;
+        }
+        if self.send(Message::Changed(paths)) && self.sync {
+            self.flush();
+        }
+    }
+
+    /// Waits until everything changed so far is indexed.
+    pub(crate) fn flush(&self) {
+        let (tx, rx) = mpsc::channel();
+        if self.send(Message::Flush(tx)) {
+            let _ = rx.recv();
+        }
+    }
+
+    /// Rebuilds the index from the files; the number of pages indexed.
+    pub(crate) fn rebuild(&self) -> Result<usize> {
+        let (tx, rx) = mpsc::channel();
+        if !self.send(Message::Rebuild(tx)) {
+            return Err(Error::unavailable("the index thread is not running"));
+        }
+        rx.recv()
+            .unwrap_or_else(|_| Err(Error::unavailable("the index thread stopped")))
+    }
+
+    /// Whether the first pass is done (searches and queries can be answered).
+    pub(crate) fn is_ready(&self) -> bool {
+        self.progress.ready.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Indexer {
+    fn drop(&mut self) {
+        self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(thread) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct Worker {
+    index: Arc<Index>,
+    root: Root,
+    links: Arc<LinkModel>,
+    catalog: Arc<Catalog>,
+    progress: Arc<Progress>,
+    /// The stamp share of every indexed page.
+    stamps: HashMap<PagePath, u64>,
+    window: Duration,
+    batch_max: usize,
+}
+
+/// One page read from disk for indexing.
+struct Read {
+    path: PagePath,
+    text: String,
+    size: u64,
+    mtime_ms: i64,
+    etag: String,
+}
+
+impl Worker {
+    fn run(mut self, receiver: Receiver<Message>) {
+        if let Err(e) = self.first_pass() {
+            tracing::error!("indexing the pages failed: {e}; search answers 503 until a reindex");
+        }
+        while let Ok(first) = receiver.recv() {
+            let mut changed = BTreeSet::new();
+            let mut waiting = Vec::new();
+            let mut rebuilds = Vec::new();
+            let deadline = Instant::now() + self.window;
+            let mut next = Some(first);
+            while let Some(message) = next.take() {
+                match message {
+                    Message::Changed(paths) => changed.extend(paths),
+                    Message::Flush(done) => waiting.push(done),
+                    Message::Rebuild(done) => rebuilds.push(done),
+                }
+                // A flush or a rebuild ends the gathering: someone waits.
+                if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max
+                {
+                    while let Ok(more) = receiver.try_recv() {
+                        match more {
+                            Message::Changed(paths) => changed.extend(paths),
+                            Message::Flush(done) => waiting.push(done),
+                            Message::Rebuild(done) => rebuilds.push(done),
+                        }
+                    }
+                    break;
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                match receiver.recv_timeout(left) {
+                    Ok(message) => next = Some(message),
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            if !rebuilds.is_empty() {
+                let result = self.first_pass();
+                for done in rebuilds {
+                    let _ = done.send(match &result {
+                        Ok(n) => Ok(*n),
+                        Err(e) => Err(Error::internal(format!("reindex failed: {e}"))),
+                    });
+                }
+            } else if !changed.is_empty() {
+                if let Err(e) = self.update(changed) {
+                    tracing::error!("updating the index failed: {e}; rebuilding it");
+                    if let Err(e) = self.first_pass() {
+                        tracing::error!("rebuilding the index failed: {e}");
+                    }
+                }
+            }
+            for done in waiting {
+                let _ = done.send(());
+            }
+        }
+    }
+
+    /// Reads every page, fills the catalog and rebuilds the index unless its stamp says it
+    /// already holds exactly these pages.
+    fn first_pass(&mut self) -> Result<usize> {
+        let started = Instant::now();
+        let paths: Vec<PagePath> = {
+            let vault = self.links.vault();
+            vault.files().filter(|p| p.is_page()).cloned().collect()
+        };
+        self.progress.total.store(paths.len(), Ordering::Relaxed);
+        self.progress.done.store(0, Ordering::Relaxed);
+        let reads = read_all(&self.root, &paths, &self.progress);
+        self.stamps = reads
+            .iter()
+            .map(|r| (r.path.clone(), stamp_of(&r.path, &r.etag)))
+            .collect();
+        let stamp = format!("{:016x}", self.stamps.values().fold(0u64, |a, s| a ^ s));
+        let fresh = self.index.stamp().ok().flatten().as_deref() == Some(stamp.as_str())
+            && self.index.page_count().ok() == Some(reads.len());
+        let vault = self.links.vault();
+        let mut catalog = HashMap::with_capacity(reads.len());
+        let mut records = Vec::new();
+        for read in &reads {
+            let parsed = quire_syntax::parse(&read.text);
+            let page = page_text(read, &parsed);
+            catalog.insert(read.path.to_string(), page.data(&vault));
+            if !fresh {
+                records.push(page.record(&vault));
+            }
+        }
+        drop(vault);
+        if !fresh {
+            self.index.rebuild(records.into_iter(), |_| {})?;
+            self.index.set_stamp(&stamp)?;
+            tracing::info!(
+                "indexed {} pages in {} ms",
+                reads.len(),
+                started.elapsed().as_millis()
+            );
+        }
+        self.catalog.fill(catalog);
+        self.progress.ready.store(true, Ordering::Release);
+        Ok(reads.len())
+    }
+
+    /// Indexes the pages at `changed` (written or removed), and the pages whose links now
+    /// resolve differently because pages appeared or went.
+    fn update(&mut self, changed: BTreeSet<PagePath>) -> Result<()> {
+        let mut reads = Vec::new();
+        let mut removed = Vec::new();
+        for path in &changed {
+            match read_page(&self.root, path) {
+                Ok(Some(read)) => reads.push(read),
+                Ok(None) => removed.push(path.clone()),
+                Err(e) => return Err(e),
+            }
+        }
+        let appeared: Vec<PagePath> = reads
+            .iter()
+            .filter(|r| !self.stamps.contains_key(&r.path))
+            .map(|r| r.path.clone())
+            .collect();
+        let went: Vec<PagePath> = removed
+            .iter()
+            .filter(|p| self.stamps.contains_key(*p))
+            .cloned()
+            .collect();
+        if !appeared.is_empty() || !went.is_empty() {
+            let relinked = self.relinked_sources(&appeared, &went, &changed)?;
+            for path in relinked {
+                if let Some(read) = read_page(&self.root, &path)? {
+                    reads.push(read);
+                }
+            }
+        }
+        let vault = self.links.vault();
+        let mut records: Vec<PageRecord> = Vec::with_capacity(reads.len());
+        let mut data: Vec<PageData> = Vec::with_capacity(reads.len());
+        for read in &reads {
+            let parsed = quire_syntax::parse(&read.text);
+            let page = page_text(read, &parsed);
+            records.push(page.record(&vault));
+            data.push(page.data(&vault));
+        }
+        drop(vault);
+        let gone: Vec<&str> = removed.iter().map(PagePath::as_str).collect();
+        if !gone.is_empty() {
+            self.index.remove_pages(&gone)?;
+        }
+        if !records.is_empty() {
+            self.index.replace_pages(&records)?;
+        }
+        for path in &removed {
+            self.stamps.remove(path);
+        }
+        for read in &reads {
+            self.stamps
+                .insert(read.path.clone(), stamp_of(&read.path, &read.etag));
+        }
+        let stamp = self.stamps.values().fold(0u64, |a, s| a ^ s);
+        self.index.set_stamp(&format!("{stamp:016x}"))?;
+        let removed: Vec<String> = removed.iter().map(|p| p.to_string()).collect();
+        self.catalog.update(data, &removed);
+        Ok(())
+    }
+
+    /// Pages (other than `changed`) with a link that resolved to a page that went, or that
+    /// resolves now to a page that appeared.
+    fn relinked_sources(
+        &self,
+        appeared: &[PagePath],
+        went: &[PagePath],
+        changed: &BTreeSet<PagePath>,
+    ) -> Result<BTreeSet<PagePath>> {
+        let mut sources = BTreeSet::new();
+        for path in went {
+            for (source, _line) in self.index.backlinks(path.as_str())? {
+                if let Ok(source) = PagePath::new(&source) {
+                    sources.insert(source);
+                }
+            }
+        }
+        if !appeared.is_empty() {
+            let vault = self.links.vault();
+            for (source, _link, resolution) in vault.resolved_links() {
+                if resolution.path().is_some_and(|p| appeared.contains(p)) {
+                    sources.insert(source.clone());
+                }
+            }
+        }
+        sources.retain(|s| !changed.contains(s) && s.is_page());
+        Ok(sources)
+    }
+}
+
+fn page_text<'a>(read: &'a Read, parsed: &'a quire_syntax::ParsedPage) -> PageText<'a> {
+    PageText {
+        path: &read.path,
+        text: &read.text,
+        parsed,
+        size: read.size,
+        mtime_ms: read.mtime_ms,
+    }
+}
+
+/// One page's share of the stamp.
+fn stamp_of(path: &PagePath, etag: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    path.as_str().hash(&mut hasher);
+    etag.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Reads a page; `None` when it is gone (or is no UTF-8 text, which is not indexed).
+fn read_page(root: &Root, path: &PagePath) -> Result<Option<Read>> {
+    let bytes = match root.read(path) {
+        Ok(bytes) => bytes,
+        Err(StoreError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mtime_ms = std::fs::metadata(root.dir().join(path.as_str()))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or_else(now_ms, |d| d.as_millis() as i64);
+    let size = bytes.len() as u64;
+    let etag = etag(&bytes);
+    Ok(String::from_utf8(bytes).ok().map(|text| Read {
+        path: path.clone(),
+        text,
+        size,
+        mtime_ms,
+        etag,
+    }))
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Reads every page on all cores.
+fn read_all(root: &Root, paths: &[PagePath], progress: &Progress) -> Vec<Read> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = paths.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut out = Vec::with_capacity(part.len());
+                    for path in part {
+                        match read_page(root, path) {
+                            Ok(Some(read)) => out.push(read),
+                            Ok(None) => {}
+                            Err(e) => tracing::warn!("{path} is not indexed: {e}"),
+                        }
+                        progress.done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
