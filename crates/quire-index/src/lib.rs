@@ -1,6 +1,10 @@
 //! The derived SQLite index of a knowledge root at `.quire/state/index.db`: opening it in WAL
-//! mode, its schema version, recreating it when it is damaged, and the tables kept in it
-//! (today: `claims`).
+//! mode, its schema version, recreating it when it is damaged, and the tables kept in it:
+//! pages with their frontmatter, links, tags and headings ([`pages`]), an FTS5 full-text table
+//! and the search language over it ([`search`]), and `claims`.
+//!
+//! *API Boundary*: the crate knows nothing of markdown, links or frontmatter syntax. The service
+//! parses pages and feeds plain [`PageRecord`]s; the index stores and searches them.
 //!
 //! *Architecture Invariant*: everything in the database can be lost. Files and git are the
 //! truth; claims are leases. So a database that cannot be read, or that was written by an
@@ -8,6 +12,8 @@
 
 mod claims;
 mod error;
+pub mod pages;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -17,12 +23,14 @@ use rusqlite::{Connection, OptionalExtension};
 
 pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
+pub use pages::{HeadingRecord, LinkRecord, PageRecord};
+pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
 
 /// The schema this build writes; any other value in `schema_version` means "recreate".
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a statement waits for another connection (another process on the same root, such
 /// as `quire refactor apply --root`) to finish writing before it fails.
@@ -38,6 +46,7 @@ const SCHEMA: &str = "
         lease_ms   INTEGER NOT NULL
     );
     CREATE INDEX claims_expiry ON claims (expires_at);
+    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
 ";
 
 /// An open index database. One connection behind a mutex: the handlers of every thread share
@@ -186,6 +195,8 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
     )?;
     if tables == 0 {
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(pages::CONTENT_SCHEMA)?;
+        tx.execute_batch(pages::CONTENT_INDEXES)?;
         tx.execute(
             "INSERT INTO schema_version (version) VALUES (?1)",
             [SCHEMA_VERSION],
@@ -329,7 +340,9 @@ mod tests {
                 let rows = stmt.query_map([], |row| row.get(0)).unwrap();
                 rows.map(Result::unwrap).collect()
             };
-            assert_eq!(tables, ["claims", "schema_version"], "{name}");
+            assert!(tables.iter().any(|t| t == "pages"), "{name}: {tables:?}");
+            assert!(tables.iter().any(|t| t == "fts"), "{name}: {tables:?}");
+            assert!(!tables.iter().any(|t| t == "other"), "{name}: {tables:?}");
             let claims: i64 = index
                 .connection()
                 .query_row("SELECT count(*) FROM claims", [], |row| row.get(0))
