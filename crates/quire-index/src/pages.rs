@@ -340,9 +340,17 @@ impl Index {
         tx.execute_batch(CONTENT_INDEXES).map_err(sql)?;
         tx.execute("INSERT INTO fts (fts) VALUES ('optimize')", [])
             .map_err(sql)?;
-        tx.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)", [])
-            .map_err(sql)?;
+        tx.execute_batch(
+            "INSERT INTO fts (fts, rank) VALUES ('automerge', 4);
+             INSERT INTO fts (fts, rank) VALUES ('hashsize', 1048576);",
+        )
+        .map_err(sql)?;
         tx.commit().map_err(sql)?;
+        // Move the rebuilt pages from the WAL into the database now, so the next small write
+        // does not pay for a checkpoint of the whole index.
+        connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(sql)?;
         connection
             .pragma_update(None, "cache_size", -2_000)
             .map_err(sql)?;

@@ -131,6 +131,14 @@ impl Index {
         let connection = self.connection();
         let sql = |e| SearchError::Index(self.sqlite_error(e));
 
+        let (inner, outer) = if request.trust_boost {
+            (
+                "p.trusted DESC, score DESC, p.path",
+                "r.trusted DESC, r.score DESC, r.path",
+            )
+        } else {
+            ("score DESC, p.path", "r.score DESC, r.path")
+        };
         let total: i64 = connection
             .prepare_cached(&format!(
                 "SELECT count(*) FROM fts JOIN pages p ON p.id = fts.rowid
@@ -145,19 +153,22 @@ impl Index {
                 hits: Vec::new(),
             });
         }
-        let order = if request.trust_boost {
-            "p.trusted DESC, score DESC, p.path"
-        } else {
-            "score DESC, p.path"
-        };
+        // The inner query ranks every match but makes no snippet (SQLite would make one for
+        // each row it sorts); the outer one makes snippets for the hits returned only.
         let mut stmt = connection
             .prepare_cached(&format!(
-                "SELECT p.path, p.title, -bm25(fts, 0.0, 10.0, 5.0, 1.0) AS score,
+                "WITH ranked AS (
+                     SELECT p.id, p.path, p.title, p.trusted,
+                            -bm25(fts, 0.0, 10.0, 5.0, 1.0) AS score
+                     FROM fts JOIN pages p ON p.id = fts.rowid
+                     WHERE fts MATCH ?1 {FILTERS}
+                     ORDER BY {inner}
+                     LIMIT ?4 OFFSET ?5)
+                 SELECT r.path, r.title, r.score,
                         snippet(fts, 3, '{OPEN}', '{CLOSE}', '{ELLIPSIS}', {SNIPPET_TOKENS})
-                 FROM fts JOIN pages p ON p.id = fts.rowid
-                 WHERE fts MATCH ?1 {FILTERS}
-                 ORDER BY {order}
-                 LIMIT ?4 OFFSET ?5"
+                 FROM ranked r JOIN fts ON fts.rowid = r.id
+                 WHERE fts MATCH ?1
+                 ORDER BY {outer}"
             ))
             .map_err(sql)?;
         let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
@@ -176,6 +187,5 @@ impl Index {
         Ok(SearchResults { total, hits })
     }
 }
-
 #[cfg(test)]
 mod tests;
