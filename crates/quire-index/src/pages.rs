@@ -592,7 +592,8 @@ mod tests {
         let mut stmt = c
             .prepare("SELECT key, value_text, value_num, value_date FROM frontmatter ORDER BY key, rowid")
             .unwrap();
-        let got: Vec<(String, Option<String>, Option<f64>, Option<String>)> = stmt
+        type Row = (String, Option<String>, Option<f64>, Option<String>);
+        let got: Vec<Row> = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .unwrap()
             .map(Result::unwrap)

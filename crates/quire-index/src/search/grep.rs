@@ -106,14 +106,20 @@ impl Compiled {
                 counts[*next - 1] > 0
             }
             // Every part is walked (no short cut) so `next` stays in step.
-            Query::And(parts) => parts
-                .iter()
-                .map(|p| self.matches(p, counts, next))
-                .fold(true, |all, m| all && m),
-            Query::Or(parts) => parts
-                .iter()
-                .map(|p| self.matches(p, counts, next))
-                .fold(false, |any, m| any || m),
+            Query::And(parts) => {
+                let each: Vec<bool> = parts
+                    .iter()
+                    .map(|p| self.matches(p, counts, next))
+                    .collect();
+                each.into_iter().all(|m| m)
+            }
+            Query::Or(parts) => {
+                let each: Vec<bool> = parts
+                    .iter()
+                    .map(|p| self.matches(p, counts, next))
+                    .collect();
+                each.into_iter().any(|m| m)
+            }
             Query::Not(inner) => !self.matches(inner, counts, next),
         }
     }
