@@ -122,7 +122,7 @@ fn run(pages: usize, words: &[String], detailed: bool) {
 
     if detailed {
         let mut samples = Vec::new();
-        for i in 0..300 {
+        for i in 0..300usize {
             if i.is_multiple_of(20) {
                 // What the service does when writes settle; not part of a write.
                 index.checkpoint().expect("checkpoint");
