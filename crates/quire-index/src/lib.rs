@@ -138,12 +138,13 @@ impl Index {
         &self.path
     }
 
-    /// Copies the WAL into the database file and truncates it. Writes do not do this (a
+    /// Copies the WAL into the database file, without waiting for readers; the next write
+    /// then starts the WAL over instead of growing it. Writes do not do this (a
     /// checkpoint costs milliseconds and an fsync), so the service calls it when idle, e.g.
     /// after a batch of writes has settled; past 40 MB of WAL SQLite does it by itself.
     pub fn checkpoint(&self) -> Result<(), IndexError> {
         self.connection()
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
             .map_err(|e| self.sqlite_error(e))
     }
 
