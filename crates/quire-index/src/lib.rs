@@ -1,6 +1,10 @@
 //! The derived SQLite index of a knowledge root at `.quire/state/index.db`: opening it in WAL
-//! mode, its schema version, recreating it when it is damaged, and the tables kept in it
-//! (today: `claims`).
+//! mode, its schema version, recreating it when it is damaged, and the tables kept in it:
+//! pages with their frontmatter, links, tags and headings ([`pages`]), an FTS5 full-text table
+//! and the search language over it ([`search`]), and `claims`.
+//!
+//! *API Boundary*: the crate knows nothing of markdown, links or frontmatter syntax. The service
+//! parses pages and feeds plain [`PageRecord`]s; the index stores and searches them.
 //!
 //! *Architecture Invariant*: everything in the database can be lost. Files and git are the
 //! truth; claims are leases. So a database that cannot be read, or that was written by an
@@ -8,6 +12,8 @@
 
 mod claims;
 mod error;
+pub mod pages;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -17,16 +23,22 @@ use rusqlite::{Connection, OptionalExtension};
 
 pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
+pub use pages::{HeadingRecord, LinkRecord, PageRecord};
+pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
 
 /// The schema this build writes; any other value in `schema_version` means "recreate".
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a statement waits for another connection (another process on the same root, such
 /// as `quire refactor apply --root`) to finish writing before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// WAL pages (4 KiB) after which a commit checkpoints by itself: a backstop for
+/// [`Index::checkpoint`].
+const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
 
 const SCHEMA: &str = "
     CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -38,6 +50,7 @@ const SCHEMA: &str = "
         lease_ms   INTEGER NOT NULL
     );
     CREATE INDEX claims_expiry ON claims (expires_at);
+    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
 ";
 
 /// An open index database. One connection behind a mutex: the handlers of every thread share
@@ -125,6 +138,16 @@ impl Index {
         &self.path
     }
 
+    /// Copies the WAL into the database file, without waiting for readers; the next write
+    /// then starts the WAL over instead of growing it. Writes do not do this (a
+    /// checkpoint costs milliseconds and an fsync), so the service calls it when idle, e.g.
+    /// after a batch of writes has settled; past 40 MB of WAL SQLite does it by itself.
+    pub fn checkpoint(&self) -> Result<(), IndexError> {
+        self.connection()
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.sqlite_error(e))
+    }
+
     /// The claims table: advisory leases on paths.
     pub fn claims(&self) -> Claims<'_> {
         Claims::new(self)
@@ -178,6 +201,9 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
     }
     // WAL makes NORMAL durable enough for derived data and much faster than FULL.
     connection.pragma_update(None, "synchronous", "NORMAL")?;
+    // Checkpoints stay off the write path: the service calls `Index::checkpoint` when idle,
+    // and SQLite checkpoints by itself only past 40 MB of WAL.
+    connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
     let tx = connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let tables: i64 = tx.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
@@ -186,6 +212,8 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
     )?;
     if tables == 0 {
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(pages::CONTENT_SCHEMA)?;
+        tx.execute_batch(pages::CONTENT_INDEXES)?;
         tx.execute(
             "INSERT INTO schema_version (version) VALUES (?1)",
             [SCHEMA_VERSION],
@@ -329,7 +357,9 @@ mod tests {
                 let rows = stmt.query_map([], |row| row.get(0)).unwrap();
                 rows.map(Result::unwrap).collect()
             };
-            assert_eq!(tables, ["claims", "schema_version"], "{name}");
+            assert!(tables.iter().any(|t| t == "pages"), "{name}: {tables:?}");
+            assert!(tables.iter().any(|t| t == "fts"), "{name}: {tables:?}");
+            assert!(!tables.iter().any(|t| t == "other"), "{name}: {tables:?}");
             let claims: i64 = index
                 .connection()
                 .query_row("SELECT count(*) FROM claims", [], |row| row.get(0))

@@ -1,0 +1,652 @@
+//! The page tables: what the service feeds ([`PageRecord`]s) and how they are stored —
+//! `pages`, typed `frontmatter` rows, `links`, `tags`, `headings`, the FTS5 table `fts` — plus
+//! the lookups on them (backlinks, tag counts) and the content stamp in `meta`.
+//!
+//! `pages.id` is the FTS5 rowid of the page, so a search joins the two without a lookup by
+//! path. Writes replace whole pages: every row of a path goes and comes back in one
+//! transaction, so a reader never sees half a page.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use serde_json::Value;
+
+use crate::search::text::space_cjk;
+use crate::{Index, IndexError};
+
+/// The tables derived from pages. [`Index::rebuild`] drops and recreates them.
+pub(crate) const CONTENT_SCHEMA: &str = "
+    CREATE TABLE pages (
+        id          INTEGER PRIMARY KEY,
+        path        TEXT NOT NULL UNIQUE,
+        title       TEXT NOT NULL,
+        size        INTEGER NOT NULL,
+        mtime_ms    INTEGER NOT NULL,
+        word_count  INTEGER NOT NULL,
+        frontmatter TEXT NOT NULL,
+        trusted     INTEGER NOT NULL
+    );
+    CREATE TABLE frontmatter (
+        path       TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value_text TEXT,
+        value_num  REAL,
+        value_date TEXT
+    );
+    CREATE TABLE links (
+        source        TEXT NOT NULL,
+        target_text   TEXT NOT NULL,
+        resolved_path TEXT,
+        kind          TEXT NOT NULL,
+        line          INTEGER NOT NULL
+    );
+    CREATE TABLE tags (
+        path TEXT NOT NULL,
+        tag  TEXT NOT NULL,
+        PRIMARY KEY (path, tag)
+    ) WITHOUT ROWID;
+    CREATE TABLE headings (
+        path  TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        text  TEXT NOT NULL,
+        slug  TEXT NOT NULL,
+        line  INTEGER NOT NULL
+    );
+    CREATE VIRTUAL TABLE fts USING fts5 (
+        path UNINDEXED, title, headings, body,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+";
+
+/// Lookup indexes, created after the rows on a rebuild (cheaper than maintaining them).
+pub(crate) const CONTENT_INDEXES: &str = "
+    CREATE INDEX frontmatter_path ON frontmatter (path);
+    CREATE INDEX frontmatter_key ON frontmatter (key, value_text);
+    CREATE INDEX links_source ON links (source);
+    CREATE INDEX links_target ON links (resolved_path);
+    CREATE INDEX links_target_text ON links (target_text);
+    CREATE INDEX tags_tag ON tags (tag);
+    CREATE INDEX headings_path ON headings (path);
+";
+
+const DROP_CONTENT: &str = "
+    DROP TABLE IF EXISTS fts;
+    DROP TABLE IF EXISTS headings;
+    DROP TABLE IF EXISTS tags;
+    DROP TABLE IF EXISTS links;
+    DROP TABLE IF EXISTS frontmatter;
+    DROP TABLE IF EXISTS pages;
+";
+
+/// The key of the content stamp in `meta`.
+const STAMP_KEY: &str = "stamp";
+
+/// One page as the index stores it; the service builds it from a parsed page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PageRecord {
+    /// Root-relative path with `/` separators.
+    pub path: String,
+    pub title: String,
+    /// The text without its frontmatter.
+    pub body: String,
+    pub headings: Vec<HeadingRecord>,
+    /// Tags without `#`; nested tags as `parent/child`.
+    pub tags: Vec<String>,
+    /// The frontmatter as JSON (an object; anything else is stored as is and yields no rows).
+    pub frontmatter: Value,
+    pub links: Vec<LinkRecord>,
+    pub size: u64,
+    pub mtime_ms: i64,
+    pub word_count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HeadingRecord {
+    pub level: u8,
+    pub text: String,
+    pub slug: String,
+    /// 1-based line in the file.
+    pub line: u32,
+}
+
+/// One link occurrence of a page.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LinkRecord {
+    /// The target as written (`notes/a`, `a#Heading`).
+    pub target_text: String,
+    /// The page the link resolves to; `None` when unresolved.
+    pub resolved: Option<String>,
+    /// The link's kind as the service names it (`wiki`, `markdown`, `embed`…).
+    pub kind: String,
+    /// 1-based line in the file.
+    pub line: u32,
+}
+
+/// Whether a page's frontmatter asks for trust-ranked search: `status: verified` or
+/// `source-of-truth: true` (see [`crate::search`]).
+fn is_trusted(frontmatter: &Value) -> bool {
+    let status = frontmatter.get("status").and_then(Value::as_str);
+    let truth = frontmatter.get("source-of-truth");
+    status.is_some_and(|s| s.eq_ignore_ascii_case("verified"))
+        || truth == Some(&Value::Bool(true))
+        || truth
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.eq_ignore_ascii_case("true"))
+}
+
+/// A frontmatter value as one typed row: (text, number, ISO date).
+fn typed(value: &Value) -> (Option<String>, Option<f64>, Option<String>) {
+    match value {
+        Value::Null => (None, None, None),
+        Value::Bool(b) => (Some(b.to_string()), None, None),
+        Value::Number(n) => (Some(n.to_string()), n.as_f64(), None),
+        Value::String(s) => (Some(s.clone()), None, iso_date(s)),
+        other => (Some(other.to_string()), None, None),
+    }
+}
+
+/// `s` as a normalised ISO date or date-time (UTC for one with an offset), if it is one.
+fn iso_date(s: &str) -> Option<String> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, Utc};
+    let s = s.trim();
+    if s.len() < 10 || !s.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Some(date.format("%Y-%m-%d").to_string());
+    }
+    if let Ok(instant) = DateTime::parse_from_rfc3339(s) {
+        let utc = instant.with_timezone(&Utc);
+        return Some(utc.to_rfc3339_opts(SecondsFormat::AutoSi, true));
+    }
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(local) = NaiveDateTime::parse_from_str(s, format) {
+            return Some(local.format("%Y-%m-%dT%H:%M:%S").to_string());
+        }
+    }
+    None
+}
+
+/// Deletes every row of `path`.
+fn delete_page(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
+    let id: Option<i64> = tx
+        .prepare_cached("SELECT id FROM pages WHERE path = ?1")?
+        .query_row([path], |row| row.get(0))
+        .optional()?;
+    if let Some(id) = id {
+        tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+            .execute([id])?;
+        tx.prepare_cached("DELETE FROM pages WHERE id = ?1")?
+            .execute([id])?;
+    }
+    for sql in [
+        "DELETE FROM frontmatter WHERE path = ?1",
+        "DELETE FROM links WHERE source = ?1",
+        "DELETE FROM tags WHERE path = ?1",
+        "DELETE FROM headings WHERE path = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([path])?;
+    }
+    Ok(())
+}
+
+/// Inserts every row of `page`, whose path has no rows yet.
+fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
+    let frontmatter = page.frontmatter.to_string();
+    connection
+        .prepare_cached(
+            "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            page.path,
+            page.title,
+            i64::try_from(page.size).unwrap_or(i64::MAX),
+            page.mtime_ms,
+            page.word_count,
+            frontmatter,
+            is_trusted(&page.frontmatter),
+        ])?;
+    let id = connection.last_insert_rowid();
+
+    let mut headings_text = String::new();
+    {
+        let mut insert = connection.prepare_cached(
+            "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for heading in &page.headings {
+            insert.execute(params![
+                page.path,
+                heading.level,
+                heading.text,
+                heading.slug,
+                heading.line
+            ])?;
+            headings_text.push_str(&heading.text);
+            headings_text.push('\n');
+        }
+    }
+    connection
+        .prepare_cached(
+            "INSERT INTO fts (rowid, path, title, headings, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            id,
+            page.path,
+            space_cjk(&page.title),
+            space_cjk(&headings_text),
+            space_cjk(&page.body),
+        ])?;
+
+    if let Value::Object(map) = &page.frontmatter {
+        let mut insert = connection.prepare_cached(
+            "INSERT INTO frontmatter (path, key, value_text, value_num, value_date)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for (key, value) in map {
+            let values: &[Value] = match value {
+                Value::Array(items) => items,
+                one => std::slice::from_ref(one),
+            };
+            for value in values {
+                let (text, num, date) = typed(value);
+                insert.execute(params![page.path, key, text, num, date])?;
+            }
+        }
+    }
+    {
+        let mut insert = connection.prepare_cached(
+            "INSERT INTO links (source, target_text, resolved_path, kind, line)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for link in &page.links {
+            insert.execute(params![
+                page.path,
+                link.target_text,
+                link.resolved,
+                link.kind,
+                link.line
+            ])?;
+        }
+    }
+    let mut insert =
+        connection.prepare_cached("INSERT OR IGNORE INTO tags (path, tag) VALUES (?1, ?2)")?;
+    for tag in &page.tags {
+        insert.execute(params![page.path, tag.trim_start_matches('#')])?;
+    }
+    Ok(())
+}
+
+impl Index {
+    /// Replaces the rows of each page's path with the page, in one transaction.
+    pub fn replace_pages(&self, pages: &[PageRecord]) -> Result<(), IndexError> {
+        let mut connection = self.connection();
+        let sql = |e| self.sqlite_error(e);
+        let tx = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        for page in pages {
+            delete_page(&tx, &page.path).map_err(sql)?;
+            insert_page(&tx, page).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)
+    }
+
+    /// Removes every row of each path, in one transaction. Unknown paths are no error.
+    pub fn remove_pages(&self, paths: &[&str]) -> Result<(), IndexError> {
+        let mut connection = self.connection();
+        let sql = |e| self.sqlite_error(e);
+        let tx = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        for path in paths {
+            delete_page(&tx, path).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)
+    }
+
+    /// Replaces all page rows with `pages`, in one transaction: the tables are dropped and
+    /// recreated, rows inserted through cached statements, lookup indexes built at the end,
+    /// and the FTS5 segments merged afterwards. `progress` hears the number of pages done
+    /// after every page. Claims and the stamp stay; callers set a new stamp afterwards.
+    pub fn rebuild(
+        &self,
+        pages: impl Iterator<Item = PageRecord>,
+        mut progress: impl FnMut(usize),
+    ) -> Result<(), IndexError> {
+        let mut connection = self.connection();
+        let sql = |e| self.sqlite_error(e);
+        // A bigger page cache keeps the FTS5 b-tree and the pages table in memory while
+        // they grow; it is the connection's, and reset below.
+        connection
+            .pragma_update(None, "cache_size", -64_000)
+            .map_err(sql)?;
+        let tx = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        tx.execute_batch(DROP_CONTENT).map_err(sql)?;
+        tx.execute_batch(CONTENT_SCHEMA).map_err(sql)?;
+        // Larger FTS5 in-memory buffers before a flush to disk: fewer, larger segments.
+        tx.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 16)", [])
+            .map_err(sql)?;
+        let mut done = 0;
+        for page in pages {
+            insert_page(&tx, &page).map_err(sql)?;
+            done += 1;
+            progress(done);
+        }
+        tx.execute_batch(CONTENT_INDEXES).map_err(sql)?;
+        tx.execute("INSERT INTO fts (fts) VALUES ('optimize')", [])
+            .map_err(sql)?;
+        tx.execute_batch(
+            "INSERT INTO fts (fts, rank) VALUES ('automerge', 4);
+             INSERT INTO fts (fts, rank) VALUES ('hashsize', 1048576);",
+        )
+        .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        // Move the rebuilt pages from the WAL into the database now, so the next small write
+        // does not pay for a checkpoint of the whole index.
+        connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(sql)?;
+        connection
+            .pragma_update(None, "cache_size", -2_000)
+            .map_err(sql)?;
+        Ok(())
+    }
+
+    /// How many pages the index holds.
+    pub fn page_count(&self) -> Result<usize, IndexError> {
+        let connection = self.connection();
+        let count: i64 = connection
+            .query_row("SELECT count(*) FROM pages", [], |row| row.get(0))
+            .map_err(|e| self.sqlite_error(e))?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    /// The content stamp last set, e.g. a git HEAD plus a file count; `None` before the first.
+    pub fn stamp(&self) -> Result<Option<String>, IndexError> {
+        let connection = self.connection();
+        connection
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")
+            .and_then(|mut stmt| stmt.query_row([STAMP_KEY], |row| row.get(0)).optional())
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Records the content stamp the rows now reflect.
+    pub fn set_stamp(&self, stamp: &str) -> Result<(), IndexError> {
+        let connection = self.connection();
+        connection
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [STAMP_KEY, stamp],
+            )
+            .map(drop)
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// The resolved links to `path`: (source page, line), ordered by source then line.
+    pub fn backlinks(&self, path: &str) -> Result<Vec<(String, u32)>, IndexError> {
+        let connection = self.connection();
+        let sql = |e| self.sqlite_error(e);
+        let mut stmt = connection
+            .prepare_cached(
+                "SELECT source, line FROM links WHERE resolved_path = ?1 ORDER BY source, line",
+            )
+            .map_err(sql)?;
+        let rows = stmt
+            .query_map([path], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(sql)?;
+        rows.collect::<Result<_, _>>().map_err(sql)
+    }
+
+    /// Every tag with the number of pages that carry it, ordered by tag.
+    pub fn tags(&self) -> Result<Vec<(String, usize)>, IndexError> {
+        let connection = self.connection();
+        let sql = |e| self.sqlite_error(e);
+        let mut stmt = connection
+            .prepare_cached("SELECT tag, count(*) FROM tags GROUP BY tag ORDER BY tag")
+            .map_err(sql)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    usize::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
+                ))
+            })
+            .map_err(sql)?;
+        rows.collect::<Result<_, _>>().map_err(sql)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::Connection;
+    use serde_json::json;
+
+    fn index() -> (tempfile::TempDir, Index) {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        (dir, index)
+    }
+
+    fn page(path: &str, body: &str) -> PageRecord {
+        PageRecord {
+            path: path.to_string(),
+            title: path.trim_end_matches(".md").to_string(),
+            body: body.to_string(),
+            size: body.len() as u64,
+            word_count: body.split_whitespace().count() as u32,
+            frontmatter: json!({}),
+            ..PageRecord::default()
+        }
+    }
+
+    fn link(target: &str, resolved: Option<&str>, line: u32) -> LinkRecord {
+        LinkRecord {
+            target_text: target.to_string(),
+            resolved: resolved.map(str::to_string),
+            kind: "wiki".to_string(),
+            line,
+        }
+    }
+
+    fn rows(index: &Index, sql: &str) -> Vec<String> {
+        let c = index.connection();
+        let mut stmt = c.prepare(sql).unwrap();
+        let rows = stmt.query_map([], |row| row.get::<_, String>(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn a_version_1_database_is_recreated_with_the_page_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(crate::INDEX_FILE);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        Connection::open(&file)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE schema_version (version INTEGER NOT NULL);
+                 INSERT INTO schema_version VALUES (1);
+                 CREATE TABLE claims (path TEXT PRIMARY KEY, actor TEXT, claimed_at INTEGER,
+                                      expires_at INTEGER, lease_ms INTEGER);",
+            )
+            .unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        assert_eq!(index.page_count().unwrap(), 0);
+        index.replace_pages(&[page("a.md", "hello")]).unwrap();
+        assert_eq!(index.page_count().unwrap(), 1);
+    }
+
+    #[test]
+    fn replace_pages_swaps_every_row_of_a_path() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "first");
+        a.tags = vec!["x".into(), "#y".into(), "x".into()];
+        a.links = vec![link("b", Some("b.md"), 3)];
+        a.headings = vec![HeadingRecord {
+            level: 1,
+            text: "Top".into(),
+            slug: "top".into(),
+            line: 1,
+        }];
+        index
+            .replace_pages(&[a.clone(), page("b.md", "other")])
+            .unwrap();
+        assert_eq!(
+            index.tags().unwrap(),
+            [("x".to_string(), 1), ("y".to_string(), 1)]
+        );
+        assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 3)]);
+
+        let mut a2 = page("a.md", "second");
+        a2.tags = vec!["z".into()];
+        index.replace_pages(&[a2]).unwrap();
+        assert_eq!(index.page_count().unwrap(), 2);
+        assert_eq!(index.tags().unwrap(), [("z".to_string(), 1)]);
+        assert!(index.backlinks("b.md").unwrap().is_empty());
+        assert!(rows(&index, "SELECT text FROM headings").is_empty());
+        assert_eq!(
+            rows(&index, "SELECT body FROM fts ORDER BY path"),
+            ["second", "other"]
+        );
+    }
+
+    #[test]
+    fn remove_pages_leaves_no_row_behind() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "alpha");
+        a.tags = vec!["t".into()];
+        a.frontmatter = json!({"k": [1, 2]});
+        a.links = vec![link("b", Some("b.md"), 1)];
+        index.replace_pages(&[a, page("b.md", "beta")]).unwrap();
+        index.remove_pages(&["a.md", "missing.md"]).unwrap();
+        assert_eq!(index.page_count().unwrap(), 1);
+        for table in ["frontmatter", "links", "tags", "headings"] {
+            let n: i64 = index
+                .connection()
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(n, 0, "{table}");
+        }
+        assert_eq!(rows(&index, "SELECT path FROM fts"), ["b.md"]);
+    }
+
+    #[test]
+    fn rebuild_replaces_everything_and_reports_progress() {
+        let (_dir, index) = index();
+        index.replace_pages(&[page("old.md", "gone")]).unwrap();
+        index.set_stamp("abc:1").unwrap();
+        let mut seen = Vec::new();
+        index
+            .rebuild((0..3).map(|i| page(&format!("p{i}.md"), "text")), |n| {
+                seen.push(n)
+            })
+            .unwrap();
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!(index.page_count().unwrap(), 3);
+        assert_eq!(index.stamp().unwrap().as_deref(), Some("abc:1"));
+        assert_eq!(
+            rows(&index, "SELECT path FROM fts ORDER BY path"),
+            ["p0.md", "p1.md", "p2.md"]
+        );
+        // The lookup indexes come back too.
+        let indexes = rows(
+            &index,
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'tags_tag'",
+        );
+        assert_eq!(indexes, ["tags_tag"]);
+    }
+
+    #[test]
+    fn an_incremental_index_equals_a_rebuilt_one() {
+        let (_dir, incremental) = index();
+        let (_dir2, rebuilt) = index();
+        let pages: Vec<PageRecord> = (0..5)
+            .map(|i| page(&format!("p{i}.md"), &format!("body {i}")))
+            .collect();
+        incremental.replace_pages(&pages[..3]).unwrap();
+        incremental
+            .replace_pages(&[page("p1.md", "stale")])
+            .unwrap();
+        incremental.replace_pages(&pages[1..]).unwrap();
+        rebuilt.rebuild(pages.into_iter(), |_| {}).unwrap();
+        let dump = "SELECT path || '|' || title || '|' || body FROM fts ORDER BY path";
+        assert_eq!(rows(&incremental, dump), rows(&rebuilt, dump));
+    }
+
+    #[test]
+    fn frontmatter_rows_are_typed() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "");
+        a.frontmatter = json!({
+            "n": 4.5, "when": "2024-03-01", "at": "2024-03-01T10:00:00+02:00",
+            "list": ["x", 2], "flag": true, "none": null, "obj": {"k": 1}
+        });
+        index.replace_pages(&[a]).unwrap();
+        let c = index.connection();
+        let mut stmt = c
+            .prepare("SELECT key, value_text, value_num, value_date FROM frontmatter ORDER BY key, rowid")
+            .unwrap();
+        type Row = (String, Option<String>, Option<f64>, Option<String>);
+        let got: Vec<Row> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(
+            got,
+            [
+                (
+                    "at".into(),
+                    s("2024-03-01T10:00:00+02:00"),
+                    None,
+                    s("2024-03-01T08:00:00Z")
+                ),
+                ("flag".into(), s("true"), None, None),
+                ("list".into(), s("x"), None, None),
+                ("list".into(), s("2"), Some(2.0), None),
+                ("n".into(), s("4.5"), Some(4.5), None),
+                ("none".into(), None, None, None),
+                ("obj".into(), s(r#"{"k":1}"#), None, None),
+                ("when".into(), s("2024-03-01"), None, s("2024-03-01")),
+            ]
+        );
+    }
+
+    #[test]
+    fn backlinks_are_resolved_links_only() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "");
+        a.links = vec![
+            link("c", Some("c.md"), 7),
+            link("c", None, 8),
+            link("c", Some("c.md"), 2),
+        ];
+        let mut b = page("b.md", "");
+        b.links = vec![link("c", Some("c.md"), 1)];
+        index.replace_pages(&[b, a]).unwrap();
+        assert_eq!(
+            index.backlinks("c.md").unwrap(),
+            [
+                ("a.md".to_string(), 2),
+                ("a.md".to_string(), 7),
+                ("b.md".to_string(), 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_stamp_is_absent_then_set_then_replaced() {
+        let (_dir, index) = index();
+        assert_eq!(index.stamp().unwrap(), None);
+        index.set_stamp("h1:10").unwrap();
+        index.set_stamp("h2:11").unwrap();
+        assert_eq!(index.stamp().unwrap().as_deref(), Some("h2:11"));
+    }
+}
