@@ -18,14 +18,14 @@ pub mod workspace_edit;
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;
-pub use find::{
-    Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
-    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
-};
 pub use files::{
     AppendResult, AssetResult, BulkFile, BulkRequest, BulkResult, BulkWritten, DeleteResult,
     Heading, ResolveLinksRequest, ResolvedLink, ResolvedLinks, Template, Templates, TreeNode,
     WriteResult,
+};
+pub use find::{
+    Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
+    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};

@@ -46,6 +46,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         assets: Default::default(),
         refactor: Default::default(),
         claims: Default::default(),
+        find: Default::default(),
     }])?;
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});

@@ -73,6 +73,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         assets: Default::default(),
         refactor: Default::default(),
         claims: Default::default(),
+        find: Default::default(),
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",

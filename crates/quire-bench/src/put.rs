@@ -74,6 +74,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         assets: AssetRules::default(),
         refactor: Default::default(),
         claims: Default::default(),
+        find: Default::default(),
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

@@ -13,6 +13,7 @@ mod docs;
 mod error;
 mod events;
 mod files;
+mod find;
 mod health;
 mod metrics;
 mod refactor;
@@ -57,6 +58,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "files", description = "Files and structure"),
         (name = "versions", description = "History of files"),
         (name = "events", description = "Server-Sent Events"),
+        (name = "search", description = "Full-text search, DQL queries, backlinks, the index"),
+        (name = "graph", description = "The link graph and its analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness")
     )
@@ -94,6 +97,18 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(refactor::approve))
         .routes(routes!(refactor::pending))
         .routes(routes!(refactor::revert))
+        .routes(routes!(find::search))
+        .routes(routes!(find::search_verified))
+        .routes(routes!(find::query))
+        .routes(routes!(find::aggregate))
+        .routes(routes!(find::backlinks))
+        .routes(routes!(find::graph))
+        .routes(routes!(find::analytics))
+        .routes(routes!(find::centrality))
+        .routes(routes!(find::communities))
+        .routes(routes!(find::path))
+        .routes(routes!(find::walk))
+        .routes(routes!(find::reindex))
 }
 
 /// The OpenAPI document and the router without state.

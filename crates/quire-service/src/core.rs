@@ -5,6 +5,9 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use crate::indexing::{GraphCache, Indexer};
+use crate::settings::FindSettings;
+
 use quire_index::Index;
 use quire_store::{History, Root, WriterLock};
 
@@ -17,7 +20,11 @@ pub(crate) struct SpaceCore {
     pub(crate) name: String,
     pub(crate) root: Root,
     pub(crate) history: History,
-    pub(crate) links: LinkModel,
+    pub(crate) links: Arc<LinkModel>,
+    /// Keeps the search index and the DQL catalog; `None` when this process does not.
+    pub(crate) indexer: Option<Indexer>,
+    pub(crate) graph: GraphCache,
+    pub(crate) find: FindSettings,
     /// Serialises the pipeline's writers.
     pub(crate) write_lock: Mutex<()>,
     pub(crate) events: EventBus,
@@ -66,15 +73,24 @@ impl SpaceCore {
             (true, Some(_)) => open_claim_store(root.dir()),
             (true, None) => open_claims_read_only(root.dir()),
         };
-        let links = LinkModel::load(&root)?;
+        let links = Arc::new(LinkModel::load(&root)?);
         for shadowed in &links.names().shadowed {
             tracing::warn!(space = %settings.name, "{}", shadowed.note());
         }
+        let indexer = match (&writer, settings.find.index.maintain) {
+            (Some(_), true) => open_search_index(root.dir()).map(|index| {
+                Indexer::start(index, root.clone(), links.clone(), &settings.find.index)
+            }),
+            _ => None,
+        };
         Ok(SpaceCore {
             name: settings.name,
             root,
             history,
             links,
+            indexer,
+            graph: GraphCache::default(),
+            find: settings.find,
             write_lock: Mutex::new(()),
             events: EventBus::new(),
             assets: settings.assets,
@@ -83,6 +99,18 @@ impl SpaceCore {
             state_lock: Mutex::new(()),
             writer,
         })
+    }
+}
+
+/// The search index of the root, kept by the process writing it. Without it the space still
+/// serves files; searches and queries answer 503.
+fn open_search_index(root: &Path) -> Option<Arc<Index>> {
+    match Index::open(root) {
+        Ok(index) => Some(Arc::new(index)),
+        Err(e) => {
+            tracing::warn!("the search index is unavailable in {}: {e}", root.display());
+            None
+        }
     }
 }
 

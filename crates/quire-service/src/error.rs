@@ -98,6 +98,12 @@ impl From<PathError> for Error {
     }
 }
 
+impl From<quire_index::IndexError> for Error {
+    fn from(e: quire_index::IndexError) -> Error {
+        Error::internal(format!("index: {e}"))
+    }
+}
+
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         let code = match &e {

@@ -183,8 +183,8 @@ impl Find<'_> {
             timeout: self.0.find.limits.timeout,
         };
         let now = chrono::Utc::now().fixed_offset();
-        let result = dql::execute(&parsed, &catalog, &limits, &EvalContext::at(now))
-            .map_err(query_error)?;
+        let result =
+            dql::execute(&parsed, &catalog, &limits, &EvalContext::at(now)).map_err(query_error)?;
         let value = serde_json::to_value(&result).map_err(Error::internal)?;
         serde_json::from_value(value).map_err(Error::internal)
     }

@@ -12,6 +12,8 @@ mod core;
 mod error;
 mod events;
 mod files;
+mod find;
+mod indexing;
 mod links;
 mod outside;
 mod pipeline;
@@ -28,6 +30,7 @@ pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::EventBus;
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
+pub use find::{Find, SearchQuery};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 pub use quire_api::Event;
@@ -40,7 +43,10 @@ pub use restructure::{
     PERSONAL_DIR,
 };
 pub use service::{init_root, root_holder, Service};
-pub use settings::{settings_from_config, Access, AssetRules, SpaceSettings, DEFAULT_SPACE};
+pub use settings::{
+    settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, QueryLimits,
+    SpaceSettings, DEFAULT_SPACE,
+};
 pub use space::Space;
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use watching::Watching;

@@ -3,6 +3,7 @@
 //! loaded at open and kept current by the pipeline's index hook.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
 
 use quire_store::{etag, DiskName, Root};
@@ -19,6 +20,8 @@ pub(crate) struct LinkModel {
     /// Files named on disk in another normalization than NFC, and shadowed files, for the
     /// planner's destination checks.
     names: RwLock<DiskNames>,
+    /// Counts the changes of the model, so caches derived from it know when they are stale.
+    generation: AtomicU64,
 }
 
 impl LinkModel {
@@ -62,12 +65,18 @@ impl LinkModel {
             vault: RwLock::new(vault),
             etags: RwLock::new(etags),
             names: RwLock::new(listing.names),
+            generation: AtomicU64::new(0),
         })
     }
 
     /// Read access to the vault.
     pub(crate) fn vault(&self) -> RwLockReadGuard<'_, Vault> {
         self.vault.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes so far: equal numbers mean an unchanged model.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// The names on disk that are not their path.
@@ -120,6 +129,7 @@ impl LinkModel {
                 index_file(&mut vault, path, content);
             }
         }
+        self.generation.fetch_add(1, Ordering::AcqRel);
         // Removing the file (or emptying the folder) that shadowed another lets a path
         // address the other one: it joins the model.
         let shadowing = !self.names().shadowed.is_empty();
@@ -153,6 +163,7 @@ impl LinkModel {
             item.insert(&mut vault, &mut etags);
         }
         *self.names.write().unwrap_or_else(|p| p.into_inner()) = listing.names;
+        self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 }

@@ -251,6 +251,9 @@ impl SpaceCore {
                 .iter()
                 .map(|p| (&p.path, &p.disk, p.after.as_deref())),
         );
+        if let Some(indexer) = &self.indexer {
+            indexer.changed(prepared.iter().map(|p| p.path.clone()).collect());
+        }
         self.announce(&prepared, &change);
         Ok(applied)
     }

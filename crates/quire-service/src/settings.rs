@@ -17,6 +17,8 @@ pub struct SpaceSettings {
     pub refactor: quire_config::RefactorConfig,
     /// `[claims]`: whether path claims are available.
     pub claims: quire_config::ClaimsConfig,
+    /// `[search]` and `[dataview]`: the index, the search engine, query limits.
+    pub find: FindSettings,
 }
 
 /// How a process opens a space's root.
@@ -80,6 +82,22 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         max_file_size: config.assets.max_file_size.bytes(),
         allowed_types: config.assets.allowed_types.clone(),
     };
+    let find = FindSettings {
+        engine: match config.search.engine {
+            quire_config::SearchEngine::Sqlite => Engine::Sqlite,
+            quire_config::SearchEngine::Grep => Engine::Grep,
+        },
+        index: IndexSettings {
+            maintain: true,
+            async_index: config.search.async_index,
+            window: Duration::from_millis(config.search.index_window_ms),
+            batch_max: (config.search.index_batch_max as usize).max(1),
+        },
+        limits: QueryLimits {
+            max_scan_rows: config.dataview.max_scan_rows as usize,
+            timeout: config.dataview.query_timeout.as_std(),
+        },
+    };
     let space = |name: &str, root: PathBuf| SpaceSettings {
         name: name.to_string(),
         root,
@@ -87,6 +105,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         assets: assets.clone(),
         refactor: config.refactor.clone(),
         claims: config.claims.clone(),
+        find: find.clone(),
     };
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
     for s in &config.spaces {
@@ -151,9 +170,9 @@ impl Default for IndexSettings {
     fn default() -> Self {
         IndexSettings {
             maintain: true,
-            async_index: true,
+            async_index: false,
             window: Duration::from_millis(200),
-            batch_max: 500,
+            batch_max: 50,
         }
     }
 }

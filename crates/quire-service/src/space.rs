@@ -12,6 +12,7 @@ use crate::core::SpaceCore;
 use crate::error::Result;
 use crate::events::EventBus;
 use crate::files::Files;
+use crate::find::Find;
 use crate::outside::{OutsideChanges, Reconciled};
 use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
@@ -72,6 +73,11 @@ impl Space {
     /// The history of the files.
     pub fn versions(&self) -> Versions<'_> {
         Versions(&self.core)
+    }
+
+    /// Search, queries, backlinks and the link graph.
+    pub fn find(&self) -> Find<'_> {
+        Find(&self.core)
     }
 
     /// Leases on page paths.

@@ -108,6 +108,7 @@ impl TestServer {
                 assets,
                 refactor,
                 claims: Default::default(),
+                find: Default::default(),
             }])
             .expect("service opens"),
         );
@@ -131,6 +132,7 @@ impl TestServer {
                     assets: AssetRules::default(),
                     refactor: Default::default(),
                     claims: Default::default(),
+                    find: Default::default(),
                 }
             })
             .collect();

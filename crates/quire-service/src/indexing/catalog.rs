@@ -41,13 +41,6 @@ impl Catalog {
         *self.snapshot.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
-    pub(crate) fn is_ready(&self) -> bool {
-        self.pages
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-
     /// Every page by path with its links from `vault`; `None` while the first pass runs.
     pub(crate) fn snapshot(&self, vault: &Vault) -> Option<Arc<Vec<PageData>>> {
         let mut cached = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
@@ -62,7 +55,9 @@ impl Catalog {
             .collect();
         let mut inlinks: HashMap<String, Vec<String>> = HashMap::new();
         for (source, _link, resolution) in vault.resolved_links() {
-            let Some(target) = resolution.path() else { continue };
+            let Some(target) = resolution.path() else {
+                continue;
+            };
             if target == source {
                 continue;
             }

@@ -6,10 +6,11 @@
 //!   kept up to date one page at a time) is compared with the one the index stored. A missing
 //!   index, an index of another schema (recreated empty) or a different stamp means the
 //!   index is rebuilt from those pages. Until then searches and queries answer 503.
-//! * **On every change** the pipeline hands over the paths it wrote or removed. With
-//!   `[search] async_index` (the default) the thread gathers them for `index_window_ms` or
-//!   until `index_batch_max` paths, then indexes the batch in one transaction; otherwise the
-//!   pipeline waits until the batch is indexed. A page that appeared or went changes where
+//! * **On every change** the pipeline hands over the paths it wrote or removed and, by
+//!   default, waits until they are indexed (so a write's answer implies the index has it).
+//!   With `[search] async_index` it does not wait: the thread gathers paths for
+//!   `index_window_ms` or until `index_batch_max` of them, then indexes the batch in one
+//!   transaction. A page that appeared or went changes where
 //!   other pages' links resolve: those pages are indexed again too.
 //! * **`reindex`** rebuilds everything on request.
 //!
@@ -33,10 +34,10 @@ mod records;
 
 pub(crate) use catalog::{Catalog, QueryCatalog};
 
-use records::PageText;
 use crate::error::{Error, Result};
 use crate::links::LinkModel;
 use crate::settings::IndexSettings;
+use records::PageText;
 
 /// The link graph of the vault as it was at a generation of the link model.
 #[derive(Default)]
@@ -109,7 +110,12 @@ impl Indexer {
     }
 
     fn send(&self, message: Message) -> bool {
-        match self.sender.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        match self
+            .sender
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
             Some(sender) => sender.send(message).is_ok(),
             None => false,
         }
@@ -199,8 +205,7 @@ impl Worker {
                     Message::Rebuild(done) => rebuilds.push(done),
                 }
                 // A flush or a rebuild ends the gathering: someone waits.
-                if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max
-                {
+                if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max {
                     while let Ok(more) = receiver.try_recv() {
                         match more {
                             Message::Changed(paths) => changed.extend(paths),

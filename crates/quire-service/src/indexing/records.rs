@@ -73,10 +73,7 @@ impl PageText<'_> {
                 .iter()
                 .map(|link| quire_index::LinkRecord {
                     target_text: link.target.clone(),
-                    resolved: vault
-                        .resolve(self.path, link)
-                        .path()
-                        .map(|p| p.to_string()),
+                    resolved: vault.resolve(self.path, link).path().map(|p| p.to_string()),
                     kind: link_kind(link),
                     line: link.line,
                 })

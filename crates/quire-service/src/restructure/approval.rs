@@ -185,6 +185,7 @@ mod tests {
                     enabled: false,
                     ..Default::default()
                 },
+                find: Default::default(),
             },
             &Access::serve(),
         )

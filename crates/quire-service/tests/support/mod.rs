@@ -43,6 +43,7 @@ impl TestSpace {
             assets: AssetRules::default(),
             refactor,
             claims: Default::default(),
+            find: Default::default(),
         })
         .expect("space opens");
         TestSpace { dir, space }

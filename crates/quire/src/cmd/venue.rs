@@ -83,7 +83,13 @@ pub fn open_root(root: &Path, purpose: Purpose) -> anyhow::Result<Service> {
     for warning in &loaded.warnings {
         eprintln!("quire: warning: {warning}");
     }
-    let settings = quire_service::settings_from_config(root, &loaded.config);
+    let mut settings = quire_service::settings_from_config(root, &loaded.config);
+    // A command keeps the search index only when that is its job (`reindex`); otherwise the
+    // next server start finds the index stale and brings it up to date.
+    let keeps_index = matches!(purpose, Purpose::Write("reindex"));
+    for space in &mut settings {
+        space.find.index.maintain = keeps_index;
+    }
     let access = match purpose {
         Purpose::Read => Access::ReadOnly,
         Purpose::Write(kind) => Access::Write { kind: kind.into() },

@@ -1,0 +1,353 @@
+//! Finding things over HTTP: search, DQL, aggregates, backlinks, the graph, reindex — the
+//! success shapes, the bad input, and the index following writes, deletes and restructurings.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{enc, TestServer};
+
+fn vault() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "notes/rust.md",
+            "---\nstatus: open\npriority: 3\ntags: [lang]\n---\n# Rust ownership\n\nBorrowing rules keep memory safe. See [[python]].\n",
+        ),
+        (
+            "notes/python.md",
+            "---\nstatus: done\npriority: 1\n---\n# Python\n\nA language with garbage collection and borrowing of nothing.\n#lang/dynamic\n",
+        ),
+        (
+            "notes/cafe.md",
+            "---\nstatus: verified\npriority: 2\n---\n# Café notes\n\nThe café serves coffee. Links to [[rust]].\n",
+        ),
+        ("journal/tokyo.md", "# Trip\n\n東京都に住んでいます。 Memory of [[rust]].\n"),
+    ]
+}
+
+fn server() -> TestServer {
+    let s = TestServer::with(support::sync_git(), Default::default(), &vault());
+    s.service.default_space().find().flush();
+    s
+}
+
+fn paths(v: &Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
+    let s = server();
+    let r = s.get("/api/quire/search?q=borrowing").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["engine"], "sqlite");
+    let hit = &v["results"][0];
+    assert!(hit["snippet"].as_str().unwrap().contains("<mark>"), "{hit}");
+    assert!(hit["title"].is_string() && hit["score"].is_number());
+
+    let v = s.get("/api/quire/search?q=ownership").await.json();
+    assert_eq!(paths(&v), ["notes/rust.md"]);
+    let v = s
+        .get(&format!(
+            "/api/quire/search?q={}",
+            enc("\"garbage collection\"")
+        ))
+        .await
+        .json();
+    assert_eq!(paths(&v), ["notes/python.md"]);
+    let v = s.get("/api/quire/search?q=garb*").await.json();
+    assert_eq!(paths(&v), ["notes/python.md"]);
+    let v = s
+        .get(&format!(
+            "/api/quire/search?q={}",
+            enc("borrowing NOT garbage")
+        ))
+        .await
+        .json();
+    assert_eq!(paths(&v), ["notes/rust.md"]);
+    let v = s
+        .get(&format!("/api/quire/search?q={}", enc("coffee OR garbage")))
+        .await
+        .json();
+    assert_eq!(v["total"], 2);
+    // Diacritics fold; CJK is findable.
+    let v = s.get("/api/quire/search?q=cafe").await.json();
+    assert_eq!(paths(&v), ["notes/cafe.md"]);
+    let v = s
+        .get(&format!("/api/quire/search?q={}", enc("東京")))
+        .await
+        .json();
+    assert_eq!(paths(&v), ["journal/tokyo.md"]);
+    // Filters, limit and offset.
+    let v = s.get("/api/quire/search?q=rust&path=journal").await.json();
+    assert_eq!(paths(&v), ["journal/tokyo.md"]);
+    let v = s.get("/api/quire/search?q=borrowing&tag=lang").await.json();
+    assert_eq!(v["total"], 2, "{v}");
+    let v = s
+        .get("/api/quire/search?q=borrowing&limit=1&offset=1")
+        .await
+        .json();
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn verified_search_puts_trusted_pages_first() {
+    let s = server();
+    let v = s.get("/api/quire/search/verified?q=rust").await.json();
+    assert_eq!(paths(&v)[0], "notes/cafe.md", "{v}");
+}
+
+#[tokio::test]
+async fn a_malformed_search_is_400_with_the_position_and_writes_nothing() {
+    let s = server();
+    let commits = s.commit_count();
+    for q in ["\"unclosed", "(a OR b", "a AND", "NOT", "-alone", ""] {
+        let r = s.get(&format!("/api/quire/search?q={}", enc(q))).await;
+        let message = r.expect_error(400);
+        if !q.is_empty() {
+            assert!(message.contains("at character"), "{q}: {message}");
+        }
+    }
+    let r = s.get("/api/quire/search").await;
+    r.expect_error(400);
+    assert_eq!(s.commit_count(), commits);
+}
+
+#[tokio::test]
+async fn the_index_follows_writes_deletes_and_restructurings() {
+    let s = server();
+    s.put("notes/new.md", "# Fresh\n\nzebra crossing\n", "ann")
+        .await;
+    let v = s.get("/api/quire/search?q=zebra").await.json();
+    assert_eq!(paths(&v), ["notes/new.md"]);
+    let r = s
+        .call(
+            axum::http::Method::DELETE,
+            "/api/quire/file?path=notes/new.md",
+            &[],
+            String::new(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(s.get("/api/quire/search?q=zebra").await.json()["total"], 0);
+
+    let r = s
+        .post_json(
+            "/api/quire/refactor/apply",
+            json!({"manifest": {"moves": [{"from": "notes/rust.md", "to": "lang/rust.md"}]}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = s.get("/api/quire/search?q=ownership").await.json();
+    assert_eq!(paths(&v), ["lang/rust.md"]);
+    let b = s.get("/api/quire/backlinks?path=lang/rust.md").await.json();
+    let sources: Vec<&str> = b
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["journal/tokyo.md", "notes/cafe.md"]);
+}
+
+#[tokio::test]
+async fn grep_engine_answers_the_same_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in vault() {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    let config = quire_config::Config::from_toml_str("[search]\nengine = \"grep\"\n", &|_| None)
+        .unwrap()
+        .config;
+    let settings = quire_service::settings_from_config(dir.path(), &config);
+    let service = std::sync::Arc::new(quire_service::Service::open(settings).unwrap());
+    service.default_space().find().flush();
+    let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
+    let s = TestServer { dir, service, app };
+    let v = s.get("/api/quire/search?q=borrowing").await.json();
+    assert_eq!(v["engine"], "grep");
+    assert_eq!(v["total"], 2);
+    let v = s
+        .get("/api/quire/search?q=borrowing&tag=lang/dynamic")
+        .await
+        .json();
+    assert_eq!(paths(&v), ["notes/python.md"]);
+    s.get(&format!("/api/quire/search?q={}", enc("(a")))
+        .await
+        .expect_error(400);
+}
+
+#[tokio::test]
+async fn dql_tables_lists_and_counts() {
+    let s = server();
+    let q = enc("TABLE title, priority FROM \"notes\" WHERE priority > 1 SORT priority DESC");
+    let r = s.get(&format!("/api/quire/query?q={q}")).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["mode"], "TABLE");
+    assert_eq!(v["headers"], json!(["File", "title", "priority"]));
+    assert_eq!(v["rows"][0][0], "notes/rust.md");
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2);
+
+    let v = s
+        .get(&format!("/api/quire/query?q={}", enc("COUNT FROM #lang")))
+        .await
+        .json();
+    assert_eq!(v["mode"], "COUNT");
+    assert_eq!(v["rows"][0][0], 2);
+    let v = s
+        .get(&format!("/api/quire/query?q={}", enc("LIST FROM [[rust]]")))
+        .await
+        .json();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2, "{v}");
+}
+
+#[tokio::test]
+async fn a_malformed_dql_query_is_400_with_the_position() {
+    let s = server();
+    for q in [
+        "TABLE FROM",
+        "LIST WHERE (",
+        "TABLE x LIMIT -1",
+        "SELECT *",
+        "",
+    ] {
+        let r = s.get(&format!("/api/quire/query?q={}", enc(q))).await;
+        let message = r.expect_error(400);
+        if !q.is_empty() {
+            assert!(message.contains(" at "), "{q}: {message}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn aggregates_group_by_a_field() {
+    let s = server();
+    let r = s
+        .get("/api/quire/query/aggregate?group=status&calc=count,sum:priority")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rows = r.json();
+    let open = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["status"] == "open")
+        .expect("a group for open")
+        .clone();
+    assert_eq!(open["count"], 1);
+    assert_eq!(open["sum_priority"], 3.0);
+    s.get("/api/quire/query/aggregate?group=status&calc=median:priority")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/query/aggregate?group=")
+        .await
+        .expect_error(400);
+}
+
+#[tokio::test]
+async fn backlinks_name_the_linking_line() {
+    let s = server();
+    let r = s.get("/api/quire/backlinks?path=notes/rust.md").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    let first = &v[0];
+    assert_eq!(first["path"], "journal/tokyo.md");
+    assert_eq!(first["title"], "Trip");
+    assert!(first["context"].as_str().unwrap().contains("[[rust]]"));
+    s.get("/api/quire/backlinks?path=nope.md")
+        .await
+        .expect_error(404);
+    s.get("/api/quire/backlinks?path=../x.md")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/backlinks").await.expect_error(400);
+}
+
+#[tokio::test]
+async fn the_graph_and_its_analytics() {
+    let s = server();
+    let g = s.get("/api/quire/graph").await.json();
+    assert_eq!(g["nodes"].as_array().unwrap().len(), 4);
+    assert_eq!(g["edges"].as_array().unwrap().len(), 3);
+    let node = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "notes/rust.md")
+        .unwrap()
+        .clone();
+    assert_eq!(node["group"], "notes");
+    assert_eq!(node["title"], "Rust ownership");
+
+    let a = s.get("/api/quire/graph/analytics?limit=2").await.json();
+    assert_eq!(a["total_nodes"], 4);
+    assert_eq!(a["total_edges"], 3);
+    assert_eq!(a["components"], 1);
+    assert_eq!(a["top_pages"].as_array().unwrap().len(), 2);
+    assert!(a["top_pages"][0]["pagerank"].is_number());
+
+    let c = s.get("/api/quire/graph/centrality?limit=3").await.json();
+    assert!(c["pages"][0]["betweenness"].is_number());
+    let m = s.get("/api/quire/graph/communities").await.json();
+    assert!(m["communities"].is_array() && m["modularity"].is_number());
+
+    let p = s
+        .get("/api/quire/graph/path?from=journal/tokyo.md&to=notes/python.md")
+        .await
+        .json();
+    assert_eq!(
+        p["path"],
+        json!(["journal/tokyo.md", "notes/rust.md", "notes/python.md"])
+    );
+    s.get("/api/quire/graph/path?from=notes/python.md&to=journal/tokyo.md")
+        .await
+        .expect_error(404);
+    s.get("/api/quire/graph/path?from=nope.md&to=notes/python.md")
+        .await
+        .expect_error(404);
+    s.get("/api/quire/graph/path?from=notes/python.md")
+        .await
+        .expect_error(400);
+
+    let w = s
+        .get("/api/quire/graph/walk?path=notes/rust.md&neighbors=true")
+        .await
+        .json();
+    assert_eq!(w["outbound"], json!(["notes/python.md"]));
+    assert_eq!(w["neighbors"].as_array().unwrap().len(), 2);
+    s.get("/api/quire/graph/walk?path=nope.md")
+        .await
+        .expect_error(404);
+}
+
+#[tokio::test]
+async fn reindex_rebuilds_and_a_deleted_index_is_rebuilt_at_start() {
+    let s = server();
+    let r = s.post_json("/api/quire/reindex", json!({})).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["pages"], 4);
+
+    // Deleting the index loses nothing: a new service rebuilds it.
+    let root = s.dir.path().to_path_buf();
+    let TestServer { dir, service, app } = s;
+    drop(app);
+    drop(service);
+    std::fs::remove_file(root.join(".quire/state/index.db")).unwrap();
+    let settings = quire_service::settings_from_config(&root, &Default::default());
+    let service = std::sync::Arc::new(quire_service::Service::open(settings).unwrap());
+    service.default_space().find().flush();
+    let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
+    let s = TestServer { dir, service, app };
+    let v = s.get("/api/quire/search?q=ownership").await.json();
+    assert_eq!(paths(&v), ["notes/rust.md"]);
+}
