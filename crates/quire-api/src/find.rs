@@ -147,3 +147,10 @@ pub struct Reindexed {
     pub pages: usize,
     pub duration_ms: u64,
 }
+
+/// One group of `/query/aggregate`: the group field with the group's value, `count`, and a
+/// `<function>_<field>` key per calculation (`avg_priority`, `sum_hours`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(transparent)]
+#[schema(value_type = Object)]
+pub struct AggregateRow(pub serde_json::Map<String, serde_json::Value>);

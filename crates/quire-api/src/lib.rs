@@ -24,8 +24,8 @@ pub use files::{
     WriteResult,
 };
 pub use find::{
-    Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
-    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
+    AggregateRow, Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge,
+    GraphNode, GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};

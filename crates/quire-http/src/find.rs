@@ -9,8 +9,8 @@ use crate::context::SpaceCtx;
 use crate::error::{blocking, ApiResult, ErrorBody, QueryParams};
 use crate::files::PathQuery;
 use quire_api::{
-    Backlink, Centrality, Communities, Graph, GraphAnalytics, GraphPath, GraphWalk, QueryResult,
-    Reindexed, SearchResults,
+    AggregateRow, Backlink, Centrality, Communities, Graph, GraphAnalytics, GraphPath, GraphWalk,
+    QueryResult, Reindexed, SearchResults,
 };
 use quire_service::SearchQuery;
 
@@ -130,16 +130,15 @@ pub async fn query(
 
 /// Groups pages by a frontmatter field and computes counts, sums, averages, minima and maxima.
 #[utoipa::path(get, path = "/query/aggregate", tag = "search", params(AggregateParams),
-    responses((status = 200, body = [Object], description = "one object per group: the group field, `count`, and `<function>_<field>`"),
+    responses((status = 200, body = [AggregateRow]),
         (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn aggregate(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<AggregateParams>,
-) -> ApiResult<Json<Vec<serde_json::Map<String, serde_json::Value>>>> {
+) -> ApiResult<Json<Vec<AggregateRow>>> {
     let calc = q.calc.unwrap_or_default();
-    Ok(Json(
-        blocking(move || space.find().aggregate(&q.group, &calc)).await?,
-    ))
+    let rows = blocking(move || space.find().aggregate(&q.group, &calc)).await?;
+    Ok(Json(rows.into_iter().map(AggregateRow).collect()))
 }
 
 /// Pages linking to a page, with the line that holds each link.
