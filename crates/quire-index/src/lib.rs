@@ -11,6 +11,7 @@
 //! unknown schema version, is deleted and created afresh instead of being repaired.
 
 mod claims;
+mod contents;
 mod error;
 pub mod pages;
 pub mod search;

@@ -409,6 +409,13 @@ impl Find<'_> {
         })
     }
 
+    /// Every row the index derived from the pages, as text (see `quire_index::Index::contents`),
+    /// after the changes so far are indexed: for checks that it equals a rebuild.
+    pub fn index_contents(&self) -> Result<String> {
+        self.flush();
+        Ok(self.indexer()?.index.contents()?)
+    }
+
     /// Waits until every change so far is in the index (tests, and shutdown).
     pub fn flush(&self) {
         if let Some(indexer) = &self.0.indexer {
