@@ -10,7 +10,7 @@ use quire_api::{
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
 use quire_index::{SearchError, SearchRequest};
-use quire_query::dql::{self, Calc, ExecLimits, QueryError};
+use quire_query::dql::{self, Calc, ExecLimits, PageData, QueryError};
 use quire_query::EvalContext;
 use quire_vault::{PagePath, Resolution, Step, Vault};
 
@@ -18,7 +18,7 @@ use crate::core::SpaceCore;
 use crate::error::{Error, Result};
 use crate::settings::Engine;
 
-use crate::indexing::{Indexer, QueryCatalog};
+use crate::indexing::{read_catalog, Indexer, QueryCatalog};
 
 /// A full-text search as callers ask it.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +81,8 @@ impl Find<'_> {
         if request.query.trim().is_empty() {
             return Err(Error::bad_request("missing query `q`"));
         }
-        let found = match self.0.find.engine {
+        let engine = self.engine();
+        let found = match engine {
             Engine::Sqlite => self.indexer()?.index.search(&request),
             Engine::Grep => self.grep(&request),
         };
@@ -94,7 +95,7 @@ impl Find<'_> {
             total: found.total,
             limit: request.limit,
             offset: request.offset,
-            engine: match self.0.find.engine {
+            engine: match engine {
                 Engine::Sqlite => "sqlite",
                 Engine::Grep => "grep",
             }
@@ -112,6 +113,15 @@ impl Find<'_> {
         })
     }
 
+    /// The configured engine; a process that keeps no index (a command reading a root while
+    /// no server runs) answers with the grep tier, and says so in `engine`.
+    fn engine(&self) -> Engine {
+        match (self.0.find.engine, &self.0.indexer) {
+            (Engine::Sqlite, None) => Engine::Grep,
+            (engine, _) => engine,
+        }
+    }
+
     /// The grep tier: every page read and matched now.
     fn grep(
         &self,
@@ -126,39 +136,43 @@ impl Find<'_> {
                 .map(|(p, s)| (p.clone(), s.title.clone()))
                 .collect()
         };
-        let tagged = request.tag.as_deref().map(|tag| self.tagged(tag));
+        let tag = request
+            .tag
+            .as_deref()
+            .map(|t| t.trim().trim_start_matches('#').to_lowercase());
         let texts = pages.into_iter().filter_map(|(path, title)| {
-            if let Some(Some(tagged)) = &tagged {
-                if !tagged.contains(path.as_str()) {
+            let bytes = self.0.root.read(&path).ok()?;
+            let text = String::from_utf8(bytes).ok()?;
+            if let Some(tag) = &tag {
+                let nested = format!("{tag}/");
+                let has = quire_syntax::parse(&text).tags.iter().any(|t| {
+                    let t = t.name.to_lowercase();
+                    t == *tag || t.starts_with(&nested)
+                });
+                if !has {
                     return None;
                 }
             }
-            let bytes = self.0.root.read(&path).ok()?;
-            let text = String::from_utf8(bytes).ok()?;
             Some((path.to_string(), title, text))
         });
         Ok(quire_index::search::grep::search(&query, texts, request))
     }
 
-    /// Paths of the pages with `tag` or a tag below it, from the catalog; `None` when the
-    /// catalog is not kept.
-    fn tagged(&self, tag: &str) -> Option<std::collections::HashSet<String>> {
-        let indexer = self.0.indexer.as_ref()?;
+    /// Every page as DQL sees it: the index thread's catalog, or, in a process that keeps no
+    /// index, the pages read now.
+    fn pages(&self) -> Result<Arc<Vec<PageData>>> {
+        let catalog = match &self.0.indexer {
+            Some(_) => None,
+            None => Some(read_catalog(&self.0.root, &self.0.links)),
+        };
+        let catalog = match &catalog {
+            Some(catalog) => catalog,
+            None => &self.indexer()?.catalog,
+        };
         let vault = self.0.links.vault();
-        let pages = indexer.catalog.snapshot(&vault)?;
-        let tag = tag.trim().trim_start_matches('#').to_lowercase();
-        Some(
-            pages
-                .iter()
-                .filter(|p| {
-                    p.tags.iter().any(|t| {
-                        let t = t.trim_start_matches('#').to_lowercase();
-                        t == tag || t.starts_with(&format!("{tag}/"))
-                    })
-                })
-                .map(|p| p.path.clone())
-                .collect(),
-        )
+        catalog
+            .snapshot(&vault)
+            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))
     }
 
     /// Runs a DQL query (`TABLE`, `LIST`, `COUNT`, `DISTINCT` with `FROM`, `WHERE`, `SORT`,
@@ -168,12 +182,8 @@ impl Find<'_> {
             return Err(Error::bad_request("missing query `q`"));
         }
         let parsed = dql::parse_query(dql).map_err(query_error)?;
-        let indexer = self.indexer()?;
+        let pages = self.pages()?;
         let vault = self.0.links.vault();
-        let pages = indexer
-            .catalog
-            .snapshot(&vault)
-            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))?;
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
@@ -205,12 +215,8 @@ impl Find<'_> {
             calc
         };
         let calcs = Calc::parse_list(calc).map_err(|e| Error::bad_request(e.to_string()))?;
-        let indexer = self.indexer()?;
+        let pages = self.pages()?;
         let vault = self.0.links.vault();
-        let pages = indexer
-            .catalog
-            .snapshot(&vault)
-            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))?;
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
@@ -414,6 +420,15 @@ impl Find<'_> {
     pub fn index_contents(&self) -> Result<String> {
         self.flush();
         Ok(self.indexer()?.index.contents()?)
+    }
+
+    /// Pages read so far of the index pass under way, and of how many (for progress bars).
+    pub fn progress(&self) -> Option<(usize, usize)> {
+        let p = &self.0.indexer.as_ref()?.progress;
+        Some((
+            p.done.load(std::sync::atomic::Ordering::Relaxed),
+            p.total.load(std::sync::atomic::Ordering::Relaxed),
+        ))
     }
 
     /// Waits until every change so far is in the index (tests, and shutdown).

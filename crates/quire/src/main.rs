@@ -23,6 +23,13 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Restructure the knowledge base: plan manifests of moves, merges and relinks.
     Refactor(cmd::refactor::Args),
+    /// Full-text search: words, AND, OR, NOT, "phrases", prefix*.
+    Search(cmd::find::SearchArgs),
+    /// Run a DQL query (TABLE, LIST, COUNT, DISTINCT … FROM … WHERE … SORT … LIMIT) and
+    /// print a table.
+    Query(cmd::find::QueryArgs),
+    /// Rebuild the search index (.quire/state/index.db) from the files.
+    Reindex(cmd::find::ReindexArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +38,9 @@ fn main() -> ExitCode {
         Command::Init(args) => cmd::init::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Refactor(args) => cmd::refactor::run(args),
+        Command::Search(args) => cmd::find::search(args),
+        Command::Query(args) => cmd::find::query(args),
+        Command::Reindex(args) => cmd::find::reindex(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -378,6 +378,27 @@ impl Worker {
     }
 }
 
+/// The catalog of every page read now, for a process that keeps no index (a command reading a
+/// root): the same data the index thread keeps, made once.
+pub(crate) fn read_catalog(root: &Root, links: &LinkModel) -> Catalog {
+    let paths: Vec<PagePath> = {
+        let vault = links.vault();
+        vault.files().filter(|p| p.is_page()).cloned().collect()
+    };
+    let reads = read_all(root, &paths, &Progress::default());
+    let vault = links.vault();
+    let pages = reads
+        .iter()
+        .map(|read| {
+            let parsed = quire_syntax::parse(&read.text);
+            (read.path.to_string(), page_text(read, &parsed).data(&vault))
+        })
+        .collect();
+    let catalog = Catalog::default();
+    catalog.fill(pages);
+    catalog
+}
+
 fn page_text<'a>(read: &'a Read, parsed: &'a quire_syntax::ParsedPage) -> PageText<'a> {
     PageText {
         path: &read.path,

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod find;
 pub mod init;
 mod preflight;
 pub mod refactor;

@@ -45,9 +45,26 @@ impl Remote {
         self.answer(request.send_json(body))
     }
 
+    /// `GET {base_url}{route}` with query parameters.
+    pub fn get_json<T: DeserializeOwned>(
+        &self,
+        route: &str,
+        query: &[(&str, String)],
+    ) -> anyhow::Result<T> {
+        let mut request = self.request_with("GET", route, &[]);
+        for (name, value) in query {
+            request = request.query(name, value);
+        }
+        self.answer(request.call())
+    }
+
     fn request(&self, route: &str, headers: &[(&str, &str)]) -> ureq::Request {
+        self.request_with("POST", route, headers)
+    }
+
+    fn request_with(&self, method: &str, route: &str, headers: &[(&str, &str)]) -> ureq::Request {
         let url = format!("{}{}{route}", self.host, quire_http::BASE_PATH);
-        let mut request = ureq::post(&url).set("X-Quire-Client", "cli");
+        let mut request = ureq::request(method, &url).set("X-Quire-Client", "cli");
         // A server with authentication on needs the key; the command reads it where the
         // server's operator would put it.
         if let Some(key) = std::env::var("QUIRE_API_KEY")
