@@ -165,7 +165,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 /// Reads the server's address from its log.
-fn server_address(server: &mut std::process::Child) -> anyhow::Result<String> {
+pub(crate) fn server_address(server: &mut std::process::Child) -> anyhow::Result<String> {
     let stderr = server.stderr.take().context("server stderr")?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -10,6 +10,7 @@ mod load;
 mod plan;
 mod put;
 mod resolve;
+mod search;
 
 use clap::{Parser, Subcommand};
 
@@ -34,6 +35,8 @@ enum Command {
     Plan(plan::Args),
     /// Many clients as many actors against the real server: commit lag, authors, SIGTERM.
     Load(load::Args),
+    /// Search and DQL over loopback HTTP (index built at start), the grep tier, and `rg`.
+    Search(search::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -46,6 +49,7 @@ fn main() -> anyhow::Result<()> {
         Command::Plan(args) => plan::run(&args),
         Command::Apply(args) => apply::run(&args),
         Command::Load(args) => load::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
