@@ -68,6 +68,16 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         "workflow.enforce_transitions",
         "workflows",
     );
+    note(
+        !config.dataview.computed_fields.is_empty(),
+        "dataview.computed_fields",
+        "computed DQL fields",
+    );
+    note(
+        !config.dataview.custom_fields.is_empty(),
+        "dataview.custom_fields",
+        "declared DQL field kinds (values are typed from what they look like)",
+    );
     note(config.protocols.nfs.enabled, "protocols.nfs.enabled", "NFS");
     note(config.protocols.s3.enabled, "protocols.s3.enabled", "S3");
     note(
