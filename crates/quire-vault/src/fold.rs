@@ -37,6 +37,7 @@ impl Fold {
         }
     }
 
+    #[inline]
     pub(crate) fn slot(self) -> usize {
         match self {
             Fold::Exact => 0,

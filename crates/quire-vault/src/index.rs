@@ -48,6 +48,7 @@ impl Hit {
         }
     }
 
+    #[inline]
     pub(crate) fn folder(&self) -> &str {
         &self.path.as_str()[..self.folder_len]
     }
@@ -65,6 +66,7 @@ pub(crate) struct Index {
 }
 
 impl Lookup for Index {
+    #[inline]
     fn hits<'a>(
         &'a self,
         table: Table,

@@ -7,6 +7,9 @@ use std::ops::Range;
 
 use crate::index::Hit;
 
+/// Lists up to this long are scanned for a folder's hits rather than searched.
+const SCAN: usize = 16;
+
 /// The hits of one step in (components, bytes) order, which is the tie-break order for a
 /// link written outside all their folders. The files of one folder share a depth and are
 /// adjacent in byte order among the files of that depth, so a linking page's own folder
@@ -40,30 +43,35 @@ impl<H: Borrow<Hit>> Ranked<H> {
     }
 
     /// Every hit in tie-break order for a link written in `folder`: the winner first.
-    pub(crate) fn order(&self, folder: &str) -> impl Iterator<Item = &H> {
+    pub(crate) fn into_order(mut self, folder: &str) -> Vec<H> {
         let local = self.local(folder);
-        self.hits[local.clone()]
-            .iter()
-            .chain(&self.hits[..local.start])
-            .chain(&self.hits[local.end..])
+        if local.start > 0 && !local.is_empty() {
+            self.hits[..local.end].rotate_right(local.len());
+        }
+        self.hits
     }
 
-    /// Where the hits inside `folder` (not below it) sit.
+    /// Where the hits inside `folder` (not below it) sit: short lists are scanned, long
+    /// ones searched.
     fn local(&self, folder: &str) -> Range<usize> {
-        let depth = if folder.is_empty() {
-            1
+        let inside = |hit: &H| hit.borrow().folder() == folder;
+        let start = if self.hits.len() <= SCAN {
+            self.hits.iter().position(inside).unwrap_or(self.hits.len())
         } else {
-            folder.bytes().filter(|b| *b == b'/').count() + 2
+            let depth = if folder.is_empty() {
+                1
+            } else {
+                folder.bytes().filter(|b| *b == b'/').count() + 2
+            };
+            let depth_of = |hit: &H| hit.borrow().depth;
+            let start = self.hits.partition_point(|hit| depth_of(hit) < depth);
+            start
+                + self.hits[start..].partition_point(|hit| {
+                    depth_of(hit) == depth
+                        && sorts_before_folder(hit.borrow().path.as_str(), folder)
+                })
         };
-        let depth_of = |hit: &H| hit.borrow().depth;
-        let start = self.hits.partition_point(|hit| depth_of(hit) < depth);
-        let same_depth = &self.hits[start..];
-        let start = start
-            + same_depth.partition_point(|hit| {
-                depth_of(hit) == depth && sorts_before_folder(hit.borrow().path.as_str(), folder)
-            });
-        let len = self.hits[start..]
-            .partition_point(|hit| depth_of(hit) == depth && hit.borrow().folder() == folder);
+        let len = self.hits[start..].partition_point(inside);
         start..start + len
     }
 }
@@ -105,7 +113,7 @@ mod tests {
 
     #[test]
     fn winner_prefers_the_linking_folder_then_depth_then_bytes() {
-        let all = hits(&[
+        let few = hits(&[
             "b/x.md",
             "a/x.md",
             "a/c/x.md",
@@ -117,7 +125,11 @@ mod tests {
             "a-b/c/x.md",
             "a/b c/x.md",
         ]);
-        let ranked = Ranked::new(all.clone());
+        // Enough hits that a folder is found by binary search rather than by a scan.
+        let mut many = few.clone();
+        for i in 0..SCAN {
+            many.push(Hit::new(&PagePath::new(&format!("d/e{i}/x.md")).unwrap()));
+        }
         let cases = [
             ("", "x.md"),
             ("a", "a/x.md"),
@@ -129,21 +141,30 @@ mod tests {
             ("a-b", "x.md"),
             ("a-b/c", "a-b/c/x.md"),
         ];
-        for (folder, want) in cases {
-            let winner = ranked.winner(folder).map(|hit| hit.path.as_str());
-            assert_eq!(winner, Some(want), "{folder:?}");
-            let order: Vec<String> = ranked
-                .order(folder)
-                .map(|hit| hit.path.to_string())
-                .collect();
-            assert_eq!(order, by_key(all.clone(), folder), "{folder:?}");
+        for all in [few, many.clone()] {
+            let ranked = Ranked::new(all.clone());
+            for (folder, want) in cases {
+                let order: Vec<String> = ranked
+                    .clone()
+                    .into_order(folder)
+                    .into_iter()
+                    .map(|hit| hit.path.to_string())
+                    .collect();
+                assert_eq!(order, by_key(all.clone(), folder), "{folder:?}");
+                let winner = ranked.winner(folder).map(|hit| hit.path.as_str());
+                assert_eq!(winner, Some(want), "{folder:?}");
+            }
         }
+        let winner = Ranked::new(many)
+            .winner("d/e3")
+            .map(|hit| hit.path.to_string());
+        assert_eq!(winner.as_deref(), Some("d/e3/x.md"));
     }
 
     #[test]
     fn no_hits_no_winner() {
         let ranked: Ranked<Hit> = Ranked::new(Vec::new());
         assert!(ranked.winner("a").is_none());
-        assert_eq!(ranked.order("").count(), 0);
+        assert!(ranked.into_order("").is_empty());
     }
 }

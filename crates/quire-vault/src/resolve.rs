@@ -241,12 +241,12 @@ fn pick<'a>(
         return Some(resolved(&first.path, step));
     };
     let ranked = Ranked::new([first, second].into_iter().chain(hits).collect());
-    let mut order = ranked.order(from.folder()).map(|hit| hit.path.clone());
-    let path = order.next()?;
+    let order = ranked.into_order(from.folder());
+    let (winner, rivals) = order.split_first()?;
     Some(Resolution::Resolved {
-        path,
+        path: winner.path.clone(),
         step,
-        candidates: order.collect(),
+        candidates: rivals.iter().map(|hit| hit.path.clone()).collect(),
     })
 }
 
