@@ -7,8 +7,8 @@
 //! every link that resolved before the plan resolves to the image of its target after it,
 //! and a rewritten page differs from before only in the bytes of rewritten link targets.
 
-mod after;
 mod check;
+mod keys;
 mod manifest;
 mod model;
 mod ops;

@@ -5,13 +5,12 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 
 use quire_syntax::{parse, parse_canvas, replace_spans, Link};
-use quire_vault::{DiskNames, PagePath, Resolution, Shadowed, Step, Vault};
+use quire_vault::{DiskNames, Memo, Overlay, PagePath, Resolution, Shadowed, Step, Vault};
 use regex::Regex;
 use sha2::{Digest, Sha256};
-use unicode_normalization::UnicodeNormalization;
 
-use crate::after::{resolve_in, AfterVault};
 use crate::check::{check, AfterNames};
+use crate::keys::NameKeys;
 use crate::manifest::Manifest;
 use crate::model::{
     Conflict, ConflictCode, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
@@ -108,13 +107,20 @@ enum Diffs {
     Skipped,
 }
 
+/// The root before and after the manifest, for resolving links.
+#[derive(Clone, Copy)]
+struct Roots<'l> {
+    before: &'l Memo<'l>,
+    after: &'l Memo<'l>,
+}
+
 /// One page's link check: where it is and will be, and what to resolve against.
 #[derive(Clone, Copy)]
 struct Look<'l> {
     source: &'l PagePath,
     source_after: &'l PagePath,
     moved: bool,
-    after: &'l AfterVault<'l>,
+    roots: Roots<'l>,
     keys: &'l NameKeys,
     relink_vault: &'l Vault,
 }
@@ -189,8 +195,17 @@ impl<'w, 'a> Planner<'w, 'a> {
             .cloned()
             .collect();
         self.guard_moves();
-        let after = AfterVault::new(self.ws.vault, &vacated, self.moves.values().cloned());
-        self.rewrite_links(&after, &vacated);
+        let overlay = Overlay::new(
+            self.ws.vault,
+            vacated.iter().cloned(),
+            self.moves.values().cloned(),
+        );
+        let (before, after) = (self.ws.vault.memo(), overlay.memo());
+        let roots = Roots {
+            before: &before,
+            after: &after,
+        };
+        self.rewrite_links(roots, &vacated);
         self.orphans(&vacated);
         self.sidecars();
         if self.manifest.delete_empty_dirs {
@@ -386,7 +401,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         }
     }
 
-    fn rewrite_links(&mut self, after: &AfterVault, vacated: &BTreeSet<PagePath>) {
+    fn rewrite_links(&mut self, roots: Roots, vacated: &BTreeSet<PagePath>) {
         let vault = self.ws.vault;
         // Name keys of everything whose links can change: vacated files (links to them),
         // relink sources, and destinations (links they may capture).
@@ -424,7 +439,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         let mut handled: BTreeSet<PagePath> = BTreeSet::new();
         for source in candidates {
             handled.insert(source.clone());
-            self.rewrite_page(&source, after, &keys, &relink_vault, &guard);
+            self.rewrite_page(&source, roots, &keys, &relink_vault, &guard);
         }
         // Moved files without a summary (assets, unparsed pages) move as bytes.
         let rest: Vec<(PagePath, PagePath)> = self
@@ -462,7 +477,7 @@ impl<'w, 'a> Planner<'w, 'a> {
     fn rewrite_page(
         &mut self,
         source: &PagePath,
-        after: &AfterVault,
+        roots: Roots,
         keys: &NameKeys,
         relink_vault: &Vault,
         guard: &Guard,
@@ -473,7 +488,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             source,
             source_after: &source_after,
             moved: moved.is_some(),
-            after,
+            roots,
             keys,
             relink_vault,
         };
@@ -593,7 +608,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             source,
             source_after,
             moved,
-            after,
+            roots: Roots { before, after },
             keys,
             relink_vault,
         } = *look;
@@ -606,7 +621,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             if link.target.trim().is_empty() {
                 continue;
             }
-            let before = after.before(source, link.kind, &link.target);
+            let before = before.answer(source, link.kind, &link.target);
             let (intended, was_ambiguous) = match (before.step(), before.path()) {
                 (Some(Step::SamePage), _) => continue,
                 (Some(_), Some(path)) => (self.image(path), before.is_ambiguous()),
@@ -615,11 +630,11 @@ impl<'w, 'a> Planner<'w, 'a> {
                         source: source.clone(),
                         target: link.target.clone(),
                     });
-                    let old = resolve_in(relink_vault, source, link.kind, &link.target);
+                    let old = relink_vault.resolve_target(source, link.kind, &link.target);
                     match old.path().and_then(|old| self.relinks.get(old)) {
                         Some(now) => (now.clone(), false),
                         None => {
-                            let later = after.resolve(source_after, link.kind, &link.target);
+                            let later = after.answer(source_after, link.kind, &link.target);
                             if let Some(found_path) = later.path() {
                                 found.warnings.push(format!(
                                     "`{source}`: link `{}` resolves to nothing now but will resolve to `{found_path}` after this plan",
@@ -631,17 +646,8 @@ impl<'w, 'a> Planner<'w, 'a> {
                     }
                 }
             };
-            let keep = if after.is_added(&intended)
-                && after
-                    .added_answer(source_after, link.kind, &link.target)
-                    .as_ref()
-                    != Some(&intended)
-            {
-                false
-            } else {
-                let now = after.resolve(source_after, link.kind, &link.target);
-                now.path() == Some(&intended) && (!now.is_ambiguous() || was_ambiguous)
-            };
+            let now = after.answer(source_after, link.kind, &link.target);
+            let keep = now.path() == Some(&intended) && (!now.is_ambiguous() || was_ambiguous);
             if keep && before.is_resolved() {
                 continue;
             }
@@ -907,125 +913,6 @@ pub fn digest(plan: &Plan, etags: &BTreeMap<PagePath, String>) -> String {
         .collect()
 }
 
-/// Folded name keys of the files whose links can change, with a bit set of their quick
-/// hashes so that the scan over every link of the vault rarely needs to fold a name.
-struct NameKeys {
-    exact: HashSet<String>,
-    quick: Vec<u64>,
-}
-
-impl NameKeys {
-    const QUICK_BITS: usize = 1 << 16;
-
-    fn new() -> NameKeys {
-        NameKeys {
-            exact: HashSet::new(),
-            quick: vec![0; Self::QUICK_BITS / 64],
-        }
-    }
-
-    /// Adds the keys of `path`: its name, and for a page its stem.
-    fn add(&mut self, path: &PagePath) {
-        self.insert(fold_key(path.name()));
-        if path.is_page() {
-            self.insert(fold_key(path.stem()));
-        }
-    }
-
-    fn insert(&mut self, key: String) {
-        if let Some(hash) = quick_fold_hash(&key) {
-            let bit = Self::bit(hash);
-            self.quick[bit / 64] |= 1 << (bit % 64);
-        }
-        self.exact.insert(key);
-    }
-
-    fn bit(hash: u64) -> usize {
-        ((hash ^ (hash >> 32)) as usize) % Self::QUICK_BITS
-    }
-
-    /// Could this link's resolution involve a file with one of these keys? `buffer` is
-    /// scratch space, so that checking every link of the vault allocates nothing.
-    fn may_change(&self, link: &Link, buffer: &mut String) -> bool {
-        let target = link.target.trim();
-        if target.is_empty() {
-            return false;
-        }
-        let last = target.rsplit('/').next().unwrap_or(target);
-        // An ASCII name folds to ASCII, and a folded key hashes as its own fold, so a clear
-        // bit proves the key absent.
-        if let Some(hash) = quick_fold_hash(last) {
-            let bit = Self::bit(hash);
-            if self.quick[bit / 64] & (1 << (bit % 64)) == 0 {
-                return false;
-            }
-        }
-        fold_into(last, buffer);
-        self.exact.contains(buffer.as_str())
-    }
-}
-
-/// FNV-1a of the [`fold_key`] of an ASCII name, computed without building it; `None` for
-/// other names.
-fn quick_fold_hash(name: &str) -> Option<u64> {
-    if !name.is_ascii() {
-        return None;
-    }
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut in_run = false;
-    for byte in name.bytes() {
-        let byte = if matches!(byte, b'-' | b'_' | b' ') {
-            if in_run {
-                continue;
-            }
-            in_run = true;
-            b'-'
-        } else {
-            in_run = false;
-            byte.to_ascii_lowercase()
-        };
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    Some(hash)
-}
-
-/// A name brought to the loosest level resolution compares at: NFC, lowercase, runs of
-/// `-`, `_` and space as one `-`.
-pub(crate) fn fold_key(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    fold_into(name, &mut out);
-    out
-}
-
-/// [`fold_key`] into a reused buffer (cleared first), allocating nothing for ASCII names.
-pub(crate) fn fold_into(name: &str, out: &mut String) {
-    out.clear();
-    let mut in_run = false;
-    let mut push = |c: char| {
-        if matches!(c, '-' | '_' | ' ') {
-            if !in_run {
-                out.push('-');
-            }
-            in_run = true;
-        } else {
-            out.push(c);
-            in_run = false;
-        }
-    };
-    if name.is_ascii() {
-        name.chars()
-            .map(|c| c.to_ascii_lowercase())
-            .for_each(&mut push);
-    } else {
-        name.nfc()
-            .collect::<String>()
-            .to_lowercase()
-            .chars()
-            .for_each(&mut push);
-    }
-}
-
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> u32 {
     text.as_bytes()[..offset]
@@ -1054,19 +941,6 @@ fn text_range(text: &str, span: Range<usize>) -> TextRange {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fold_key_matches_the_loosest_resolution_level() {
-        let cases = [
-            ("My Note", "my-note"),
-            ("my__note.md", "my-note.md"),
-            ("Ärger", "ärger"),
-            ("plain", "plain"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(fold_key(input), want, "{input}");
-        }
-    }
 
     #[test]
     fn positions_count_utf16_units() {

@@ -2,22 +2,21 @@
 //! printed by quire-syntax's one printer and verified by resolving it in the after-root.
 
 use quire_syntax::{print_target, Link, LinkKind};
-use quire_vault::PagePath;
-
-use crate::after::AfterVault;
+use quire_vault::{Memo, PagePath};
 
 /// Target bytes that make `link`, written in the page that will be at `source`, resolve
-/// uniquely to `target` after the manifest. `written` is the link's current target bytes.
+/// uniquely to `target` after the manifest (`after` answers in the root as it will be).
+/// `written` is the link's current target bytes.
 pub(crate) fn new_target(
     link: &Link,
     written: &str,
     source: &PagePath,
     target: &PagePath,
-    after: &AfterVault,
+    after: &Memo,
 ) -> Result<String, String> {
     let reaches = |text: &str| {
-        let resolution = after.resolve(source, link.kind, text);
-        resolution.path() == Some(target) && !resolution.is_ambiguous()
+        let answer = after.answer(source, link.kind, text);
+        answer.path() == Some(target) && !answer.is_ambiguous()
     };
     match link.kind {
         LinkKind::Wiki => wiki(written, source, target, reaches),

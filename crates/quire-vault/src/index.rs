@@ -1,94 +1,11 @@
 //! The lookup tables resolution reads: every file under its path, path-suffix and name keys,
 //! at three strictness levels, kept up to date one file at a time.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::fold::Fold;
 use crate::path::{name_of, PagePath};
-
-/// How strictly a key compares to a target; each level is a resolution fallback.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fold {
-    /// Bytes as they are (after NFC).
-    Exact,
-    /// Lowercased.
-    Case,
-    /// Lowercased, and every run of `-`, `_`, space written as one `-`.
-    Separators,
-}
-
-impl Fold {
-    pub(crate) const ALL: [Fold; 3] = [Fold::Exact, Fold::Case, Fold::Separators];
-
-    /// `text` brought to this level; borrows whenever nothing changes.
-    pub(crate) fn apply(self, text: &str) -> Cow<'_, str> {
-        match self {
-            Fold::Exact => Cow::Borrowed(text),
-            Fold::Case => lowercase(text),
-            Fold::Separators => {
-                let lower = lowercase(text);
-                if !needs_separator_fold(&lower) {
-                    return lower;
-                }
-                let mut out = String::with_capacity(lower.len());
-                let mut in_run = false;
-                for c in lower.chars() {
-                    if is_separator(c) {
-                        if !in_run {
-                            out.push('-');
-                        }
-                        in_run = true;
-                    } else {
-                        out.push(c);
-                        in_run = false;
-                    }
-                }
-                Cow::Owned(out)
-            }
-        }
-    }
-
-    fn slot(self) -> usize {
-        match self {
-            Fold::Exact => 0,
-            Fold::Case => 1,
-            Fold::Separators => 2,
-        }
-    }
-}
-
-fn is_separator(c: char) -> bool {
-    matches!(c, '-' | '_' | ' ')
-}
-
-/// True when folding would change `text`: it has `_`, a space, or two separators in a row.
-fn needs_separator_fold(text: &str) -> bool {
-    let mut previous = false;
-    for c in text.chars() {
-        let separator = is_separator(c);
-        if c == '_' || c == ' ' || (separator && previous) {
-            return true;
-        }
-        previous = separator;
-    }
-    false
-}
-
-fn lowercase(text: &str) -> Cow<'_, str> {
-    let unchanged = if text.is_ascii() {
-        !text.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        text.chars().all(|c| {
-            let mut lower = c.to_lowercase();
-            lower.next() == Some(c) && lower.next().is_none()
-        })
-    };
-    if unchanged {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(text.to_lowercase())
-    }
-}
+use crate::resolve::Lookup;
 
 /// Which kind of key a table holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +40,7 @@ pub(crate) struct Hit {
 }
 
 impl Hit {
-    fn new(path: &PagePath) -> Hit {
+    pub(crate) fn new(path: &PagePath) -> Hit {
         Hit {
             path: path.clone(),
             folder_len: path.folder().len(),
@@ -131,6 +48,7 @@ impl Hit {
         }
     }
 
+    #[inline]
     pub(crate) fn folder(&self) -> &str {
         &self.path.as_str()[..self.folder_len]
     }
@@ -147,13 +65,22 @@ pub(crate) struct Index {
     tables: [[Buckets; 3]; 3],
 }
 
-impl Index {
-    pub(crate) fn lookup(&self, table: Table, fold: Fold, key: &str) -> &[Hit] {
+impl Lookup for Index {
+    #[inline]
+    fn hits<'a>(
+        &'a self,
+        table: Table,
+        fold: Fold,
+        key: &str,
+    ) -> impl Iterator<Item = &'a Hit> + use<'a> {
         self.tables[table.slot()][fold.slot()]
             .get(key)
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
     }
+}
 
+impl Index {
     pub(crate) fn insert(&mut self, path: &PagePath) {
         for_each_key(path, |table, fold, key| {
             let bucket = self.tables[table.slot()][fold.slot()]
@@ -208,23 +135,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fold_levels_normalise_as_documented() {
-        let cases = [
-            (Fold::Exact, "My Note", "My Note"),
-            (Fold::Case, "My Note", "my note"),
-            (Fold::Case, "ÄRGER", "ärger"),
-            (Fold::Separators, "My Note", "my-note"),
-            (Fold::Separators, "my__note", "my-note"),
-            (Fold::Separators, "a - _b", "a-b"),
-            (Fold::Separators, "a/b c.md", "a/b-c.md"),
-            (Fold::Separators, "plain-name", "plain-name"),
-        ];
-        for (fold, input, expected) in cases {
-            assert_eq!(fold.apply(input), expected, "{fold:?} {input:?}");
-        }
-    }
-
-    #[test]
     fn page_is_found_under_path_suffix_and_name_keys() {
         let mut index = Index::default();
         let path = PagePath::new("a/b/Note.md").unwrap();
@@ -240,14 +150,14 @@ mod tests {
             (Table::Suffixes, Fold::Case, "b/note"),
         ];
         for (table, fold, key) in cases {
-            assert_eq!(index.lookup(table, fold, key), [Hit::new(&path)], "{key}");
+            let found: Vec<&Hit> = index.hits(table, fold, key).collect();
+            assert_eq!(found, [&Hit::new(&path)], "{key}");
         }
-        assert!(index
-            .lookup(Table::Suffixes, Fold::Exact, "Note")
-            .is_empty());
-        assert!(index
-            .lookup(Table::Suffixes, Fold::Exact, "a/b/Note")
-            .is_empty());
+        assert_eq!(index.hits(Table::Suffixes, Fold::Exact, "Note").count(), 0);
+        assert_eq!(
+            index.hits(Table::Suffixes, Fold::Exact, "a/b/Note").count(),
+            0
+        );
         index.remove(&path);
         assert!(index.tables.iter().flatten().all(HashMap::is_empty));
     }

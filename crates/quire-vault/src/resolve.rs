@@ -1,9 +1,24 @@
 //! Link resolution (DECISIONS §3): which file a wiki, markdown or canvas target names.
 
+use quire_syntax::LinkKind;
 use serde::Serialize;
 
-use crate::index::{Fold, Hit, Index, Table};
+use crate::fold::Fold;
+use crate::index::{Hit, Table};
 use crate::path::{folder_of, nfc, PagePath};
+use crate::rank::Ranked;
+
+/// A set of files resolution can search: the vault's own index, or an overlay of planned
+/// changes on it. Every rule below reads files only through this, so both answer alike.
+pub(crate) trait Lookup {
+    /// The files carrying `key` in `table` at `fold`, each once, in no particular order.
+    fn hits<'a>(
+        &'a self,
+        table: Table,
+        fold: Fold,
+        key: &str,
+    ) -> impl Iterator<Item = &'a Hit> + use<'a, Self>;
+}
 
 /// The rule that found the file, in the order the rules are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -83,8 +98,23 @@ impl Resolution {
     }
 }
 
+/// A target of a link of `kind` written in `from`, by the rules of that kind (frontmatter
+/// links are wiki links).
+pub(crate) fn target(
+    files: &impl Lookup,
+    from: &PagePath,
+    kind: LinkKind,
+    target: &str,
+) -> Resolution {
+    match kind {
+        LinkKind::Wiki => wiki(files, from, target),
+        LinkKind::Markdown | LinkKind::MarkdownReference => markdown(files, from, target),
+        LinkKind::Canvas => canvas(files, target),
+    }
+}
+
 /// Wiki target (also frontmatter links), as written, without `#fragment` or `|alias`.
-pub(crate) fn wiki(index: &Index, from: &PagePath, target: &str) -> Resolution {
+pub(crate) fn wiki(files: &impl Lookup, from: &PagePath, target: &str) -> Resolution {
     // `[[ note ]]` names `note`: the spaces are layout, not part of the name.
     let target = target.trim();
     if target.is_empty() {
@@ -92,13 +122,13 @@ pub(crate) fn wiki(index: &Index, from: &PagePath, target: &str) -> Resolution {
     }
     let target = nfc(target);
     if target.contains('/') {
-        wiki_path(index, from, &target)
+        wiki_path(files, from, &target)
     } else {
-        wiki_name(index, from, &target)
+        wiki_name(files, from, &target)
     }
 }
 
-fn wiki_path(index: &Index, from: &PagePath, target: &str) -> Resolution {
+fn wiki_path(files: &impl Lookup, from: &PagePath, target: &str) -> Resolution {
     let rooted = target.strip_prefix('/');
     let relative = if target.starts_with("./") || target.starts_with("../") {
         join_relative(from.folder(), target)
@@ -107,19 +137,19 @@ fn wiki_path(index: &Index, from: &PagePath, target: &str) -> Resolution {
     };
     for fold in Fold::ALL {
         let exact = fold.apply(rooted.unwrap_or(target));
-        let hits = index.lookup(Table::Paths, fold, &exact);
+        let hits = files.hits(Table::Paths, fold, &exact);
         if let Some(found) = pick(hits, step_at(fold, Step::ExactPath), from) {
             return found;
         }
         if let Some(relative) = &relative {
-            let hits = index.lookup(Table::Paths, fold, &fold.apply(relative));
+            let hits = files.hits(Table::Paths, fold, &fold.apply(relative));
             if let Some(found) = pick(hits, step_at(fold, Step::Relative), from) {
                 return found;
             }
         }
         // A leading `/` pins the target to the root, so it never matches a deeper suffix.
         if rooted.is_none() {
-            let hits = index.lookup(Table::Suffixes, fold, &exact);
+            let hits = files.hits(Table::Suffixes, fold, &exact);
             if let Some(found) = pick(hits, step_at(fold, Step::PathSuffix), from) {
                 return found;
             }
@@ -128,9 +158,9 @@ fn wiki_path(index: &Index, from: &PagePath, target: &str) -> Resolution {
     Resolution::Unresolved
 }
 
-fn wiki_name(index: &Index, from: &PagePath, target: &str) -> Resolution {
+fn wiki_name(files: &impl Lookup, from: &PagePath, target: &str) -> Resolution {
     for fold in Fold::ALL {
-        let hits = index.lookup(Table::Names, fold, &fold.apply(target));
+        let hits = files.hits(Table::Names, fold, &fold.apply(target));
         if let Some(found) = pick(hits, step_at(fold, Step::Name), from) {
             return found;
         }
@@ -148,7 +178,7 @@ fn step_at(fold: Fold, exact: Step) -> Step {
 }
 
 /// Markdown destination, already percent-decoded, without `#fragment`.
-pub(crate) fn markdown(index: &Index, from: &PagePath, dest: &str) -> Resolution {
+pub(crate) fn markdown(files: &impl Lookup, from: &PagePath, dest: &str) -> Resolution {
     if dest.is_empty() {
         return Resolution::same_page(from);
     }
@@ -161,29 +191,31 @@ pub(crate) fn markdown(index: &Index, from: &PagePath, dest: &str) -> Resolution
         return Resolution::Unresolved;
     };
     // The exact-path bucket of `joined` holds the file `joined` and the page `joined.md`
-    // (pages are also keyed without `.md`), so both lookups cost one hash and no allocation.
-    let bucket = index.lookup(Table::Paths, Fold::Exact, &joined);
-    if let Some(hit) = bucket.iter().find(|hit| hit.path.as_str() == joined) {
-        return resolved(&hit.path, step);
-    }
-    if !joined.ends_with(".md") {
-        let with_md = bucket.iter().find(|hit| {
-            let p = hit.path.as_str();
-            p.len() == joined.len() + 3 && p.starts_with(joined.as_str()) && p.ends_with(".md")
-        });
-        if let Some(hit) = with_md {
-            return resolved(&hit.path, Step::ImpliedMd);
+    // (pages are also keyed without `.md`), so one lookup answers both, with one hash and
+    // no allocation.
+    let mut implied = None;
+    for hit in files.hits(Table::Paths, Fold::Exact, &joined) {
+        let p = hit.path.as_str();
+        if p == joined {
+            return resolved(&hit.path, step);
+        }
+        let with_md = p.len() == joined.len() + 3 && p.starts_with(&joined) && p.ends_with(".md");
+        if with_md && !joined.ends_with(".md") {
+            implied = Some(&hit.path);
         }
     }
-    Resolution::Unresolved
+    match implied {
+        Some(path) => resolved(path, Step::ImpliedMd),
+        None => Resolution::Unresolved,
+    }
 }
 
 /// Canvas file reference: a root-relative path that must match exactly.
-pub(crate) fn canvas(index: &Index, target: &str) -> Resolution {
+pub(crate) fn canvas(files: &impl Lookup, target: &str) -> Resolution {
     let target = nfc(target);
     let target = target.strip_prefix('/').unwrap_or(&target);
-    let bucket = index.lookup(Table::Paths, Fold::Exact, target);
-    match bucket.iter().find(|hit| hit.path.as_str() == target) {
+    let mut bucket = files.hits(Table::Paths, Fold::Exact, target);
+    match bucket.find(|hit| hit.path.as_str() == target) {
         Some(hit) => resolved(&hit.path, Step::ExactPath),
         None => Resolution::Unresolved,
     }
@@ -197,26 +229,24 @@ fn resolved(path: &PagePath, step: Step) -> Resolution {
     }
 }
 
-/// Tie-break among the hits of one step: same folder as `from`, then fewest components,
-/// then byte order. The first is the answer, the rest are reported as candidates;
-/// `None` when the step found nothing.
-fn pick(hits: &[Hit], step: Step, from: &PagePath) -> Option<Resolution> {
-    match hits {
-        [] => return None,
-        [only] => return Some(resolved(&only.path, step)),
-        _ => {}
-    }
-    let folder = from.folder();
-    let mut ranked: Vec<&Hit> = hits.iter().collect();
-    ranked.sort_unstable_by(|a, b| {
-        (a.folder() != folder, a.depth, &a.path).cmp(&(b.folder() != folder, b.depth, &b.path))
-    });
-    let mut ranked = ranked.into_iter().map(|hit| hit.path.clone());
-    let path = ranked.next()?;
+/// The answer of one step: its only hit, or the tie-break winner among several with the
+/// others as candidates in tie-break order; `None` when the step found nothing.
+fn pick<'a>(
+    mut hits: impl Iterator<Item = &'a Hit>,
+    step: Step,
+    from: &PagePath,
+) -> Option<Resolution> {
+    let first = hits.next()?;
+    let Some(second) = hits.next() else {
+        return Some(resolved(&first.path, step));
+    };
+    let ranked = Ranked::new([first, second].into_iter().chain(hits).collect());
+    let order = ranked.into_order(from.folder());
+    let (winner, rivals) = order.split_first()?;
     Some(Resolution::Resolved {
-        path,
+        path: winner.path.clone(),
         step,
-        candidates: ranked.collect(),
+        candidates: rivals.iter().map(|hit| hit.path.clone()).collect(),
     })
 }
 

@@ -6,6 +6,7 @@ use quire_syntax::{parse, parse_canvas, slug, BlockId, Heading, Link, LinkKind, 
 use serde::Serialize;
 
 use crate::index::Index;
+use crate::memo::Memo;
 use crate::path::PagePath;
 use crate::resolve::{self, Resolution, Step};
 
@@ -188,6 +189,11 @@ impl Vault {
         self.files.is_empty()
     }
 
+    /// The lookup tables, for an overlay that answers by the difference from them.
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+
     /// The page's title; for files without a summary the stem (a canvas's name without
     /// `.canvas.json`); `None` when the file is absent.
     pub fn title<'a>(&'a self, path: &PagePath) -> Option<&'a str> {
@@ -216,13 +222,18 @@ impl Vault {
     /// Resolves a link occurrence of `from` by the rules of its kind
     /// (frontmatter links are wiki links).
     pub fn resolve(&self, from: &PagePath, link: &Link) -> Resolution {
-        match link.kind {
-            LinkKind::Wiki => self.resolve_wiki(from, &link.target),
-            LinkKind::Markdown | LinkKind::MarkdownReference => {
-                self.resolve_markdown(from, &link.target)
-            }
-            LinkKind::Canvas => self.resolve_canvas(&link.target),
-        }
+        self.resolve_target(from, link.kind, &link.target)
+    }
+
+    /// Resolves `target` of a link of `kind` written in `from`: [`Vault::resolve`] for a
+    /// target other than the link's own (a candidate rewrite, say).
+    pub fn resolve_target(&self, from: &PagePath, kind: LinkKind, target: &str) -> Resolution {
+        resolve::target(&self.index, from, kind, target)
+    }
+
+    /// A memo for resolving many links in this vault as it is now.
+    pub fn memo(&self) -> Memo<'_> {
+        Memo::of_vault(self)
     }
 
     /// Every link of every summarised page with its resolution, by source path, then by
