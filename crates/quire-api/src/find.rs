@@ -154,3 +154,21 @@ pub struct Reindexed {
 #[serde(transparent)]
 #[schema(value_type = Object)]
 pub struct AggregateRow(pub serde_json::Map<String, serde_json::Value>);
+
+/// A page's frontmatter, as `/meta` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct PageMeta {
+    pub path: String,
+    pub title: String,
+    /// The page's frontmatter (`null` when it has none).
+    #[schema(value_type = Object)]
+    pub frontmatter: serde_json::Value,
+}
+
+/// Answer of `/meta`: pages whose frontmatter matches, sorted and paged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct MetaResults {
+    /// Matching pages before `limit`/`offset`.
+    pub total: usize,
+    pub pages: Vec<PageMeta>,
+}

@@ -25,7 +25,8 @@ pub use files::{
 };
 pub use find::{
     AggregateRow, Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge,
-    GraphNode, GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
+    GraphNode, GraphPath, GraphWalk, MetaResults, PageMeta, QueryResult, Reindexed, SearchHit,
+    SearchResults, TopPage,
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};

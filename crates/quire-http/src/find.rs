@@ -10,9 +10,9 @@ use crate::error::{blocking, ApiResult, ErrorBody, QueryParams};
 use crate::files::PathQuery;
 use quire_api::{
     AggregateRow, Backlink, Centrality, Communities, Graph, GraphAnalytics, GraphPath, GraphWalk,
-    QueryResult, Reindexed, SearchResults,
+    MetaResults, QueryResult, Reindexed, SearchResults,
 };
-use quire_service::SearchQuery;
+use quire_service::{MetaQuery, SearchQuery};
 
 #[derive(Deserialize, IntoParams)]
 pub struct SearchParams {
@@ -46,6 +46,19 @@ pub struct DqlParams {
     /// A DQL query: `TABLE|LIST|COUNT|DISTINCT … FROM … WHERE … SORT … GROUP BY … FLATTEN …
     /// LIMIT …`.
     pub q: String,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct MetaParams {
+    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`.
+    #[serde(rename = "where")]
+    pub filter: Option<String>,
+    /// A field to sort by; `-field` sorts descending. Ties (and no sort) go by path.
+    pub sort: Option<String>,
+    /// At most this many pages (default 50, at most 1,000).
+    pub limit: Option<usize>,
+    /// Skip this many pages first.
+    pub offset: Option<usize>,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -126,6 +139,24 @@ pub async fn query(
     QueryParams(q): QueryParams<DqlParams>,
 ) -> ApiResult<Json<QueryResult>> {
     Ok(Json(blocking(move || space.find().query(&q.q)).await?))
+}
+
+/// Pages whose frontmatter matches an expression, with their frontmatter, sorted and paged.
+#[utoipa::path(get, path = "/meta", tag = "search", params(MetaParams),
+    responses((status = 200, body = MetaResults),
+        (status = 400, body = ErrorBody, description = "malformed `where` or `sort`; the message names the position"),
+        (status = 503, body = ErrorBody)))]
+pub async fn meta(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<MetaParams>,
+) -> ApiResult<Json<MetaResults>> {
+    let query = MetaQuery {
+        filter: q.filter,
+        sort: q.sort,
+        limit: q.limit,
+        offset: q.offset,
+    };
+    Ok(Json(blocking(move || space.find().meta(&query)).await?))
 }
 
 /// Groups pages by a frontmatter field and computes counts, sums, averages, minima and maxima.

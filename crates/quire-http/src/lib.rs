@@ -101,6 +101,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(find::search_verified))
         .routes(routes!(find::query))
         .routes(routes!(find::aggregate))
+        .routes(routes!(find::meta))
         .routes(routes!(find::backlinks))
         .routes(routes!(find::graph))
         .routes(routes!(find::analytics))

@@ -230,6 +230,32 @@ async fn a_malformed_dql_query_is_400_with_the_position() {
 }
 
 #[tokio::test]
+async fn meta_filters_and_sorts_frontmatter() {
+    let s = server();
+    let w = enc("priority >= 2");
+    let r = s
+        .get(&format!("/api/quire/meta?where={w}&sort=-priority"))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["pages"][0]["path"], "notes/rust.md");
+    assert_eq!(v["pages"][0]["frontmatter"]["status"], "open");
+    assert_eq!(v["pages"][1]["path"], "notes/cafe.md");
+    let v = s.get("/api/quire/meta?limit=1&offset=1").await.json();
+    assert_eq!(v["total"], 4);
+    assert_eq!(v["pages"][0]["path"], "notes/cafe.md");
+    let message = s
+        .get(&format!("/api/quire/meta?where={}", enc("status = ")))
+        .await
+        .expect_error(400);
+    assert!(message.contains("invalid `where` at"), "{message}");
+    s.get(&format!("/api/quire/meta?sort={}", enc("(")))
+        .await
+        .expect_error(400);
+}
+
+#[tokio::test]
 async fn aggregates_group_by_a_field() {
     let s = server();
     let r = s

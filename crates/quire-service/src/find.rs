@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use quire_api::{
     Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge, GraphNode,
-    GraphPath, GraphWalk, QueryResult, Reindexed, SearchHit, SearchResults, TopPage,
+    GraphPath, GraphWalk, MetaResults, PageMeta, QueryResult, Reindexed, SearchHit, SearchResults,
+    TopPage,
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
 use quire_index::{SearchError, SearchRequest};
@@ -31,6 +32,18 @@ pub struct SearchQuery {
     pub path: Option<String>,
     /// Only pages with this tag (or one nested below it).
     pub tag: Option<String>,
+}
+
+/// A frontmatter query as `/meta` takes it.
+#[derive(Debug, Clone, Default)]
+pub struct MetaQuery {
+    /// An expression over frontmatter (as in a DQL `WHERE`): `status = "open" and priority > 2`.
+    pub filter: Option<String>,
+    /// A field to sort by; `-field` sorts descending. Ties (and no sort) go by path.
+    pub sort: Option<String>,
+    /// At most this many pages (default 50, at most 1,000).
+    pub limit: Option<usize>,
+    pub offset: Option<usize>,
 }
 
 /// Finding things: search, queries, backlinks and the graph.
@@ -222,6 +235,59 @@ impl Find<'_> {
             vault: &vault,
         };
         dql::aggregate(&catalog, group, &calcs).map_err(|e| Error::bad_request(e.to_string()))
+    }
+
+    /// Pages whose frontmatter matches `filter`, sorted by a field, with their frontmatter.
+    pub fn meta(&self, query: &MetaQuery) -> Result<MetaResults> {
+        let check = |what: &str, text: &str| {
+            quire_query::parse(text).map(|_| ()).map_err(|e| {
+                Error::bad_request(format!("invalid `{what}` at {}: {}", e.position, e.message))
+            })
+        };
+        let mut dql = String::from("TABLE WITHOUT ID file.path, title, fm");
+        if let Some(filter) = query.filter.as_deref().filter(|f| !f.trim().is_empty()) {
+            check("where", filter)?;
+            dql.push_str(&format!(" WHERE ({filter})"));
+        }
+        match query
+            .sort
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            Some(sort) => {
+                let (field, order) = match sort.strip_prefix('-') {
+                    Some(field) => (field, "DESC"),
+                    None => (sort, "ASC"),
+                };
+                check("sort", field)?;
+                dql.push_str(&format!(" SORT ({field}) {order}, file.path ASC"));
+            }
+            None => dql.push_str(" SORT file.path ASC"),
+        }
+        let result = self.query(&dql)?;
+        let total = result.rows.len();
+        let offset = query.offset.unwrap_or(0);
+        let limit = query.limit.unwrap_or(50).clamp(1, 1000);
+        let pages = result
+            .rows
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|row| {
+                let mut cells = row.into_iter();
+                let text = |v: Option<serde_json::Value>| match v {
+                    Some(serde_json::Value::String(s)) => s,
+                    _ => String::new(),
+                };
+                PageMeta {
+                    path: text(cells.next()),
+                    title: text(cells.next()),
+                    frontmatter: cells.next().unwrap_or(serde_json::Value::Null),
+                }
+            })
+            .collect();
+        Ok(MetaResults { total, pages })
     }
 
     /// Pages linking to `path`, each link with the line that holds it.

@@ -30,7 +30,7 @@ pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::EventBus;
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
-pub use find::{Find, SearchQuery};
+pub use find::{Find, MetaQuery, SearchQuery};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 pub use quire_api::Event;
