@@ -12,7 +12,9 @@ pub mod files;
 pub mod find;
 pub mod health;
 pub mod history;
+pub mod pages;
 pub mod restructure;
+pub mod views;
 pub mod workspace_edit;
 
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
@@ -30,6 +32,10 @@ pub use find::{
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+pub use pages::{
+    JsonFeed, JsonFeedAuthor, JsonFeedItem, LintIssue, LintReport, LintRequest, Peek, PeekLink,
+    Section, Timeline,
+};
 pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
     ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,
@@ -37,4 +43,5 @@ pub use restructure::{
     RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, Select,
     SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange, UnresolvedLink,
 };
+pub use views::{View, ViewDeleted, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use workspace_edit::{workspace_edit, WorkspaceEdit};

@@ -174,12 +174,13 @@ pub fn is_public(route: &str) -> bool {
         || in_space.is_some_and(|rest| rest.starts_with("/public/") || rest == "/public")
 }
 
-/// Routes a read-scoped key may call with a method other than GET: they write nothing.
+/// Routes a read-scoped key may call with a method other than GET: they write nothing
+/// (planning, resolving links, linting).
 fn is_read_only_post(route: &str) -> bool {
     let rest = route
         .strip_prefix(crate::BASE_PATH)
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
-    matches!(rest, Some("/refactor/plan" | "/resolve-links"))
+    matches!(rest, Some("/refactor/plan" | "/resolve-links" | "/lint"))
 }
 
 /// Routes only an admin key may call: a person approving an agent's plan.

@@ -15,10 +15,12 @@ mod events;
 mod files;
 mod find;
 mod health;
+mod helpers;
 mod metrics;
 mod refactor;
 mod settings;
 mod versions;
+mod views;
 
 use std::sync::Arc;
 
@@ -60,6 +62,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "events", description = "Server-Sent Events"),
         (name = "search", description = "Full-text search, DQL queries, backlinks, the index"),
         (name = "graph", description = "The link graph and its analytics"),
+        (name = "views", description = "Saved views and computed view pages"),
+        (name = "pages", description = "Looking at pages: lint, peek, sections"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness")
     )
@@ -110,6 +114,16 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(find::path))
         .routes(routes!(find::walk))
         .routes(routes!(find::reindex))
+        .routes(routes!(views::list))
+        .routes(routes!(views::get, views::put, views::delete))
+        .routes(routes!(views::execute))
+        .routes(routes!(views::refresh))
+        .routes(routes!(helpers::lint))
+        .routes(routes!(helpers::peek))
+        .routes(routes!(helpers::section))
+        .routes(routes!(helpers::timeline))
+        .routes(routes!(helpers::feed_atom))
+        .routes(routes!(helpers::feed_json))
 }
 
 /// The OpenAPI document and the router without state.

@@ -2,10 +2,15 @@
 //! its pipeline, its event bus and its rules. The services ([`crate::Files`],
 //! [`crate::Versions`], [`crate::Claims`], [`crate::Restructure`]) are views onto it.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::AtomicUsize;
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
-use crate::indexing::{GraphCache, Indexer};
+use quire_vault::PagePath;
+
+use crate::indexing::{GraphCache, Indexed, Indexer, Listener};
 use crate::settings::FindSettings;
 
 use quire_index::Index;
@@ -37,6 +42,19 @@ pub(crate) struct SpaceCore {
     pub(crate) state_lock: Mutex<()>,
     /// The root's writer lock, held while the space lives; `None` for a read-only space.
     pub(crate) writer: Option<WriterLock>,
+    pub(crate) view_refresh: ViewRefreshState,
+}
+
+/// What the refresher of computed view pages (`crate::views`) shares with the space.
+#[derive(Default)]
+pub(crate) struct ViewRefreshState {
+    /// The index thread's reports, taken by the refresher thread when the space starts it.
+    pub(crate) reports: Mutex<Option<Receiver<Indexed>>>,
+    /// Reports sent and not handled yet.
+    pub(crate) pending: Arc<AtomicUsize>,
+    /// The ETag each view page got from its last refresh: a report of exactly that content
+    /// is the refresher's own write and refreshes nothing.
+    pub(crate) own: Mutex<HashMap<PagePath, String>>,
 }
 
 impl SpaceCore {
@@ -77,9 +95,25 @@ impl SpaceCore {
         for shadowed in &links.names().shadowed {
             tracing::warn!(space = %settings.name, "{}", shadowed.note());
         }
+        let view_refresh = ViewRefreshState::default();
         let indexer = match (&writer, settings.find.index.maintain) {
             (Some(_), true) => open_search_index(root.dir()).map(|index| {
-                Indexer::start(index, root.clone(), links.clone(), &settings.find.index)
+                let (sender, reports) = mpsc::channel();
+                *view_refresh
+                    .reports
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(reports);
+                let listener = Listener {
+                    sender,
+                    pending: view_refresh.pending.clone(),
+                };
+                Indexer::start(
+                    index,
+                    root.clone(),
+                    links.clone(),
+                    &settings.find.index,
+                    Some(listener),
+                )
             }),
             _ => None,
         };
@@ -98,6 +132,7 @@ impl SpaceCore {
             claims,
             state_lock: Mutex::new(()),
             writer,
+            view_refresh,
         })
     }
 }

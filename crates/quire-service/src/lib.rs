@@ -4,7 +4,7 @@
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`]) and map
 //! [`Error`]s through [`ErrorCode`]. Layers inside, each depending only on those before it:
-//! `settings`, `links` → `core` → `pipeline` → the services → `space` → `service`.
+//! `settings`, `links`, `indexing` → `core` → `pipeline` → the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
 mod claims;
@@ -16,6 +16,7 @@ mod find;
 mod indexing;
 mod links;
 mod outside;
+mod pages;
 mod pipeline;
 mod raw_moves;
 mod restructure;
@@ -23,6 +24,7 @@ mod service;
 mod settings;
 mod space;
 mod versions;
+mod views;
 mod watching;
 
 pub use assets::{media_type_of, ASSETS_DIR};
@@ -32,6 +34,7 @@ pub use events::EventBus;
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
+pub use pages::{Pages, SectionOf};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 pub use quire_api::Event;
 pub use quire_restructure::{Manifest, ManifestFormat, Plan};
@@ -49,4 +52,5 @@ pub use settings::{
 };
 pub use space::Space;
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
+pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;

@@ -14,14 +14,17 @@ use crate::events::EventBus;
 use crate::files::Files;
 use crate::find::Find;
 use crate::outside::{OutsideChanges, Reconciled};
+use crate::pages::Pages;
 use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
 use crate::restructure::Restructure;
 use crate::settings::{Access, SpaceSettings};
 use crate::versions::Versions;
+use crate::views::Views;
 
 pub struct Space {
-    core: SpaceCore,
+    /// Shared with the view refresher thread, which holds it weakly.
+    core: std::sync::Arc<SpaceCore>,
 }
 
 impl Space {
@@ -34,9 +37,9 @@ impl Space {
 
     /// Opens a space for writing (holding the root's writer lock) or for reading only.
     pub fn open_as(settings: SpaceSettings, access: &Access) -> Result<Space> {
-        Ok(Space {
-            core: SpaceCore::open(settings, access)?,
-        })
+        let core = std::sync::Arc::new(SpaceCore::open(settings, access)?);
+        crate::views::start_refresher(&core);
+        Ok(Space { core })
     }
 
     /// Records in the root's writer lock where this server answers, so a command run on the
@@ -78,6 +81,16 @@ impl Space {
     /// Search, queries, backlinks and the link graph.
     pub fn find(&self) -> Find<'_> {
         Find(&self.core)
+    }
+
+    /// Saved views and computed view pages.
+    pub fn views(&self) -> Views<'_> {
+        Views(&self.core)
+    }
+
+    /// Looking at pages: lint, peek, sections.
+    pub fn pages(&self) -> Pages<'_> {
+        Pages(&self.core)
     }
 
     /// Leases on page paths.

@@ -1,7 +1,7 @@
 //! History of a space's files: versions of a path, content at a version, diffs, blame and the
 //! change feed.
 
-use quire_api::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+use quire_api::{BlameLine, Change, ChangeAction, ChangesPage, Timeline, VersionEntry};
 use quire_vault::PagePath;
 
 use crate::core::SpaceCore;
@@ -81,6 +81,24 @@ impl Versions<'_> {
                 })
                 .collect(),
             last_seq: page.last_seq,
+        })
+    }
+
+    /// The newest changes, newest first, only writes or only deletes when `action` says so:
+    /// at most `limit` (default 50, capped at [`CHANGES_LIMIT_MAX`]) of the matching changes
+    /// among the newest [`CHANGES_LIMIT_MAX`], and how many matched.
+    pub fn timeline(&self, action: Option<ChangeAction>, limit: Option<usize>) -> Result<Timeline> {
+        let limit = limit.unwrap_or(50).clamp(1, CHANGES_LIMIT_MAX);
+        let mut page = self.changes(None, Some(CHANGES_LIMIT_MAX))?;
+        // The feed holds the newest changes oldest first.
+        page.changes.reverse();
+        page.changes
+            .retain(|c| action.is_none_or(|wanted| c.action == wanted));
+        let total = page.changes.len();
+        page.changes.truncate(limit);
+        Ok(Timeline {
+            events: page.changes,
+            total,
         })
     }
 

@@ -13,6 +13,8 @@
 //!   transaction. A page that appeared or went changes where
 //!   other pages' links resolve: those pages are indexed again too.
 //! * **`reindex`** rebuilds everything on request.
+//! * **After each pass** the thread tells its [`Listener`] (the view refresher) which pages it
+//!   read, with their ETag, or found gone; after a full pass it says so.
 //!
 //! The index is derived: deleting it loses nothing; the next start rebuilds it.
 
@@ -53,6 +55,31 @@ enum Message {
     Rebuild(Sender<Result<usize>>),
 }
 
+/// What the index thread reports after each pass, once the catalog holds it.
+pub(crate) enum Indexed {
+    /// Every page was read (the first pass, a rebuild).
+    All,
+    /// These pages were read (with their ETag) or found gone (`None`).
+    Pages(Vec<(PagePath, Option<String>)>),
+}
+
+/// Who hears of each pass: a channel, and a count of the reports not handled yet (the
+/// receiver lowers it).
+#[derive(Clone)]
+pub(crate) struct Listener {
+    pub(crate) sender: Sender<Indexed>,
+    pub(crate) pending: Arc<AtomicUsize>,
+}
+
+impl Listener {
+    fn tell(&self, indexed: Indexed) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.sender.send(indexed).is_err() {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
 /// Progress of the first pass or a rebuild, for `/readyz`-like answers.
 #[derive(Default)]
 pub(crate) struct Progress {
@@ -78,6 +105,7 @@ impl Indexer {
         root: Root,
         links: Arc<LinkModel>,
         settings: &IndexSettings,
+        listener: Option<Listener>,
     ) -> Indexer {
         let (sender, receiver) = mpsc::channel();
         let catalog = Arc::new(Catalog::default());
@@ -91,6 +119,7 @@ impl Indexer {
             stamps: HashMap::new(),
             window: settings.window,
             batch_max: settings.batch_max.max(1),
+            listener,
         };
         let thread = std::thread::Builder::new()
             .name("quire-index".into())
@@ -176,6 +205,7 @@ struct Worker {
     stamps: HashMap<PagePath, u64>,
     window: Duration,
     batch_max: usize,
+    listener: Option<Listener>,
 }
 
 /// One page read from disk for indexing.
@@ -189,8 +219,13 @@ struct Read {
 
 impl Worker {
     fn run(mut self, receiver: Receiver<Message>) {
-        if let Err(e) = self.first_pass() {
-            tracing::error!("indexing the pages failed: {e}; search answers 503 until a reindex");
+        match self.first_pass() {
+            Ok(_) => self.tell(Indexed::All),
+            Err(e) => {
+                tracing::error!(
+                    "indexing the pages failed: {e}; search answers 503 until a reindex"
+                )
+            }
         }
         while let Ok(first) = receiver.recv() {
             let mut changed = BTreeSet::new();
@@ -224,6 +259,9 @@ impl Worker {
             }
             if !rebuilds.is_empty() {
                 let result = self.first_pass();
+                if result.is_ok() {
+                    self.tell(Indexed::All);
+                }
                 for done in rebuilds {
                     let _ = done.send(match &result {
                         Ok(n) => Ok(*n),
@@ -231,16 +269,26 @@ impl Worker {
                     });
                 }
             } else if !changed.is_empty() {
-                if let Err(e) = self.update(changed) {
-                    tracing::error!("updating the index failed: {e}; rebuilding it");
-                    if let Err(e) = self.first_pass() {
-                        tracing::error!("rebuilding the index failed: {e}");
+                match self.update(changed) {
+                    Ok(pages) => self.tell(Indexed::Pages(pages)),
+                    Err(e) => {
+                        tracing::error!("updating the index failed: {e}; rebuilding it");
+                        match self.first_pass() {
+                            Ok(_) => self.tell(Indexed::All),
+                            Err(e) => tracing::error!("rebuilding the index failed: {e}"),
+                        }
                     }
                 }
             }
             for done in waiting {
                 let _ = done.send(());
             }
+        }
+    }
+
+    fn tell(&self, indexed: Indexed) {
+        if let Some(listener) = &self.listener {
+            listener.tell(indexed);
         }
     }
 
@@ -289,8 +337,9 @@ impl Worker {
     }
 
     /// Indexes the pages at `changed` (written or removed), and the pages whose links now
-    /// resolve differently because pages appeared or went.
-    fn update(&mut self, changed: BTreeSet<PagePath>) -> Result<()> {
+    /// resolve differently because pages appeared or went. Returns the pages read, with their
+    /// ETag, and those found gone.
+    fn update(&mut self, changed: BTreeSet<PagePath>) -> Result<Vec<(PagePath, Option<String>)>> {
         let mut reads = Vec::new();
         let mut removed = Vec::new();
         for path in &changed {
@@ -344,9 +393,14 @@ impl Worker {
         }
         let stamp = self.stamps.values().fold(0u64, |a, s| a ^ s);
         self.index.set_stamp(&format!("{stamp:016x}"))?;
+        let mut pages: Vec<(PagePath, Option<String>)> = reads
+            .iter()
+            .map(|r| (r.path.clone(), Some(r.etag.clone())))
+            .collect();
+        pages.extend(removed.iter().map(|p| (p.clone(), None)));
         let removed: Vec<String> = removed.iter().map(|p| p.to_string()).collect();
         self.catalog.update(data, &removed);
-        Ok(())
+        Ok(pages)
     }
 
     /// Pages (other than `changed`) with a link that resolved to a page that went, or that

@@ -1,0 +1,314 @@
+//! Helper operations: `POST /lint`, `GET /peek`, `GET /section`, `GET /timeline`, and the feeds
+//! of recent changes `GET /feed.atom` (Atom) and `GET /feed.json` (JSON Feed 1.1).
+
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use quire_api::{
+    Change, ChangeAction, JsonFeed, JsonFeedAuthor, JsonFeedItem, LintReport, LintRequest, Peek,
+    Section, Timeline,
+};
+use quire_service::SectionOf;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::context::SpaceCtx;
+use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::files::PathQuery;
+
+/// Changes a feed holds when the caller names no limit.
+const FEED_LIMIT: usize = 50;
+
+#[derive(Deserialize, IntoParams)]
+pub struct SectionParams {
+    /// The page.
+    pub path: String,
+    /// The heading's text (or its slug); the first match wins.
+    pub heading: Option<String>,
+    /// The heading's position among the page's headings, from 0.
+    pub index: Option<usize>,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct TimelineParams {
+    /// Only `write` or only `delete` changes.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub kind: Option<ChangeAction>,
+    /// At most this many events (default 50, at most 500).
+    pub limit: Option<usize>,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct FeedParams {
+    /// At most this many changes (default 50, at most 500).
+    pub limit: Option<usize>,
+}
+
+/// Lints a page (`path`) or text (`content`, linted as if stored at `path` when both are
+/// given): links that do not resolve, `#fragments` naming no heading, empty links, duplicate
+/// headings, heading level jumps, frontmatter that does not parse, trailing whitespace.
+#[utoipa::path(post, path = "/lint", tag = "pages", request_body = LintRequest,
+    responses((status = 200, body = LintReport, description = "`issues` is always an array"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn lint(
+    SpaceCtx(space): SpaceCtx,
+    JsonBody(request): JsonBody<LintRequest>,
+) -> ApiResult<Json<LintReport>> {
+    Ok(Json(blocking(move || space.pages().lint(&request)).await?))
+}
+
+/// A short look at a page: title, snippet, frontmatter, links both ways, headings, words.
+#[utoipa::path(get, path = "/peek", tag = "pages", params(PathQuery),
+    responses((status = 200, body = Peek), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn peek(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<PathQuery>,
+) -> ApiResult<Json<Peek>> {
+    Ok(Json(blocking(move || space.pages().peek(&q.path)).await?))
+}
+
+/// One section of a page, chosen by `heading` or `index`: the heading and its text up to the
+/// next heading of the same or a higher level.
+#[utoipa::path(get, path = "/section", tag = "pages", params(SectionParams),
+    responses((status = 200, body = Section),
+        (status = 400, body = ErrorBody, description = "neither or both of `heading` and `index`"),
+        (status = 404, body = ErrorBody, description = "no such page or heading")))]
+pub async fn section(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<SectionParams>,
+) -> ApiResult<Json<Section>> {
+    let which = match (q.heading, q.index) {
+        (Some(h), None) if !h.trim().is_empty() => SectionOf::Heading(h),
+        (None, Some(i)) => SectionOf::Index(i),
+        _ => return Err(bad_request("name exactly one of `heading` and `index`")),
+    };
+    Ok(Json(
+        blocking(move || space.pages().section(&q.path, &which)).await?,
+    ))
+}
+
+/// The newest changes, newest first, optionally only writes or only deletes.
+#[utoipa::path(get, path = "/timeline", tag = "versions", params(TimelineParams),
+    responses((status = 200, body = Timeline), (status = 400, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "versioning is off")))]
+pub async fn timeline(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<TimelineParams>,
+) -> ApiResult<Json<Timeline>> {
+    Ok(Json(
+        blocking(move || space.versions().timeline(q.kind, q.limit)).await?,
+    ))
+}
+
+/// Recent changes as an Atom feed.
+#[utoipa::path(get, path = "/feed.atom", tag = "versions", params(FeedParams),
+    responses((status = 200, body = String, content_type = "application/atom+xml"),
+        (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn feed_atom(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<FeedParams>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let name = space.name().to_string();
+    let base = space_url(&headers, &name);
+    let timeline = blocking(move || {
+        space
+            .versions()
+            .timeline(None, Some(q.limit.unwrap_or(FEED_LIMIT)))
+    })
+    .await?;
+    let xml = atom(&name, &base, &timeline.events);
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/atom+xml; charset=utf-8"),
+        )],
+        xml,
+    )
+        .into_response())
+}
+
+/// Recent changes as a JSON Feed 1.1.
+#[utoipa::path(get, path = "/feed.json", tag = "versions", params(FeedParams),
+    responses((status = 200, body = JsonFeed, content_type = "application/feed+json"),
+        (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn feed_json(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<FeedParams>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let name = space.name().to_string();
+    let base = space_url(&headers, &name);
+    let timeline = blocking(move || {
+        space
+            .versions()
+            .timeline(None, Some(q.limit.unwrap_or(FEED_LIMIT)))
+    })
+    .await?;
+    let feed = json_feed(&name, &base, &timeline.events);
+    let body = serde_json::to_vec(&feed)
+        .map_err(|e| crate::error::ApiError(quire_service::Error::internal(e)))?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/feed+json"),
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// `http://<Host>/api/quire/<space>`: the space's API as the client reached the server.
+fn space_url(headers: &HeaderMap, space: &str) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
+        .unwrap_or("localhost");
+    format!(
+        "http://{host}{}/{}",
+        crate::BASE_PATH,
+        percent_encode(space)
+    )
+}
+
+fn verb(action: ChangeAction) -> &'static str {
+    match action {
+        ChangeAction::Write => "write",
+        ChangeAction::Delete => "delete",
+    }
+}
+
+/// Where a change's file can be read; `None` for a deletion.
+fn file_url(base: &str, change: &Change) -> Option<String> {
+    (change.action == ChangeAction::Write)
+        .then(|| format!("{base}/file?path={}", percent_encode(&change.path)))
+}
+
+/// A stable id per change: its commit (or cow sequence) and path.
+fn entry_id(space: &str, change: &Change) -> String {
+    format!(
+        "urn:quire:{}:{}:{}",
+        percent_encode(space),
+        percent_encode(&change.seq),
+        percent_encode(&change.path)
+    )
+}
+
+fn atom(space: &str, base: &str, changes: &[Change]) -> String {
+    let updated = changes
+        .first()
+        .map(|c| c.timestamp.clone())
+        .unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
+    xml.push_str("<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
+    xml.push_str(&format!(
+        "  <id>urn:quire:{}:changes</id>\n  <title>{}</title>\n  <updated>{}</updated>\n",
+        escape_xml(&percent_encode(space)),
+        escape_xml(&format!("quire: changes in {space}")),
+        escape_xml(&updated)
+    ));
+    xml.push_str(&format!(
+        "  <link rel=\"self\" href=\"{}\"/>\n",
+        escape_xml(&format!("{base}/feed.atom"))
+    ));
+    for change in changes {
+        xml.push_str("  <entry>\n");
+        xml.push_str(&format!(
+            "    <id>{}</id>\n    <title>{}</title>\n    <updated>{}</updated>\n",
+            escape_xml(&entry_id(space, change)),
+            escape_xml(&format!("{} {}", verb(change.action), change.path)),
+            escape_xml(&change.timestamp)
+        ));
+        xml.push_str(&format!(
+            "    <author><name>{}</name></author>\n",
+            escape_xml(&change.actor)
+        ));
+        if let Some(url) = file_url(base, change) {
+            xml.push_str(&format!("    <link href=\"{}\"/>\n", escape_xml(&url)));
+        }
+        xml.push_str(&format!(
+            "    <summary>{}</summary>\n",
+            escape_xml(&summary(change))
+        ));
+        xml.push_str("  </entry>\n");
+    }
+    xml.push_str("</feed>\n");
+    xml
+}
+
+fn json_feed(space: &str, base: &str, changes: &[Change]) -> JsonFeed {
+    JsonFeed {
+        version: "https://jsonfeed.org/version/1.1".into(),
+        title: format!("quire: changes in {space}"),
+        home_page_url: Some(base.to_string()),
+        feed_url: Some(format!("{base}/feed.json")),
+        description: format!("The newest changes of the space {space}"),
+        items: changes
+            .iter()
+            .map(|change| JsonFeedItem {
+                id: entry_id(space, change),
+                url: file_url(base, change),
+                title: format!("{} {}", verb(change.action), change.path),
+                content_text: summary(change),
+                date_modified: change.timestamp.clone(),
+                authors: vec![JsonFeedAuthor {
+                    name: change.actor.clone(),
+                }],
+            })
+            .collect(),
+    }
+}
+
+fn summary(change: &Change) -> String {
+    let did = match change.action {
+        ChangeAction::Write => "wrote",
+        ChangeAction::Delete => "deleted",
+    };
+    format!("{} {did} {} ({})", change.actor, change.path, change.seq)
+}
+
+/// Text for XML content and attribute values: markup characters escaped, and characters XML
+/// 1.0 cannot hold dropped.
+fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Percent-encodes everything but unreserved characters and `/`.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escapes_markup_and_drops_control_characters() {
+        assert_eq!(escape_xml("a<b>&\"c'\u{1}"), "a&lt;b&gt;&amp;&quot;c&apos;");
+    }
+}
