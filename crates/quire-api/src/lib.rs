@@ -12,6 +12,7 @@ pub mod files;
 pub mod find;
 pub mod health;
 pub mod history;
+pub mod insight;
 pub mod restructure;
 pub mod workspace_edit;
 
@@ -29,6 +30,13 @@ pub use find::{
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+pub use insight::{
+    BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DismissGap, Eligible,
+    EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,
+    GapDismissed, HealthDashboard, HealthOverview, HotSpot, IssueType, JanitorReport, MemoryReport,
+    PageHealth, PageIssue, QueryCount, RecentPage, SearchAnalytics, SearchEvaluation,
+    SearchLogEntry, SearchTrends, SourceCount, Sources, StaleEntry, TrendDay, Velocity,
+};
 pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
     ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,

@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::events::EventBus;
 use crate::files::Files;
 use crate::find::Find;
+use crate::insight::Insight;
 use crate::outside::{OutsideChanges, Reconciled};
 use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
@@ -78,6 +79,13 @@ impl Space {
     /// Search, queries, backlinks and the link graph.
     pub fn find(&self) -> Find<'_> {
         Find(&self.core)
+    }
+
+    /// Analytics and health: the dashboard, page health, stale pages, the janitor report,
+    /// contradictions, velocity, memory, context, eligible tasks, search evaluation and
+    /// search analytics.
+    pub fn insight(&self) -> Insight<'_> {
+        Insight(&self.core)
     }
 
     /// Leases on page paths.
