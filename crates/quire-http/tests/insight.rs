@@ -547,3 +547,38 @@ async fn sources_group_pages_by_their_source() {
         })
     );
 }
+
+#[tokio::test]
+async fn a_read_scoped_key_may_evaluate_but_not_dismiss() {
+    let config = quire_config::Config::from_toml_str(
+        "[auth]\ntype = \"perspace\"\n\
+         [[auth.api_keys]]\nkey = \"key-a-read\"\nspace = \"a\"\nscope = \"read\"\n",
+        &|_| None,
+    )
+    .unwrap()
+    .config;
+    let s = TestServer::spaces(&["a"], &config);
+    s.service.default_space().find().flush();
+    let headers = [
+        ("authorization", "Bearer key-a-read"),
+        ("content-type", "application/json"),
+    ];
+    let eval = s
+        .call(
+            axum::http::Method::POST,
+            "/api/quire/eval",
+            &headers,
+            r#"{"queries":[{"question":"x","expected_paths":[]}]}"#,
+        )
+        .await;
+    assert_eq!(eval.status, 200, "{}", eval.text());
+    let dismiss = s
+        .call(
+            axum::http::Method::POST,
+            "/api/quire/analytics/content-gaps/dismiss",
+            &headers,
+            r#"{"query":"x"}"#,
+        )
+        .await;
+    dismiss.expect_error(403);
+}
