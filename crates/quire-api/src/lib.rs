@@ -12,6 +12,7 @@ pub mod files;
 pub mod find;
 pub mod health;
 pub mod history;
+pub mod insight;
 pub mod pages;
 pub mod restructure;
 pub mod views;
@@ -32,6 +33,13 @@ pub use find::{
 };
 pub use health::{Health, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+pub use insight::{
+    BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DismissGap, Eligible,
+    EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,
+    GapDismissed, HealthDashboard, HealthOverview, HotSpot, IssueType, JanitorReport, MemoryReport,
+    PageHealth, PageIssue, QueryCount, RecentPage, SearchAnalytics, SearchEvaluation,
+    SearchLogEntry, SearchTrends, SourceCount, Sources, StaleEntry, TrendDay, Velocity,
+};
 pub use pages::{
     JsonFeed, JsonFeedAuthor, JsonFeedItem, LintIssue, LintReport, LintRequest, Peek, PeekLink,
     Section, Timeline,

@@ -570,7 +570,8 @@ impl Default for BackupConfig {
 #[serde(default)]
 pub struct JanitorConfig {
     pub interval: Duration,
-    /// A page whose `review-by` passed this many days ago counts as stale.
+    /// The janitor calls a page stale when its `review-by` date has passed, or when it was
+    /// not modified for this many days (0: only `review-by`).
     pub stale_days: u32,
     /// Also scan once right after start.
     pub startup_scan: bool,

@@ -133,7 +133,8 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 [janitor]
 # Periodic scan for stale, orphaned, empty pages and broken links.
 # interval = "1h"
-# A page whose review-by date passed this many days ago is stale.
+# The janitor calls a page stale when its review-by date has passed, or when it was
+# not modified for this many days (0: only review-by).
 # stale_days = 30
 # Also scan right after start.
 # startup_scan = false

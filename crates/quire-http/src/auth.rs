@@ -180,7 +180,10 @@ fn is_read_only_post(route: &str) -> bool {
     let rest = route
         .strip_prefix(crate::BASE_PATH)
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
-    matches!(rest, Some("/refactor/plan" | "/resolve-links" | "/lint"))
+    matches!(
+        rest,
+        Some("/refactor/plan" | "/resolve-links" | "/lint" | "/eval")
+    )
 }
 
 /// Routes only an admin key may call: a person approving an agent's plan.

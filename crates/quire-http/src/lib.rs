@@ -16,6 +16,7 @@ mod files;
 mod find;
 mod health;
 mod helpers;
+mod insight;
 mod metrics;
 mod refactor;
 mod settings;
@@ -64,6 +65,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "graph", description = "The link graph and its analytics"),
         (name = "views", description = "Saved views and computed view pages"),
         (name = "pages", description = "Looking at pages: lint, peek, sections"),
+        (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness")
     )
@@ -124,6 +126,23 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(helpers::timeline))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
+        .routes(routes!(insight::dashboard))
+        .routes(routes!(insight::overview))
+        .routes(routes!(insight::page_health))
+        .routes(routes!(insight::stale))
+        .routes(routes!(insight::janitor))
+        .routes(routes!(insight::contradictions))
+        .routes(routes!(insight::velocity))
+        .routes(routes!(insight::memory_report))
+        .routes(routes!(insight::context))
+        .routes(routes!(insight::eligible))
+        .routes(routes!(insight::eval))
+        .routes(routes!(insight::searches))
+        .routes(routes!(insight::failed_searches))
+        .routes(routes!(insight::trends))
+        .routes(routes!(insight::content_gaps))
+        .routes(routes!(insight::dismiss_gap))
+        .routes(routes!(insight::sources))
 }
 
 /// The OpenAPI document and the router without state.

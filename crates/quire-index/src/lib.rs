@@ -1,7 +1,8 @@
 //! The derived SQLite index of a knowledge root at `.quire/state/index.db`: opening it in WAL
 //! mode, its schema version, recreating it when it is damaged, and the tables kept in it:
 //! pages with their frontmatter, links, tags and headings ([`pages`]), an FTS5 full-text table
-//! and the search language over it ([`search`]), and `claims`.
+//! and the search language over it ([`search`]), `claims`, and the log of searches answered
+//! ([`searches`]).
 //!
 //! *API Boundary*: the crate knows nothing of markdown, links or frontmatter syntax. The service
 //! parses pages and feeds plain [`PageRecord`]s; the index stores and searches them.
@@ -15,6 +16,7 @@ mod contents;
 mod error;
 pub mod pages;
 pub mod search;
+pub mod searches;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -26,6 +28,7 @@ pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
+pub use searches::{DayCount, QueryCount, SearchRecord, Searches};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
@@ -154,6 +157,11 @@ impl Index {
         Claims::new(self)
     }
 
+    /// The searches table: the full-text queries answered, for search analytics.
+    pub fn searches(&self) -> Searches<'_> {
+        Searches::new(self)
+    }
+
     /// The one connection. A thread that panicked while holding it cannot have left a
     /// transaction half-done (rusqlite rolls back on drop), so a poisoned lock is still usable.
     pub(crate) fn connection(&self) -> MutexGuard<'_, Connection> {
@@ -234,6 +242,8 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
             )));
         }
     }
+    // Tables added within a schema version are created where missing.
+    tx.execute_batch(searches::SCHEMA)?;
     tx.commit()?;
     Ok(connection)
 }

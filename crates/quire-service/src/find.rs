@@ -50,7 +50,7 @@ pub struct MetaQuery {
 pub struct Find<'a>(pub(crate) &'a SpaceCore);
 
 impl Find<'_> {
-    fn indexer(&self) -> Result<&Indexer> {
+    pub(crate) fn indexer(&self) -> Result<&Indexer> {
         let indexer = self.0.indexer.as_ref().ok_or_else(|| {
             Error::unavailable("the search index is not kept by this process (read-only)")
         })?;
@@ -103,6 +103,18 @@ impl Find<'_> {
             SearchError::Syntax(e) => Error::bad_request(format!("invalid search query: {e}")),
             SearchError::Index(e) => Error::internal(e),
         })?;
+        // Logged for search analytics (first pages only: paging is one search); failing to
+        // log never fails the search.
+        if let (Some(indexer), 0) = (&self.0.indexer, request.offset) {
+            let logged = indexer.index.searches().record(
+                &request.query,
+                found.total as u64,
+                chrono::Utc::now(),
+            );
+            if let Err(e) = logged {
+                tracing::warn!("a search could not be logged for analytics: {e}");
+            }
+        }
         Ok(SearchResults {
             query: request.query,
             total: found.total,

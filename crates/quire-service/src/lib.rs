@@ -2,9 +2,10 @@
 //! events, errors.
 //!
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
-//! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`]) and map
-//! [`Error`]s through [`ErrorCode`]. Layers inside, each depending only on those before it:
-//! `settings`, `links`, `indexing` → `core` → `pipeline` → the services (`views` after `find`) → `space` → `service`.
+//! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
+//! [`Insight`], [`Views`], [`Pages`]) and map [`Error`]s through [`ErrorCode`]. Layers inside,
+//! each depending only on those before it: `settings`, `links`, `indexing` → `core` →
+//! `pipeline` → the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
 mod claims;
@@ -14,6 +15,7 @@ mod events;
 mod files;
 mod find;
 mod indexing;
+mod insight;
 mod links;
 mod outside;
 mod pages;
@@ -33,6 +35,7 @@ pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::EventBus;
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
+pub use insight::{Insight, VelocityQuery};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use pages::{Pages, SectionOf};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
@@ -47,8 +50,8 @@ pub use restructure::{
 };
 pub use service::{init_root, root_holder, Service};
 pub use settings::{
-    settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, QueryLimits,
-    SpaceSettings, DEFAULT_SPACE,
+    settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
+    QueryLimits, SpaceSettings, DEFAULT_SPACE,
 };
 pub use space::Space;
 pub use versions::{Versions, CHANGES_LIMIT_MAX};

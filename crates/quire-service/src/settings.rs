@@ -97,6 +97,10 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             max_scan_rows: config.dataview.max_scan_rows as usize,
             timeout: config.dataview.query_timeout.as_std(),
         },
+        insight: InsightSettings {
+            stale_days: config.janitor.stale_days,
+            episodes_prefix: config.memory.episodes_path_prefix.clone(),
+        },
     };
     let space = |name: &str, root: PathBuf| SpaceSettings {
         name: name.to_string(),
@@ -137,6 +141,30 @@ pub struct FindSettings {
     pub index: IndexSettings,
     /// `[dataview] max_scan_rows` and `query_timeout`.
     pub limits: QueryLimits,
+    /// `[janitor]` and `[memory]`: what analytics and health read over the same catalog.
+    pub insight: InsightSettings,
+}
+
+/// What the analytics and health reports need from the configuration.
+#[derive(Debug, Clone)]
+pub struct InsightSettings {
+    /// `[janitor] stale_days`: the janitor also calls a page stale when its file was not
+    /// modified for this many days.
+    pub stale_days: u32,
+    /// `[memory] episodes_path_prefix`: the folder of episodic pages the memory report reads
+    /// when no prefix is given.
+    pub episodes_prefix: String,
+}
+
+impl Default for InsightSettings {
+    fn default() -> Self {
+        let janitor = quire_config::JanitorConfig::default();
+        let memory = quire_config::MemoryConfig::default();
+        InsightSettings {
+            stale_days: janitor.stale_days,
+            episodes_prefix: memory.episodes_path_prefix,
+        }
+    }
 }
 
 /// Bounds of one DQL query.

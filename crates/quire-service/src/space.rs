@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::events::EventBus;
 use crate::files::Files;
 use crate::find::Find;
+use crate::insight::Insight;
 use crate::outside::{OutsideChanges, Reconciled};
 use crate::pages::Pages;
 use crate::pipeline::{Applied, Change};
@@ -91,6 +92,13 @@ impl Space {
     /// Looking at pages: lint, peek, sections.
     pub fn pages(&self) -> Pages<'_> {
         Pages(&self.core)
+    }
+
+    /// Analytics and health: the dashboard, page health, stale pages, the janitor report,
+    /// contradictions, velocity, memory, context, eligible tasks, search evaluation and
+    /// search analytics.
+    pub fn insight(&self) -> Insight<'_> {
+        Insight(&self.core)
     }
 
     /// Leases on page paths.
