@@ -106,14 +106,7 @@ impl Find<'_> {
         // Logged for search analytics (first pages only: paging is one search); failing to
         // log never fails the search.
         if let (Some(indexer), 0) = (&self.0.indexer, request.offset) {
-            let logged = indexer.index.searches().record(
-                &request.query,
-                found.total as u64,
-                chrono::Utc::now(),
-            );
-            if let Err(e) = logged {
-                tracing::warn!("a search could not be logged for analytics: {e}");
-            }
+            indexer.log_search(&request.query, found.total as u64);
         }
         Ok(SearchResults {
             query: request.query,

@@ -128,6 +128,8 @@ impl Insight<'_> {
         let indexer = self.0.indexer.as_ref().ok_or_else(|| {
             Error::unavailable("the search index is not kept by this process (read-only)")
         })?;
+        // Searches are logged by the index thread: what was answered so far is in.
+        indexer.flush();
         Ok(&indexer.index)
     }
 

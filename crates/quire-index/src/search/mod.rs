@@ -139,13 +139,29 @@ impl Index {
         } else {
             ("score DESC, p.path", "r.score DESC, r.path")
         };
-        let total: i64 = connection
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM fts JOIN pages p ON p.id = fts.rowid
-                 WHERE fts MATCH ?1 {FILTERS}"
-            ))
-            .and_then(|mut stmt| stmt.query_row(params![matching, folder, tag], |row| row.get(0)))
-            .map_err(sql)?;
+        let filtered = folder.is_some() || tag.is_some();
+        if !filtered && !request.trust_boost && request.limit > 0 {
+            if let Some(found) = self.search_plain(&connection, &matching, request)? {
+                return Ok(found);
+            }
+        }
+        // Without filters the FTS table alone knows the count: no lookup of each match.
+        let total: i64 = if filtered {
+            connection
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM fts JOIN pages p ON p.id = fts.rowid
+                     WHERE fts MATCH ?1 {FILTERS}"
+                ))
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![matching, folder, tag], |row| row.get(0))
+                })
+                .map_err(sql)?
+        } else {
+            connection
+                .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
+                .and_then(|mut stmt| stmt.query_row(params![matching], |row| row.get(0)))
+                .map_err(sql)?
+        };
         let total = usize::try_from(total).unwrap_or(0);
         if request.limit == 0 || request.offset >= total {
             return Ok(SearchResults {
@@ -185,6 +201,63 @@ impl Index {
             .map_err(sql)?;
         let hits = rows.collect::<Result<_, _>>().map_err(sql)?;
         Ok(SearchResults { total, hits })
+    }
+
+    /// The common case — no filter, no trust tier — in one pass over the matches: the FTS5
+    /// table ranks them and counts them (a window function) without a lookup per match; only
+    /// the hits returned are joined to `pages` and get a snippet. Ties go by rowid, which
+    /// follows the path within a rebuild. `None` when the page asked for is past the end
+    /// (the count then needs its own query).
+    fn search_plain(
+        &self,
+        connection: &rusqlite::Connection,
+        matching: &str,
+        request: &SearchRequest,
+    ) -> Result<Option<SearchResults>, SearchError> {
+        let sql = |e| SearchError::Index(self.sqlite_error(e));
+        let mut stmt = connection
+            .prepare_cached(&format!(
+                "WITH matches AS MATERIALIZED (
+                     SELECT rowid AS id, -bm25(fts, 0.0, 10.0, 5.0, 1.0) AS score
+                     FROM fts WHERE fts MATCH ?1),
+                 ranked AS (
+                     SELECT id, score, count(*) OVER () AS total FROM matches
+                     ORDER BY score DESC, id
+                     LIMIT ?2 OFFSET ?3)
+                 SELECT p.path, p.title, r.score,
+                        snippet(fts, 3, '{OPEN}', '{CLOSE}', '{ELLIPSIS}', {SNIPPET_TOKENS}),
+                        r.total
+                 FROM ranked r JOIN pages p ON p.id = r.id JOIN fts ON fts.rowid = r.id
+                 WHERE fts MATCH ?1
+                 ORDER BY r.score DESC, r.id"
+            ))
+            .map_err(sql)?;
+        let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(request.offset).unwrap_or(i64::MAX);
+        let mut total = 0usize;
+        let rows = stmt
+            .query_map(params![matching, limit, offset], |row| {
+                Ok((
+                    SearchHit {
+                        path: row.get(0)?,
+                        title: row.get(1)?,
+                        score: row.get(2)?,
+                        snippet: html_snippet(&row.get::<_, String>(3)?),
+                    },
+                    row.get::<_, i64>(4)?,
+                ))
+            })
+            .map_err(sql)?;
+        let mut hits = Vec::new();
+        for row in rows {
+            let (hit, count) = row.map_err(sql)?;
+            total = usize::try_from(count).unwrap_or(0);
+            hits.push(hit);
+        }
+        if hits.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SearchResults { total, hits }))
     }
 }
 #[cfg(test)]

@@ -53,6 +53,12 @@ enum Message {
     Flush(Sender<()>),
     /// Rebuild from the files; answered with the number of pages.
     Rebuild(Sender<Result<usize>>),
+    /// A search answered: logged for search analytics off the request's path.
+    Searched {
+        query: String,
+        results: u64,
+        at: chrono::DateTime<chrono::Utc>,
+    },
 }
 
 /// What the index thread reports after each pass, once the catalog holds it.
@@ -162,6 +168,16 @@ impl Indexer {
         }
     }
 
+    /// Logs a search for search analytics (written by the index thread; a failure to log is
+    /// a warning, never a failed search).
+    pub(crate) fn log_search(&self, query: &str, results: u64) {
+        self.send(Message::Searched {
+            query: query.to_string(),
+            results,
+            at: chrono::Utc::now(),
+        });
+    }
+
     /// Waits until everything changed so far is indexed.
     pub(crate) fn flush(&self) {
         let (tx, rx) = mpsc::channel();
@@ -238,6 +254,9 @@ impl Worker {
                     Message::Changed(paths) => changed.extend(paths),
                     Message::Flush(done) => waiting.push(done),
                     Message::Rebuild(done) => rebuilds.push(done),
+                    Message::Searched { query, results, at } => {
+                        self.log_search(&query, results, at)
+                    }
                 }
                 // A flush or a rebuild ends the gathering: someone waits.
                 if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max {
@@ -246,6 +265,9 @@ impl Worker {
                             Message::Changed(paths) => changed.extend(paths),
                             Message::Flush(done) => waiting.push(done),
                             Message::Rebuild(done) => rebuilds.push(done),
+                            Message::Searched { query, results, at } => {
+                                self.log_search(&query, results, at)
+                            }
                         }
                     }
                     break;
@@ -289,6 +311,12 @@ impl Worker {
     fn tell(&self, indexed: Indexed) {
         if let Some(listener) = &self.listener {
             listener.tell(indexed);
+        }
+    }
+
+    fn log_search(&self, query: &str, results: u64, at: chrono::DateTime<chrono::Utc>) {
+        if let Err(e) = self.index.searches().record(query, results, at) {
+            tracing::warn!("a search could not be logged for analytics: {e}");
         }
     }
 
