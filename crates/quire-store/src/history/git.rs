@@ -448,6 +448,97 @@ fn compact_index(repo: &Repository) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Refreshes the stat data of index entries whose file was touched but not changed (a copied
+/// or restored root: every file's times and inode differ). libgit2's status scan would hash
+/// each such file too, but it first looks up attribute files for every one (a `realpath` per
+/// folder level), which costs several times the hashing. Here each file whose stat data
+/// differs is read and hashed as a blob on every core; when the hash is the entry's, the
+/// entry takes the file's stat data. Files that changed are left for the status scan.
+fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| StoreError::git("index")(git2::Error::from_str("bare repository")))?
+        .to_path_buf();
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    let stale: Vec<(git2::IndexEntry, fs::Metadata)> = index
+        .iter()
+        .filter(|e| (e.flags >> 12) & 0x3 == 0)
+        .filter_map(|e| {
+            let rel = std::str::from_utf8(&e.path).ok()?;
+            let meta = fs::symlink_metadata(workdir.join(rel)).ok()?;
+            let same = meta.is_file()
+                && meta.len() == u64::from(e.file_size)
+                && meta.mtime() == i64::from(e.mtime.seconds())
+                && meta.mtime_nsec() == i64::from(e.mtime.nanoseconds())
+                && meta.ctime() == i64::from(e.ctime.seconds())
+                && meta.ctime_nsec() == i64::from(e.ctime.nanoseconds())
+                && meta.ino() as u32 == e.ino;
+            (!same && meta.is_file() && meta.len() == u64::from(e.file_size)).then_some((e, meta))
+        })
+        .collect();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = stale.len().div_ceil(threads).max(1);
+    let refreshed: Vec<git2::IndexEntry> = std::thread::scope(|scope| {
+        let workers: Vec<_> = stale
+            .chunks(chunk)
+            .map(|part| {
+                let workdir = &workdir;
+                scope.spawn(move || {
+                    part.iter()
+                        .filter_map(|(entry, meta)| {
+                            let rel = std::str::from_utf8(&entry.path).ok()?;
+                            let bytes = fs::read(workdir.join(rel)).ok()?;
+                            let id = Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
+                            (id == entry.id).then(|| with_stat(entry, meta))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    if refreshed.is_empty() {
+        return Ok(());
+    }
+    for entry in &refreshed {
+        index.add(entry).map_err(StoreError::git("index"))?;
+    }
+    index.write().map_err(StoreError::git("index write"))?;
+    tracing::debug!(files = refreshed.len(), "refreshed the index's stat data");
+    Ok(())
+}
+
+/// `entry` with the stat data of `meta`.
+fn with_stat(entry: &git2::IndexEntry, meta: &fs::Metadata) -> git2::IndexEntry {
+    use std::os::unix::fs::MetadataExt;
+
+    let time = |secs: i64, nanos: i64| git2::IndexTime::new(secs as i32, nanos as u32);
+    git2::IndexEntry {
+        ctime: time(meta.ctime(), meta.ctime_nsec()),
+        mtime: time(meta.mtime(), meta.mtime_nsec()),
+        dev: meta.dev() as u32,
+        ino: meta.ino() as u32,
+        mode: entry.mode,
+        uid: meta.uid(),
+        gid: meta.gid(),
+        file_size: meta.len() as u32,
+        id: entry.id,
+        flags: entry.flags,
+        flags_extended: entry.flags_extended,
+        path: entry.path.clone(),
+    }
+}
+
 /// Commits whatever differs between the work tree and HEAD (files edited while quire was not
 /// running, or written but not committed before a crash), and makes the first commit of a
 /// fresh repository. Afterwards `git status` is clean.
@@ -458,6 +549,12 @@ fn compact_index(repo: &Repository) -> Result<(), StoreError> {
 /// hashed once, not at every start.
 fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
     let unborn = head_commit(repo)?.is_none();
+    if !unborn {
+        if let Err(e) = refresh_stat_data(repo) {
+            // Only a shortcut: the status scan below hashes what this did not refresh.
+            tracing::debug!(error = %e, "refreshing the index's stat data failed");
+        }
+    }
     let mut opts = StatusOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
