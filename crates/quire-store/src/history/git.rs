@@ -454,6 +454,12 @@ fn compact_index(repo: &Repository) -> Result<(), StoreError> {
 /// folder level), which costs several times the hashing. Here each file whose stat data
 /// differs is read and hashed as a blob on every core; when the hash is the entry's, the
 /// entry takes the file's stat data. Files that changed are left for the status scan.
+///
+/// Git's "racy clean" rule counts an entry whose file is not older than the index file as
+/// possibly changed (a write in the same instant keeps size and times), and libgit2 hashes
+/// those again, with the same look-ups, when it writes the index. So entries not older than
+/// the index are hashed here too — a changed one is marked (size 0) for the status scan to
+/// find — and then the index file's time is moved to now: none is racy any more.
 fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
     use std::os::unix::fs::MetadataExt;
 
@@ -461,21 +467,38 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
         .workdir()
         .ok_or_else(|| StoreError::git("index")(git2::Error::from_str("bare repository")))?
         .to_path_buf();
+    let index_file = repo.path().join("index");
+    let stamp = fs::metadata(&index_file)
+        .map(|m| (m.mtime(), m.mtime_nsec()))
+        .map_err(|e| StoreError::git("index")(git2::Error::from_str(&e.to_string())))?;
+    // The index as it is on disk, read after its time moved (so its stamp is now).
+    fs::File::options()
+        .append(true)
+        .open(&index_file)
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()))
+        .map_err(|e| StoreError::git("index")(git2::Error::from_str(&e.to_string())))?;
     let mut index = repo.index().map_err(StoreError::git("index"))?;
+    index.read(true).map_err(StoreError::git("index read"))?;
     let stale: Vec<(git2::IndexEntry, fs::Metadata)> = index
         .iter()
         .filter(|e| (e.flags >> 12) & 0x3 == 0)
         .filter_map(|e| {
             let rel = std::str::from_utf8(&e.path).ok()?;
             let meta = fs::symlink_metadata(workdir.join(rel)).ok()?;
-            let same = meta.is_file()
-                && meta.len() == u64::from(e.file_size)
+            if !meta.is_file() {
+                return None;
+            }
+            let same = meta.len() == u64::from(e.file_size)
                 && meta.mtime() == i64::from(e.mtime.seconds())
                 && meta.mtime_nsec() == i64::from(e.mtime.nanoseconds())
                 && meta.ctime() == i64::from(e.ctime.seconds())
                 && meta.ctime_nsec() == i64::from(e.ctime.nanoseconds())
                 && meta.ino() as u32 == e.ino;
-            (!same && meta.is_file() && meta.len() == u64::from(e.file_size)).then_some((e, meta))
+            let racy = (
+                i64::from(e.mtime.seconds()),
+                i64::from(e.mtime.nanoseconds()),
+            ) >= stamp;
+            (!same || racy).then_some((e, meta))
         })
         .collect();
     if stale.is_empty() {
@@ -494,9 +517,19 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
                     part.iter()
                         .filter_map(|(entry, meta)| {
                             let rel = std::str::from_utf8(&entry.path).ok()?;
-                            let bytes = fs::read(workdir.join(rel)).ok()?;
-                            let id = Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
-                            (id == entry.id).then(|| with_stat(entry, meta))
+                            let same_size = meta.len() == u64::from(entry.file_size);
+                            let bytes = if same_size {
+                                fs::read(workdir.join(rel)).ok()
+                            } else {
+                                None
+                            };
+                            let id = bytes
+                                .and_then(|b| Oid::hash_object(git2::ObjectType::Blob, &b).ok());
+                            Some(match id {
+                                Some(id) if id == entry.id => with_stat(entry, meta),
+                                // Changed (or unreadable): the status scan must hash it.
+                                _ => smudged(entry),
+                            })
                         })
                         .collect::<Vec<_>>()
                 })
@@ -516,6 +549,30 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
     index.write().map_err(StoreError::git("index write"))?;
     tracing::debug!(files = refreshed.len(), "refreshed the index's stat data");
     Ok(())
+}
+
+/// `entry` marked as possibly changed: a size no file has, so the status scan hashes it.
+fn smudged(entry: &git2::IndexEntry) -> git2::IndexEntry {
+    let mut entry = clone_entry(entry);
+    entry.file_size = 0;
+    entry
+}
+
+fn clone_entry(entry: &git2::IndexEntry) -> git2::IndexEntry {
+    git2::IndexEntry {
+        ctime: entry.ctime,
+        mtime: entry.mtime,
+        dev: entry.dev,
+        ino: entry.ino,
+        mode: entry.mode,
+        uid: entry.uid,
+        gid: entry.gid,
+        file_size: entry.file_size,
+        id: entry.id,
+        flags: entry.flags,
+        flags_extended: entry.flags_extended,
+        path: entry.path.clone(),
+    }
 }
 
 /// `entry` with the stat data of `meta`.
