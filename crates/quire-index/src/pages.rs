@@ -352,7 +352,7 @@ impl Index {
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .map_err(sql)?;
         connection
-            .pragma_update(None, "cache_size", -2_000)
+            .pragma_update(None, "cache_size", crate::READ_CACHE_KIB)
             .map_err(sql)?;
         Ok(())
     }
