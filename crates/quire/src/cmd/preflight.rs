@@ -78,6 +78,18 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         "dataview.custom_fields",
         "declared DQL field kinds (values are typed from what they look like)",
     );
+    note(
+        config.janitor.startup_scan
+            || config.janitor.interval != quire_config::JanitorConfig::default().interval,
+        "janitor.interval / janitor.startup_scan",
+        "a scheduled janitor scan (GET /janitor answers on request)",
+    );
+    note(
+        config.dataview.max_auto_indexes
+            != quire_config::DataviewConfig::default().max_auto_indexes,
+        "dataview.max_auto_indexes",
+        "automatic indexes for DQL (queries run over the in-memory catalog)",
+    );
     note(config.protocols.nfs.enabled, "protocols.nfs.enabled", "NFS");
     note(config.protocols.s3.enabled, "protocols.s3.enabled", "S3");
     note(
@@ -165,5 +177,24 @@ mod tests {
         .unwrap();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("space.visibility"));
+    }
+
+    #[test]
+    fn settings_for_finding_that_are_not_acted_on_say_so() {
+        let warnings = check(&parse(
+            "[janitor]\nstartup_scan = true\n[dataview]\nmax_auto_indexes = 5\n\
+             [dataview.computed_fields]\nage = \"now() - date\"\n",
+        ))
+        .unwrap();
+        for setting in [
+            "janitor.interval",
+            "dataview.max_auto_indexes",
+            "dataview.computed_fields",
+        ] {
+            assert!(
+                warnings.iter().any(|w| w.starts_with(setting)),
+                "{setting}: {warnings:?}"
+            );
+        }
     }
 }
