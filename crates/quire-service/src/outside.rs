@@ -123,13 +123,7 @@ impl SpaceCore {
                 )))
             }
         }
-        self.links.index_changes(
-            &self.root,
-            differs.iter().map(|d| (&d.path, &d.disk, d.now.as_deref())),
-        );
-        if let Some(indexer) = &self.indexer {
-            indexer.changed(differs.iter().map(|d| d.path.clone()).collect());
-        }
+        self.index_files(differs.iter().map(|d| (&d.path, &d.disk, d.now.as_deref())));
         self.record_raw_moves(&recorded.moves, SYSTEM_ACTOR, Via::Watcher);
         let timestamp = now_rfc3339();
         for d in &differs {

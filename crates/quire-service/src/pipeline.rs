@@ -245,17 +245,25 @@ impl SpaceCore {
             }
         }
 
-        self.links.index_changes(
-            &self.root,
+        self.index_files(
             prepared
                 .iter()
                 .map(|p| (&p.path, &p.disk, p.after.as_deref())),
         );
-        if let Some(indexer) = &self.indexer {
-            indexer.changed(prepared.iter().map(|p| p.path.clone()).collect());
-        }
         self.announce(&prepared, &change);
         Ok(applied)
+    }
+
+    /// The pipeline's index step, for its own changes and for changes seen on disk: the link
+    /// model takes the new contents at once, and the index thread hears which paths changed.
+    pub(crate) fn index_files<'a>(
+        &self,
+        files: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)> + Clone,
+    ) {
+        self.links.index_changes(&self.root, files.clone());
+        if let Some(indexer) = &self.indexer {
+            indexer.changed(files.map(|(path, _, _)| path.clone()).collect());
+        }
     }
 
     fn read_existing(&self, disk: &DiskName) -> Result<Option<Vec<u8>>> {
