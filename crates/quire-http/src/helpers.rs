@@ -102,6 +102,24 @@ pub async fn timeline(
     ))
 }
 
+/// What both feeds show: the space's name, its URL as the client reached it, and the newest
+/// changes.
+async fn feed_entries(
+    space: std::sync::Arc<quire_service::Space>,
+    q: FeedParams,
+    headers: &HeaderMap,
+) -> ApiResult<(String, String, Timeline)> {
+    let name = space.name().to_string();
+    let base = space_url(headers, &name);
+    let timeline = blocking(move || {
+        space
+            .versions()
+            .timeline(None, Some(q.limit.unwrap_or(FEED_LIMIT)))
+    })
+    .await?;
+    Ok((name, base, timeline))
+}
+
 /// Recent changes as an Atom feed.
 #[utoipa::path(get, path = "/feed.atom", tag = "versions", params(FeedParams),
     responses((status = 200, body = String, content_type = "application/atom+xml"),
@@ -111,14 +129,7 @@ pub async fn feed_atom(
     QueryParams(q): QueryParams<FeedParams>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let name = space.name().to_string();
-    let base = space_url(&headers, &name);
-    let timeline = blocking(move || {
-        space
-            .versions()
-            .timeline(None, Some(q.limit.unwrap_or(FEED_LIMIT)))
-    })
-    .await?;
+    let (name, base, timeline) = feed_entries(space, q, &headers).await?;
     let xml = atom(&name, &base, &timeline.events);
     Ok((
         [(
@@ -139,14 +150,7 @@ pub async fn feed_json(
     QueryParams(q): QueryParams<FeedParams>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let name = space.name().to_string();
-    let base = space_url(&headers, &name);
-    let timeline = blocking(move || {
-        space
-            .versions()
-            .timeline(None, Some(q.limit.unwrap_or(FEED_LIMIT)))
-    })
-    .await?;
+    let (name, base, timeline) = feed_entries(space, q, &headers).await?;
     let feed = json_feed(&name, &base, &timeline.events);
     let body = serde_json::to_vec(&feed)
         .map_err(|e| crate::error::ApiError(quire_service::Error::internal(e)))?;

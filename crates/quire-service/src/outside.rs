@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use quire_api::Event;
-use quire_store::{etag, ChangeAction, DiskName, FileChange, Recorded, StoreError};
+use quire_store::{etag, DiskName, FileChange, Recorded, StoreError};
 use quire_vault::PagePath;
 
 use crate::core::SpaceCore;
@@ -97,15 +97,7 @@ impl SpaceCore {
         recorded.moves = moves_of(&differs, &seen.moves);
         let changes: Vec<FileChange> = differs
             .iter()
-            .map(|d| FileChange {
-                path: d.path.clone(),
-                action: if d.now.is_some() {
-                    ChangeAction::Write
-                } else {
-                    ChangeAction::Delete
-                },
-                disk: d.disk.clone(),
-            })
+            .map(|d| FileChange::of(d.path.clone(), d.disk.clone(), d.now.is_some()))
             .collect();
         for d in &differs {
             match d.now {

@@ -5,7 +5,7 @@
 //! after the first file was written restores the pre-images of every file of the change, so
 //! nothing half-written stays on disk.
 
-use quire_store::{etag, fault, ChangeAction, DiskName, FileChange, JournalEntry, Recorded};
+use quire_store::{etag, fault, DiskName, FileChange, JournalEntry, Recorded};
 use quire_vault::PagePath;
 
 use quire_api::Event;
@@ -202,15 +202,7 @@ impl SpaceCore {
 
         let changes: Vec<FileChange> = prepared
             .iter()
-            .map(|p| FileChange {
-                path: p.path.clone(),
-                action: if p.after.is_some() {
-                    ChangeAction::Write
-                } else {
-                    ChangeAction::Delete
-                },
-                disk: p.disk.clone(),
-            })
+            .map(|p| FileChange::of(p.path.clone(), p.disk.clone(), p.after.is_some()))
             .collect();
         let message = match (change.message.as_str(), prepared.as_slice()) {
             ("", [only]) => {

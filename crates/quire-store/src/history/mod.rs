@@ -131,6 +131,16 @@ pub struct FileChange {
 }
 
 impl FileChange {
+    /// A write (`exists`) or a removal of the file `path`, named `disk` on disk.
+    pub fn of(path: quire_vault::PagePath, disk: DiskName, exists: bool) -> FileChange {
+        let action = if exists {
+            ChangeAction::Write
+        } else {
+            ChangeAction::Delete
+        };
+        FileChange { path, action, disk }
+    }
+
     /// A change of a file whose name on disk is its path.
     pub fn new(path: quire_vault::PagePath, action: ChangeAction) -> FileChange {
         let disk = DiskName::from(&path);
