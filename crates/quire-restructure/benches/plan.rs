@@ -171,6 +171,7 @@ impl Fixture {
             scope: None,
             claimed: BTreeMap::new(),
             base: None,
+            actor: None,
             names: Default::default(),
         }
     }

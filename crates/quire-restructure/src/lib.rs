@@ -8,6 +8,7 @@
 //! and a rewritten page differs from before only in the bytes of rewritten link targets.
 
 mod check;
+mod content;
 mod keys;
 mod manifest;
 mod model;
@@ -15,10 +16,13 @@ mod ops;
 mod planner;
 mod relink;
 mod render;
+mod scope;
 mod select;
 mod sidecar;
 
 use std::collections::BTreeMap;
+
+use chrono::{DateTime, FixedOffset};
 
 use quire_vault::{DiskNames, PagePath, Vault};
 
@@ -32,6 +36,7 @@ pub use model::{
     UnresolvedLink,
 };
 pub use planner::{digest, normalization_notes, plan};
+pub use content::FIELD_MANAGERS;
 pub use render::render_text;
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).
@@ -46,6 +51,20 @@ pub trait Source {
     fn etag(&self, path: &PagePath) -> Option<String> {
         self.read(path).map(|file| file.etag)
     }
+
+    /// When a page was first and last committed (else its file time), for the `date` and
+    /// `modified` variables of manifest expressions. Asked only when an expression reads
+    /// them; the default knows neither.
+    fn times(&self, _path: &PagePath) -> PageTimes {
+        PageTimes::default()
+    }
+}
+
+/// When a page came to be and last changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageTimes {
+    pub created: Option<DateTime<FixedOffset>>,
+    pub modified: Option<DateTime<FixedOffset>>,
 }
 
 /// A file's text and ETag.
@@ -70,6 +89,9 @@ pub struct Workspace<'a> {
     pub claimed: BTreeMap<PagePath, String>,
     /// Git HEAD.
     pub base: Option<String>,
+    /// Who asks for the plan: edits of frontmatter keys another actor owns
+    /// (`quire-fields`) are refused for anyone else unless the edit says `force`.
+    pub actor: Option<String>,
     /// Files whose names on disk are not NFC, and files no path addresses: a destination that
     /// would differ from one of them only by normalization is refused, and every plan notes
     /// the shadowed files in `integrity.normalization`.
@@ -81,4 +103,7 @@ pub struct Workspace<'a> {
 pub struct PlanOptions {
     /// Adds a unified diff of every written page.
     pub diffs: bool,
+    /// The clock expressions see when the manifest pins no `now`; `None` reads the system
+    /// clock. The plan reports the one it used.
+    pub now: Option<DateTime<FixedOffset>>,
 }

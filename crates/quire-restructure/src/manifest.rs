@@ -215,6 +215,42 @@ fn validate_edit(entry: &EditEntry, field: &str) -> Result<(), ManifestError> {
     }
     if let Some(template) = &entry.move_to {
         non_empty(template, &format!("{field}.move_to"))?;
+        if let Err(err) = quire_query::Template::parse(template) {
+            return invalid(format!(
+                "{field}.move_to: {} at byte {} of `{template}`",
+                err.message, err.position
+            ));
+        }
+    }
+    let expressions = [
+        ("select.query".to_owned(), select.query.as_deref()),
+        ("when".to_owned(), entry.when.as_deref()),
+    ]
+    .into_iter()
+    .chain(
+        entry
+            .compute
+            .iter()
+            .map(|(key, src)| (format!("compute.{key}"), Some(src.as_str()))),
+    );
+    for (name, src) in expressions {
+        let Some(src) = src else { continue };
+        if let Err(err) = quire_query::parse(src) {
+            return invalid(format!(
+                "{field}.{name}: {} at byte {} of `{src}`",
+                err.message, err.position
+            ));
+        }
+    }
+    for (key, list) in [("add_tags", &entry.add_tags), ("remove_tags", &entry.remove_tags)] {
+        for tag in list {
+            let name = tag.trim().trim_start_matches('#');
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return invalid(format!(
+                    "{field}.{key}: `{tag}` is not a tag name (no spaces, not empty)"
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -10,15 +10,18 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::check::{check, AfterNames};
+use crate::content::{edit_pages, uses_clock, Content, MoveTo, OnConflict};
 use crate::keys::NameKeys;
 use crate::manifest::Manifest;
 use crate::model::{
-    Conflict, ConflictCode, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
+    Conflict, ConflictCode, ContentEdit, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
     Rejected, TextRange, UnresolvedLink,
 };
 use crate::ops::OpSet;
 use crate::relink::new_target;
-use crate::select::{glob_regex, matches_any, rootless, select_move, select_relink, FileList};
+use crate::select::{
+    glob_regex, matches_any, rootless, select_move, select_relink, FileList, Selected,
+};
 use crate::sidecar::{plan_comments, plan_personal};
 use crate::SourceFile;
 use crate::{PlanOptions, Workspace};
@@ -98,6 +101,8 @@ struct Planner<'w, 'a> {
     /// Texts of written pages before and after, kept only when diffs are wanted.
     written: Vec<(PagePath, PagePath, String, String)>,
     diffs: Diffs,
+    /// Pages `edits` and `rename_tags` change, with their new text.
+    content: Content,
 }
 
 /// Whether the plan carries diffs, so written texts must be kept until the end.
@@ -155,6 +160,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             etags: BTreeMap::new(),
             written: Vec::new(),
             diffs: Diffs::Skipped,
+            content: Content::default(),
         }
     }
 
@@ -183,6 +189,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             self.diffs = Diffs::Wanted;
         }
         self.unsupported();
+        self.content_edits(opts);
         let files: Vec<PagePath> = self.ws.vault.files().cloned().collect();
         let list = FileList::new(&files);
         let selected = self.select(&list);
@@ -215,11 +222,7 @@ impl<'w, 'a> Planner<'w, 'a> {
 
     fn unsupported(&mut self) {
         let m = self.manifest;
-        for (used, key) in [
-            (!m.edits.is_empty(), "edits"),
-            (!m.rename_tags.is_empty(), "rename_tags"),
-            (m.split.is_some(), "split"),
-        ] {
+        for (used, key) in [(m.split.is_some(), "split")] {
             if used {
                 let verb = if key == "split" { "is" } else { "are" };
                 self.error(format!(
@@ -228,6 +231,79 @@ impl<'w, 'a> Planner<'w, 'a> {
                 ));
             }
         }
+    }
+
+    /// Runs `edits` and `rename_tags` over the pages' texts (nothing about links yet).
+    fn content_edits(&mut self, opts: &PlanOptions) {
+        let m = self.manifest;
+        if m.edits.is_empty() && m.rename_tags.is_empty() {
+            return;
+        }
+        let pinned = m
+            .now
+            .as_deref()
+            .and_then(|now| chrono::DateTime::parse_from_rfc3339(now).ok());
+        let now = pinned
+            .or(opts.now)
+            .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
+        if uses_clock(m) && self.plan.now.is_none() {
+            self.plan.now = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        }
+        let guard = Guard::new(self.ws);
+        let content = edit_pages(self.ws, m, now, &|path| guard.refusal(path));
+        for error in &content.errors {
+            self.error(error.clone());
+        }
+        for (path, message) in &content.rejected {
+            self.reject(path, message.clone());
+        }
+        self.plan.warnings.extend(content.warnings.iter().cloned());
+        self.content = content;
+    }
+
+    /// The `move_to` destinations as selected moves, numbering taken names when the entry
+    /// says `suffix(…)`: in path order, each gets the first free name.
+    fn move_to_items(&mut self, list: &FileList, vacated: &BTreeSet<PagePath>, claimed: &BTreeSet<String>) -> Vec<Selected> {
+        let move_tos: Vec<MoveTo> = std::mem::take(&mut self.content.moves);
+        let fold = |p: &str| p.to_lowercase();
+        let mut taken: BTreeSet<String> = list
+            .all()
+            .iter()
+            .filter(|p| !vacated.contains(*p))
+            .map(|p| fold(p.as_str()))
+            .collect();
+        taken.extend(claimed.iter().map(|p| fold(p)));
+        let mut items = Vec::new();
+        let mut sorted: Vec<&MoveTo> = move_tos.iter().collect();
+        sorted.sort_by(|a, b| a.from.cmp(&b.from));
+        for item in sorted {
+            if item.to == item.from.as_str() {
+                continue;
+            }
+            let mut to = item.to.clone();
+            if let OnConflict::Suffix(pattern) = &item.on_conflict {
+                let (stem, ext) = match to.rfind('.') {
+                    Some(dot) if dot > to.rfind('/').map_or(0, |s| s + 1) => {
+                        (to[..dot].to_owned(), to[dot..].to_owned())
+                    }
+                    _ => (to.clone(), String::new()),
+                };
+                let mut n = 1;
+                while taken.contains(&fold(&to)) && to != item.from.as_str() {
+                    to = format!("{stem}{}{ext}", pattern.replace("%d", &n.to_string()));
+                    n += 1;
+                }
+            }
+            if to == item.from.as_str() {
+                continue;
+            }
+            taken.insert(fold(&to));
+            items.push(Selected {
+                from: item.from.clone(),
+                to,
+            });
+        }
+        items
     }
 
     /// Selects every move entry, checks destinations, fills `moves`. Returns the raw
@@ -266,6 +342,22 @@ impl<'w, 'a> Planner<'w, 'a> {
                     }
                 }
                 Err(message) => self.error(format!("moves[{i}]: {message}")),
+            }
+        }
+        if !self.content.moves.is_empty() {
+            let mut vacated: BTreeSet<PagePath> =
+                selected.iter().map(|s| s.from.clone()).collect();
+            vacated.extend(self.content.moves.iter().map(|m| m.from.clone()));
+            let planned: BTreeSet<String> = selected.iter().map(|s| s.to.clone()).collect();
+            for item in self.move_to_items(list, &vacated, &planned) {
+                if let Some(first) = owner.get(&item.from) {
+                    self.error(format!(
+                        "`{}` is selected by moves[{first}] and moved by an edit's move_to",
+                        item.from
+                    ));
+                    continue;
+                }
+                selected.push(item);
             }
         }
         // A move onto itself changes nothing.
@@ -423,9 +515,16 @@ impl<'w, 'a> Planner<'w, 'a> {
             pages += 1;
             links += summary.links.len();
             if self.merges.contains_key(source) {
+                if self.content.pages.remove(source).is_some() {
+                    self.reject(
+                        source,
+                        format!("`{source}` is edited and merged; edit the page it merges into"),
+                    );
+                }
                 continue;
             }
             if self.moves.contains_key(source)
+                || self.content.pages.contains_key(source)
                 || summary
                     .links
                     .iter()
@@ -496,8 +595,13 @@ impl<'w, 'a> Planner<'w, 'a> {
         // every page where nothing must be rewritten: such a page needs only its ETag. A page
         // that is written is read and parsed again, so that its spans come from the very text
         // the plan replaces bytes in.
+        let edited = self.content.pages.remove(source);
         let summary = self.ws.vault.page(source).map(|summary| &summary.links);
-        let settled = summary.and_then(|links| self.examine(&look, links, None).ok());
+        let settled = match edited {
+            // An edited page is written anyway, so its links are checked in the new text.
+            Some(_) => None,
+            None => summary.and_then(|links| self.examine(&look, links, None).ok()),
+        };
         let unreadable = |this: &mut Self| {
             this.plan.integrity.complete = false;
             if moved.is_some() {
@@ -520,8 +624,15 @@ impl<'w, 'a> Planner<'w, 'a> {
                 None => return unreadable(self),
             },
             None => {
-                let Some(file) = self.ws.source.read(source) else {
-                    return unreadable(self);
+                let file = match &edited {
+                    Some(edited) => SourceFile {
+                        text: edited.text.clone(),
+                        etag: edited.etag.clone(),
+                    },
+                    None => match self.ws.source.read(source) {
+                        Some(file) => file,
+                        None => return unreadable(self),
+                    },
                 };
                 let parsed = if source.is_canvas() {
                     parse_canvas(&file.text)
@@ -561,10 +672,25 @@ impl<'w, 'a> Planner<'w, 'a> {
         }
         self.etags.insert(source.clone(), file.etag.clone());
         let new_text = if edits.is_empty() {
-            None
+            edited.as_ref().map(|_| file.text.clone())
         } else {
             Some(replace_spans(&file.text, &edits))
         };
+        // Diffs show the page as it was before any step.
+        let file = match &edited {
+            Some(edited) => SourceFile {
+                text: edited.before.clone(),
+                etag: file.etag,
+            },
+            None => file,
+        };
+        if let Some(edited) = edited {
+            self.plan.content_edits.push(ContentEdit {
+                path: source_after.clone(),
+                from: moved.as_ref().map(|_| source.clone()),
+                changes: edited.changes,
+            });
+        }
         self.plan.stats.rewritten += changes.len();
         if !changes.is_empty() {
             self.plan.edits.push(PageEdit {
@@ -838,6 +964,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         }
         plan.conflicts.sort();
         plan.edits.sort_by(|a, b| a.path.cmp(&b.path));
+        plan.content_edits.sort_by(|a, b| a.path.cmp(&b.path));
         plan.state.sort_by(|a, b| a.file.cmp(&b.file));
         plan.rejected.sort();
         plan.rejected.dedup();

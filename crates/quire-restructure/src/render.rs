@@ -22,6 +22,20 @@ pub fn render_text(plan: &Plan) -> String {
             let _ = writeln!(out, "{}:{} {} -> {}", edit.path, link.line, old, new);
         }
     }
+    for edit in &plan.content_edits {
+        let at = match &edit.from {
+            Some(from) => format!("{} (from {from})", edit.path),
+            None => edit.path.to_string(),
+        };
+        for change in &edit.changes {
+            let _ = writeln!(out, "edit {at}: {change}");
+        }
+    }
+    for split in &plan.splits {
+        for page in &split.pages {
+            let _ = writeln!(out, "split {} -> {page}", split.from);
+        }
+    }
     for change in &plan.comments {
         let _ = writeln!(out, "comments {} -> {}", change.from, change.to);
     }

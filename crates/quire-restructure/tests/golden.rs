@@ -36,11 +36,13 @@ fn run(name: &str, body: &str) -> (String, Option<String>) {
         Ok(manifest) => manifest,
         Err(err) => return (format!("manifest error: {err}\n"), None),
     };
+    // The clock of manifests that pin none.
+    let now = chrono::DateTime::parse_from_rfc3339("2025-01-02T03:04:05Z").ok();
     let Planned {
         plan: first,
         ops: first_ops,
-    } = plan(&ws, &manifest, &PlanOptions { diffs: true });
-    let again = plan(&ws, &manifest, &PlanOptions { diffs: false }).plan;
+    } = plan(&ws, &manifest, &PlanOptions { diffs: true, now });
+    let again = plan(&ws, &manifest, &PlanOptions { diffs: false, now }).plan;
     assert_eq!(first.digest, again.digest, "{name}: digest is not stable");
     // Applying must succeed whenever the plan has no errors.
     if first.errors.is_empty() {

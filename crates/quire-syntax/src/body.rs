@@ -22,6 +22,10 @@ pub(crate) fn scan(text: &str, start: usize, first_line: u32, page: &mut ParsedP
         quote_depth: 0,
     };
     body.run(start, first_line);
+    if let Some(fence) = body.fence.take() {
+        // A fence never closed runs to the end of the page.
+        body.page.code.push(fence.start..text.len());
+    }
 }
 
 /// An open fenced code block.
@@ -31,6 +35,8 @@ struct Fence {
     quote_depth: usize,
     /// A closing fence may be indented at most this many columns.
     max_indent: usize,
+    /// Where the opening fence line starts.
+    start: usize,
 }
 
 /// Whether a paragraph may turn into a setext heading.
@@ -103,11 +109,13 @@ impl Body<'_, '_> {
             let (content, depth) = strip_quotes(self.b, line_start, end, fence.quote_depth);
             if depth >= fence.quote_depth {
                 if closes_fence(self.b, content, end, fence) {
+                    self.page.code.push(fence.start..end);
                     self.fence = None;
                 }
                 return None;
             }
             // The blockquote holding the fence ended, and the fence with it.
+            self.page.code.push(fence.start..line_start);
             self.fence = None;
         }
         let (content, depth) = strip_quotes(self.b, line_start, end, usize::MAX);
@@ -128,6 +136,7 @@ impl Body<'_, '_> {
         let base = self.lists.last().copied().unwrap_or(0);
         if self.paragraph.is_none() && cols >= base + 4 {
             // Indented code.
+            self.page.code.push(line_start..end);
             return None;
         }
         self.block(line_start, first, end, cols, depth, line)
@@ -192,6 +201,7 @@ impl Body<'_, '_> {
                     len,
                     quote_depth: depth,
                     max_indent: cols + 3,
+                    start: line_start,
                 });
                 return None;
             }

@@ -145,7 +145,13 @@ impl Inline {
                 }
                 b'`' => {
                     let n = run_length(b, i, end, b'`');
-                    i = self.code_close(b, i + n, end, n).unwrap_or(i + n);
+                    i = match self.code_close(b, i + n, end, n) {
+                        Some(close) => {
+                            page.code.push(i..close);
+                            close
+                        }
+                        None => i + n,
+                    };
                 }
                 b'$' if i + 1 < end && b[i + 1] == b'$' => {
                     let limit = text.len();

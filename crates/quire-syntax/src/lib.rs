@@ -22,6 +22,14 @@ pub use model::*;
 pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
 pub use slug::slug;
 
+/// Only the frontmatter of a page, cheaper than [`parse`] when the body is not needed.
+pub fn parse_frontmatter(text: &str) -> Option<Frontmatter> {
+    let block = frontmatter::locate(text)?;
+    let mut page = ParsedPage::default();
+    frontmatter::read(text, &block, &mut page);
+    page.frontmatter
+}
+
 /// Parses a page: frontmatter, headings, links, tags and block ids, in one pass.
 ///
 /// Links, headings, tags and block ids come in the order they appear in the text

@@ -119,5 +119,9 @@ pub struct ParsedPage {
     pub links: Vec<Link>,
     pub tags: Vec<Tag>,
     pub block_ids: Vec<BlockId>,
+    /// Byte ranges of code in the body: fenced blocks (fences included), indented code
+    /// lines and inline code spans (backticks included), in text order. Text edits that
+    /// must leave code alone (`replace`, tag renames) skip them.
+    pub code: Vec<Range<usize>>,
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -433,7 +433,9 @@ fn walk(mut value: Value, fields: &[String]) -> Value {
     value
 }
 
-pub(crate) fn page_lookup(page: &PageData, path: &[String]) -> Option<Value> {
+/// Reads a variable path (`file.mtime`, `fm.status`, a bare frontmatter key, `title`…) of a
+/// page the way DQL expressions see it.
+pub fn page_lookup(page: &PageData, path: &[String]) -> Option<Value> {
     let (first, rest) = path.split_first()?;
     let value = match first.as_str() {
         "file" => match rest.split_first() {

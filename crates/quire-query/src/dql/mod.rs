@@ -45,7 +45,7 @@ use serde::Serialize;
 use crate::expr::{Error, EvalContext, Expr};
 
 pub use aggregate::{aggregate, AggregateError, Calc, CalcFunc};
-pub use exec::execute;
+pub use exec::{execute, page_lookup};
 pub use parser::parse_query;
 
 /// A page as the caller's index knows it.

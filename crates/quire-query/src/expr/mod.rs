@@ -32,6 +32,12 @@ use chrono::{DateTime, FixedOffset, Utc};
 use crate::value::Value;
 
 pub(crate) use eval::member as member_of;
+
+/// A field of a value (`object.key`, a link's page field, a list's items' field), as `.`
+/// reads it in an expression.
+pub fn member(value: &Value, field: &str) -> Value {
+    eval::member(value, field)
+}
 pub use func::Func;
 pub use layout::go_layout_to_strftime;
 

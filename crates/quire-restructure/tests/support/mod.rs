@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use quire_restructure::{FileOp, Source, SourceFile, Workspace};
+use quire_restructure::{FileOp, PageTimes, Source, SourceFile, Workspace};
 use quire_vault::{PagePath, Vault};
 use sha2::{Digest, Sha256};
 
@@ -30,6 +30,18 @@ impl Source for MemoryRoot {
             text: text.clone(),
             etag: etag(text),
         })
+    }
+
+    /// Every page was created on 2023-03-14 and last changed on 2024-06-01 (UTC).
+    fn times(&self, path: &PagePath) -> PageTimes {
+        if !self.files.contains_key(path) {
+            return PageTimes::default();
+        }
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+        PageTimes {
+            created: at("2023-03-14T09:26:53Z"),
+            modified: at("2024-06-01T12:00:00Z"),
+        }
     }
 }
 
@@ -76,6 +88,7 @@ impl MemoryRoot {
             scope: None,
             claimed: BTreeMap::new(),
             base: Some("0123abcd".into()),
+            actor: None,
             names: Default::default(),
         }
     }

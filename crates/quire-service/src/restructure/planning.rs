@@ -60,7 +60,7 @@ pub(super) fn planned(
     Ok(quire_restructure::plan(
         &workspace,
         manifest,
-        &PlanOptions { diffs },
+        &PlanOptions { diffs, now: None },
     ))
 }
 
