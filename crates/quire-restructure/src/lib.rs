@@ -19,6 +19,7 @@ mod render;
 mod scope;
 mod select;
 mod sidecar;
+mod split;
 
 use std::collections::BTreeMap;
 

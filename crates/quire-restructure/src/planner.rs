@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 
-use quire_syntax::{parse, parse_canvas, replace_spans, Link};
+use quire_syntax::{parse, parse_canvas, replace_spans, Link, LinkKind};
 use quire_vault::{DiskNames, Memo, Overlay, PagePath, Resolution, Shadowed, Step, Vault};
 use regex::Regex;
 use sha2::{Digest, Sha256};
@@ -14,7 +14,7 @@ use crate::content::{edit_pages, uses_clock, Content, MoveTo, OnConflict};
 use crate::keys::NameKeys;
 use crate::manifest::Manifest;
 use crate::model::{
-    Conflict, ConflictCode, ContentEdit, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
+    Conflict, ConflictCode, ContentEdit, FileDiff, SplitResult, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
     Rejected, TextRange, UnresolvedLink,
 };
 use crate::ops::OpSet;
@@ -23,6 +23,7 @@ use crate::select::{
     glob_regex, matches_any, rootless, select_move, select_relink, FileList, Selected,
 };
 use crate::sidecar::{plan_comments, plan_personal};
+use crate::split::{plan_split, Split};
 use crate::SourceFile;
 use crate::{PlanOptions, Workspace};
 
@@ -103,6 +104,8 @@ struct Planner<'w, 'a> {
     diffs: Diffs,
     /// Pages `edits` and `rename_tags` change, with their new text.
     content: Content,
+    /// The page the manifest splits, and its sections.
+    split: Option<Split>,
 }
 
 /// Whether the plan carries diffs, so written texts must be kept until the end.
@@ -161,6 +164,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             written: Vec::new(),
             diffs: Diffs::Skipped,
             content: Content::default(),
+            split: None,
         }
     }
 
@@ -195,6 +199,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         let selected = self.select(&list);
         self.merge_entries(&list, &selected);
         self.relink_entries(&list);
+        self.split_entry(&list);
         let vacated: BTreeSet<PagePath> = self
             .moves
             .keys()
@@ -202,10 +207,15 @@ impl<'w, 'a> Planner<'w, 'a> {
             .cloned()
             .collect();
         self.guard_moves();
+        let sections: Vec<PagePath> = self
+            .split
+            .iter()
+            .flat_map(|s| s.sections.iter().map(|section| section.path.clone()))
+            .collect();
         let overlay = Overlay::new(
             self.ws.vault,
             vacated.iter().cloned(),
-            self.moves.values().cloned(),
+            self.moves.values().cloned().chain(sections),
         );
         let (before, after) = (self.ws.vault.memo(), overlay.memo());
         let roots = Roots {
@@ -222,15 +232,7 @@ impl<'w, 'a> Planner<'w, 'a> {
 
     fn unsupported(&mut self) {
         let m = self.manifest;
-        for (used, key) in [(m.split.is_some(), "split")] {
-            if used {
-                let verb = if key == "split" { "is" } else { "are" };
-                self.error(format!(
-                    "`{key}` {verb} not supported yet; remove {} from the manifest",
-                    if key == "split" { "it" } else { "them" }
-                ));
-            }
-        }
+        let _ = m;
     }
 
     /// Runs `edits` and `rename_tags` over the pages' texts (nothing about links yet).
@@ -259,6 +261,81 @@ impl<'w, 'a> Planner<'w, 'a> {
         }
         self.plan.warnings.extend(content.warnings.iter().cloned());
         self.content = content;
+    }
+
+    /// Works out the manifest's `split`: its sections and their new paths.
+    fn split_entry(&mut self, list: &FileList) {
+        let Some(entry) = &self.manifest.split else {
+            return;
+        };
+        let Ok(page) = PagePath::new(rootless(entry.from.trim())) else {
+            return self.error(format!("split.from: `{}` is not a file path", entry.from));
+        };
+        if !page.is_page() || page.is_canvas() || !list.contains(page.as_str()) {
+            return self.error(format!("split.from: `{page}` is not a page of the knowledge base"));
+        }
+        if self.moves.contains_key(&page) || self.merges.contains_key(&page) {
+            return self.error(format!(
+                "split.from: `{page}` is also moved or merged; split it in a manifest of its own"
+            ));
+        }
+        if self.content.pages.contains_key(&page) {
+            return self.error(format!(
+                "split.from: `{page}` is also edited by `edits` or `rename_tags`; split it in a manifest of its own"
+            ));
+        }
+        let Some(file) = self.ws.source.read(&page) else {
+            self.plan.integrity.complete = false;
+            return self.error(format!("cannot read `{page}` to split it"));
+        };
+        let into = match &entry.into {
+            Some(into) => rootless(into.trim()).trim_end_matches('/').to_owned(),
+            None => {
+                let folder = page.folder();
+                if folder.is_empty() {
+                    page.stem().to_owned()
+                } else {
+                    format!("{folder}/{}", page.stem())
+                }
+            }
+        };
+        let fold = |p: &str| p.to_lowercase();
+        let mut taken: BTreeSet<String> = list.all().iter().map(|p| fold(p.as_str())).collect();
+        taken.extend(self.moves.values().map(|p| fold(p.as_str())));
+        let parsed = parse(&file.text);
+        match plan_split(&page, &file.text, &parsed, entry.level, &into, &|p| {
+            taken.contains(&fold(p))
+        }) {
+            Ok(split) => {
+                let guard = Guard::new(self.ws);
+                for path in std::iter::once(&page).chain(split.sections.iter().map(|s| &s.path)) {
+                    if let Some(why) = guard.refusal(path) {
+                        self.reject(&page, format!("cannot split `{page}`: {why}"));
+                        return;
+                    }
+                }
+                if !entry.confirm {
+                    self.plan.plan_only.push(format!(
+                        "the split of `{page}` is a preview: add `confirm: true` to the split entry to apply it"
+                    ));
+                }
+                self.plan.splits.push(SplitResult {
+                    from: page.clone(),
+                    pages: split.sections.iter().map(|s| s.path.clone()).collect(),
+                });
+                self.content.pages.insert(
+                    page,
+                    crate::content::Edited {
+                        etag: file.etag,
+                        before: file.text.clone(),
+                        text: file.text,
+                        changes: vec![format!("split into {} pages", split.sections.len())],
+                    },
+                );
+                self.split = Some(split);
+            }
+            Err(message) => self.error(format!("split: {message}")),
+        }
     }
 
     /// The `move_to` destinations as selected moves, numbering taken names when the entry
@@ -505,6 +582,32 @@ impl<'w, 'a> Planner<'w, 'a> {
         {
             keys.add(path);
         }
+        let mut list = None;
+        if let Some(split) = &self.split {
+            keys.add(&split.page);
+            for section in &split.sections {
+                keys.add(&section.path);
+            }
+            if let Some(edited) = self.content.pages.get_mut(&split.page) {
+                let after = roots.after;
+                let page = &split.page;
+                let link = |target: &PagePath| {
+                    let stem = target.stem();
+                    let answer = after.answer(page, LinkKind::Wiki, stem);
+                    if answer.path() == Some(target) && !answer.is_ambiguous() {
+                        stem.to_owned()
+                    } else {
+                        target.as_str().trim_end_matches(".md").to_owned()
+                    }
+                };
+                let (text, list_start) = split.index_text(&edited.before, &link);
+                edited.text = text;
+                list = Some(list_start);
+            }
+        }
+        if let (Some(split), Some(list)) = (self.split.as_mut(), list) {
+            split.list_start = list;
+        }
         let relink_vault: Vault = self.relinks.keys().cloned().collect();
         let guard = Guard::new(self.ws);
         let mut pages = 0usize;
@@ -540,6 +643,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             handled.insert(source.clone());
             self.rewrite_page(&source, roots, &keys, &relink_vault, &guard);
         }
+        self.split_sections(roots, &keys, &relink_vault);
         // Moved files without a summary (assets, unparsed pages) move as bytes.
         let rest: Vec<(PagePath, PagePath)> = self
             .moves
@@ -583,10 +687,11 @@ impl<'w, 'a> Planner<'w, 'a> {
     ) {
         let moved = self.moves.get(source).cloned();
         let source_after = moved.clone().unwrap_or_else(|| source.clone());
+        let split_page = self.split.as_ref().is_some_and(|s| &s.page == source);
         let look = Look {
             source,
             source_after: &source_after,
-            moved: moved.is_some(),
+            moved: moved.is_some() || split_page,
             roots,
             keys,
             relink_vault,
@@ -634,11 +739,15 @@ impl<'w, 'a> Planner<'w, 'a> {
                         None => return unreadable(self),
                     },
                 };
-                let parsed = if source.is_canvas() {
+                let mut parsed = if source.is_canvas() {
                     parse_canvas(&file.text)
                 } else {
                     parse(&file.text).links
                 };
+                if let Some(split) = self.split.as_ref().filter(|s| &s.page == source) {
+                    // The list of links to the sections is new: nothing to keep there.
+                    parsed.retain(|link| link.span.start < split.list_start);
+                }
                 // With the text at hand every link is settled, so this is never `Err`.
                 let found = self
                     .examine(&look, &parsed, Some(&file.text))
@@ -722,6 +831,59 @@ impl<'w, 'a> Planner<'w, 'a> {
         }
     }
 
+    /// Writes the split's section pages, each section's links re-resolved from its new
+    /// place.
+    fn split_sections(&mut self, roots: Roots, keys: &NameKeys, relink_vault: &Vault) {
+        let Some(split) = &self.split else {
+            return;
+        };
+        let page = split.page.clone();
+        let Some(original) = self.ws.source.read(&page) else {
+            return;
+        };
+        let sections: Vec<(PagePath, String)> = split
+            .sections
+            .iter()
+            .map(|s| (s.path.clone(), split.section_text(&original.text, s)))
+            .collect();
+        for (path, text) in sections {
+            let look = Look {
+                source: &page,
+                source_after: &path,
+                moved: true,
+                roots,
+                keys,
+                relink_vault,
+            };
+            let parsed = parse(&text).links;
+            // Every link of the section's own text is settled with the text at hand.
+            let found = self.examine(&look, &parsed, Some(&text)).unwrap_or_default();
+            self.plan.integrity.unresolved.extend(found.unresolved);
+            self.plan.warnings.extend(found.warnings);
+            for failure in found.failures {
+                self.error(failure);
+            }
+            let new_text = if found.edits.is_empty() {
+                text
+            } else {
+                replace_spans(&text, &found.edits)
+            };
+            self.plan.stats.rewritten += found.changes.len();
+            if !found.changes.is_empty() {
+                self.plan.edits.push(PageEdit {
+                    path: path.clone(),
+                    from: Some(page.clone()),
+                    links: found.changes,
+                });
+            }
+            if self.diffs == Diffs::Wanted {
+                self.written
+                    .push((page.clone(), path.clone(), String::new(), new_text.clone()));
+            }
+            self.ops.writes.push((path, new_text, None));
+        }
+    }
+
     /// Checks `links` of one page. Without `text` (links from the vault's summary) it
     /// stops with `Err(NeedsText)` at the first link that must be rewritten.
     fn examine(
@@ -744,13 +906,34 @@ impl<'w, 'a> Planner<'w, 'a> {
             if !moved && !keys.may_change(link, &mut buffer) {
                 continue;
             }
-            if link.target.trim().is_empty() {
+            let split_source = self.split.as_ref().is_some_and(|s| &s.page == source);
+            if link.target.trim().is_empty() && !(split_source && link.fragment.is_some()) {
                 continue;
             }
             let before = before.answer(source, link.kind, &link.target);
+            let section = |path: &PagePath| {
+                self.split
+                    .as_ref()
+                    .and_then(|s| s.section_for(path, link.fragment.as_deref()))
+                    .cloned()
+            };
             let (intended, was_ambiguous) = match (before.step(), before.path()) {
-                (Some(Step::SamePage), _) => continue,
-                (Some(_), Some(path)) => (self.image(path), before.is_ambiguous()),
+                (Some(Step::SamePage), _) => match section(source) {
+                    // A `[[#heading]]` whose section now lives on another page.
+                    Some(page) if &page != source_after => (page, false),
+                    Some(_) => continue,
+                    // A section's link to a heading that stays on the split page.
+                    None if source != source_after
+                        && self.split.as_ref().is_some_and(|s| &s.page == source) =>
+                    {
+                        (source.clone(), false)
+                    }
+                    None => continue,
+                },
+                (Some(_), Some(path)) => match section(path) {
+                    Some(page) => (page, before.is_ambiguous()),
+                    None => (self.image(path), before.is_ambiguous()),
+                },
                 _ => {
                     found.unresolved.push(UnresolvedLink {
                         source: source.clone(),

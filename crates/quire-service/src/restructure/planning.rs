@@ -1,7 +1,7 @@
 //! Planning a manifest against the space's live link model: the planner's workspace, with the
 //! files read lazily, only for the pages the plan must rewrite.
 
-use quire_restructure::{Manifest, PlanOptions, Planned, SourceFile, Workspace};
+use quire_restructure::{Manifest, PageTimes, PlanOptions, Planned, SourceFile, Workspace};
 use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 
@@ -32,6 +32,26 @@ impl quire_restructure::Source for DiskSource<'_> {
             .cached_etag(path)
             .or_else(|| self.core.root.read(path).ok().map(|bytes| etag(&bytes)))
     }
+
+    /// First and last commit of the page (one history walk, only for pages whose
+    /// expressions read `date` or `modified`), else the file's modification time.
+    fn times(&self, path: &PagePath) -> PageTimes {
+        let parse = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+        let versions = self.core.history.versions(path).unwrap_or_default();
+        let mut times = PageTimes {
+            created: versions.last().and_then(|v| parse(&v.timestamp)),
+            modified: versions.first().and_then(|v| parse(&v.timestamp)),
+        };
+        if times.modified.is_none() {
+            let file = self.core.root.dir().join(path.as_str());
+            if let Ok(modified) = std::fs::metadata(file).and_then(|m| m.modified()) {
+                let at: chrono::DateTime<chrono::Utc> = modified.into();
+                times.modified = Some(at.fixed_offset());
+                times.created = times.created.or(times.modified);
+            }
+        }
+        times
+    }
 }
 
 /// Plans `manifest` for `actor` (pages other actors claim cannot be touched; `None` treats
@@ -55,6 +75,7 @@ pub(super) fn planned(
         scope: core.refactor.scope.clone(),
         claimed,
         base: core.history.head(),
+        actor: actor.map(str::to_owned),
         names,
     };
     Ok(quire_restructure::plan(

@@ -245,6 +245,10 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
                 println!("Nothing was written.");
                 return Ok(());
             }
+            // Apply the plan that was shown: the clock its expressions used, too.
+            if manifest.now.is_none() {
+                manifest.now = plan.now.clone();
+            }
             let req = quire_service::ApplyRequest {
                 manifest,
                 digest: Some(args.digest.clone().unwrap_or(plan.digest)),
@@ -264,6 +268,10 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
             if !confirm("Apply this plan?", t.yes)? {
                 println!("Nothing was written.");
                 return Ok(());
+            }
+            // Apply the plan that was shown: the clock its expressions used, too.
+            if manifest.now.is_none() {
+                manifest.now = plan.now.clone();
             }
             let request = ApplyRequest {
                 manifest,
