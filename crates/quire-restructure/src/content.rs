@@ -192,10 +192,8 @@ pub(crate) fn edit_pages(
             continue;
         }
         if let Some(why) = writable(&path) {
-            out.rejected.push((
-                path.clone(),
-                format!("`{path}` would be edited, but {why}"),
-            ));
+            out.rejected
+                .push((path.clone(), format!("`{path}` would be edited, but {why}")));
             continue;
         }
         out.pages.insert(
@@ -226,9 +224,8 @@ fn load(ws: &Workspace, path: &PagePath) -> Option<Working> {
 }
 
 fn compile(entry: &EditEntry, field: &str) -> Result<Compiled, String> {
-    let expr = |src: &str, what: &str| {
-        quire_query::parse(src).map_err(|e| format!("{field}.{what}: {e}"))
-    };
+    let expr =
+        |src: &str, what: &str| quire_query::parse(src).map_err(|e| format!("{field}.{what}: {e}"));
     let query = entry
         .select
         .query
@@ -359,9 +356,7 @@ fn edit_one(
         .chain(entry.compute.keys())
         .chain(entry.unset.iter())
         .map(String::as_str)
-        .chain(
-            (!entry.add_tags.is_empty() || !entry.remove_tags.is_empty()).then_some("tags"),
-        )
+        .chain((!entry.add_tags.is_empty() || !entry.remove_tags.is_empty()).then_some("tags"))
         .collect();
     if !entry.force {
         for key in touched {

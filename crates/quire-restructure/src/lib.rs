@@ -27,6 +27,7 @@ use chrono::{DateTime, FixedOffset};
 
 use quire_vault::{DiskNames, PagePath, Vault};
 
+pub use content::FIELD_MANAGERS;
 pub use manifest::{
     parse_manifest, validate_manifest, EditEntry, Manifest, ManifestError, ManifestFormat,
     MergeEntry, MoveEntry, Replace, Select, SplitEntry, TagRename, MAX_MANIFEST_BYTES,
@@ -37,7 +38,6 @@ pub use model::{
     UnresolvedLink,
 };
 pub use planner::{digest, normalization_notes, plan};
-pub use content::FIELD_MANAGERS;
 pub use render::render_text;
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).

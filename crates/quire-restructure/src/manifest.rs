@@ -242,7 +242,10 @@ fn validate_edit(entry: &EditEntry, field: &str) -> Result<(), ManifestError> {
             ));
         }
     }
-    for (key, list) in [("add_tags", &entry.add_tags), ("remove_tags", &entry.remove_tags)] {
+    for (key, list) in [
+        ("add_tags", &entry.add_tags),
+        ("remove_tags", &entry.remove_tags),
+    ] {
         for tag in list {
             let name = tag.trim().trim_start_matches('#');
             if name.is_empty() || name.contains(char::is_whitespace) {

@@ -14,8 +14,8 @@ use crate::content::{edit_pages, uses_clock, Content, MoveTo, OnConflict};
 use crate::keys::NameKeys;
 use crate::manifest::Manifest;
 use crate::model::{
-    Conflict, ConflictCode, ContentEdit, FileDiff, SplitResult, LinkChange, Orphan, PageEdit, PathChange, Plan, Planned,
-    Rejected, TextRange, UnresolvedLink,
+    Conflict, ConflictCode, ContentEdit, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan,
+    Planned, Rejected, SplitResult, TextRange, UnresolvedLink,
 };
 use crate::ops::OpSet;
 use crate::relink::new_target;
@@ -272,7 +272,9 @@ impl<'w, 'a> Planner<'w, 'a> {
             return self.error(format!("split.from: `{}` is not a file path", entry.from));
         };
         if !page.is_page() || page.is_canvas() || !list.contains(page.as_str()) {
-            return self.error(format!("split.from: `{page}` is not a page of the knowledge base"));
+            return self.error(format!(
+                "split.from: `{page}` is not a page of the knowledge base"
+            ));
         }
         if self.moves.contains_key(&page) || self.merges.contains_key(&page) {
             return self.error(format!(
@@ -340,7 +342,12 @@ impl<'w, 'a> Planner<'w, 'a> {
 
     /// The `move_to` destinations as selected moves, numbering taken names when the entry
     /// says `suffix(…)`: in path order, each gets the first free name.
-    fn move_to_items(&mut self, list: &FileList, vacated: &BTreeSet<PagePath>, claimed: &BTreeSet<String>) -> Vec<Selected> {
+    fn move_to_items(
+        &mut self,
+        list: &FileList,
+        vacated: &BTreeSet<PagePath>,
+        claimed: &BTreeSet<String>,
+    ) -> Vec<Selected> {
         let move_tos: Vec<MoveTo> = std::mem::take(&mut self.content.moves);
         let fold = |p: &str| p.to_lowercase();
         let mut taken: BTreeSet<String> = list
@@ -422,8 +429,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             }
         }
         if !self.content.moves.is_empty() {
-            let mut vacated: BTreeSet<PagePath> =
-                selected.iter().map(|s| s.from.clone()).collect();
+            let mut vacated: BTreeSet<PagePath> = selected.iter().map(|s| s.from.clone()).collect();
             vacated.extend(self.content.moves.iter().map(|m| m.from.clone()));
             let planned: BTreeSet<String> = selected.iter().map(|s| s.to.clone()).collect();
             for item in self.move_to_items(list, &vacated, &planned) {
@@ -857,7 +863,9 @@ impl<'w, 'a> Planner<'w, 'a> {
             };
             let parsed = parse(&text).links;
             // Every link of the section's own text is settled with the text at hand.
-            let found = self.examine(&look, &parsed, Some(&text)).unwrap_or_default();
+            let found = self
+                .examine(&look, &parsed, Some(&text))
+                .unwrap_or_default();
             self.plan.integrity.unresolved.extend(found.unresolved);
             self.plan.warnings.extend(found.warnings);
             for failure in found.failures {

@@ -117,8 +117,8 @@ impl Scope for PageScope<'_> {
     fn lookup(&self, path: &[String]) -> Option<Value> {
         let (first, rest) = path.split_first()?;
         match first.as_str() {
-            "path" | "dir" | "name" | "stem" | "title" | "tags" | "links" | "date"
-            | "modified" | "now" => {
+            "path" | "dir" | "name" | "stem" | "title" | "tags" | "links" | "date" | "modified"
+            | "now" => {
                 let mut value = self.get(first)?;
                 for field in rest {
                     value = quire_query::expr::member(&value, field);

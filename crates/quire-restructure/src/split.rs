@@ -32,7 +32,11 @@ pub(crate) struct Split {
 impl Split {
     /// The section page a link to `target` with `fragment` now belongs on, when `target` is
     /// the split page and the fragment names a heading or block inside a section.
-    pub(crate) fn section_for(&self, target: &PagePath, fragment: Option<&str>) -> Option<&PagePath> {
+    pub(crate) fn section_for(
+        &self,
+        target: &PagePath,
+        fragment: Option<&str>,
+    ) -> Option<&PagePath> {
         if target != &self.page {
             return None;
         }
