@@ -5,6 +5,7 @@
 //! comparable across machines.
 
 mod apply;
+mod edits;
 mod extract;
 mod load;
 mod plan;
@@ -31,6 +32,8 @@ enum Command {
     Put(put::Args),
     /// Apply and revert of a restructuring that writes ~1,000 pages.
     Apply(apply::Args),
+    /// Bulk edits: set a key on every page, regex replace on every page (plan and apply).
+    Edits(edits::Args),
     /// Planner: hub rename and folder move, warm and cold.
     Plan(plan::Args),
     /// Many clients as many actors against the real server: commit lag, authors, SIGTERM.
@@ -48,6 +51,7 @@ fn main() -> anyhow::Result<()> {
         Command::Put(args) => put::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Apply(args) => apply::run(&args),
+        Command::Edits(args) => edits::run(&args),
         Command::Load(args) => load::run(&args),
         Command::Search(args) => search::run(&args),
         Command::All => {

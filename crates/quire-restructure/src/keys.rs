@@ -23,6 +23,11 @@ impl NameKeys {
         }
     }
 
+    /// True when no path was added: no link can change.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.exact.is_empty()
+    }
+
     /// Adds the keys of `path`: its name, and for a page its stem.
     pub(crate) fn add(&mut self, path: &PagePath) {
         self.insert(path.name());

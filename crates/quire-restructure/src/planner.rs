@@ -708,7 +708,9 @@ impl<'w, 'a> Planner<'w, 'a> {
         // the plan replaces bytes in.
         let edited = self.content.pages.remove(source);
         let summary = self.ws.vault.page(source).map(|summary| &summary.links);
-        let settled = match edited {
+        let settled = match &edited {
+            // Nothing moves: no link of an edited page can need a rewrite.
+            Some(_) if !look.moved && keys.is_empty() => Some(Findings::default()),
             // An edited page is written anyway, so its links are checked in the new text.
             Some(_) => None,
             None => summary.and_then(|links| self.examine(&look, links, None).ok()),
@@ -724,6 +726,16 @@ impl<'w, 'a> Planner<'w, 'a> {
             }
         };
         let (file, found) = match settled {
+            Some(found) if edited.is_some() => {
+                let edited = edited.as_ref().expect("checked");
+                (
+                    SourceFile {
+                        text: edited.text.clone(),
+                        etag: edited.etag.clone(),
+                    },
+                    found,
+                )
+            }
             Some(found) => match self.ws.source.etag(source) {
                 Some(etag) => (
                     SourceFile {
