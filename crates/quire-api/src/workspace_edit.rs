@@ -129,11 +129,9 @@ impl<'de> Deserialize<'de> for IncomingChange {
                     .map(IncomingChange::File)
                     .map_err(|e| D::Error::custom(format!("a {kind} entry: {e}")))
             }
-            None if text_document => {
-                IncomingTextDocumentEdit::deserialize(value)
-                    .map(IncomingChange::Edit)
-                    .map_err(|e| D::Error::custom(format!("a text document edit: {e}")))
-            }
+            None if text_document => IncomingTextDocumentEdit::deserialize(value)
+                .map(IncomingChange::Edit)
+                .map_err(|e| D::Error::custom(format!("a text document edit: {e}"))),
             _ => Ok(IncomingChange::Other(value)),
         }
     }
@@ -332,16 +330,25 @@ mod tests {
             IncomingChange::File(IncomingFileOperation::Rename { options: Some(o), .. })
                 if o.overwrite == Some(true)
         ));
-        assert!(matches!(&changes[1], IncomingChange::Edit(e) if e.text_document.uri == "file:///kb/c.md"));
-        assert!(matches!(&changes[2], IncomingChange::File(IncomingFileOperation::Create { .. })));
-        assert!(matches!(&changes[3], IncomingChange::File(IncomingFileOperation::Delete { .. })));
+        assert!(
+            matches!(&changes[1], IncomingChange::Edit(e) if e.text_document.uri == "file:///kb/c.md")
+        );
+        assert!(matches!(
+            &changes[2],
+            IncomingChange::File(IncomingFileOperation::Create { .. })
+        ));
+        assert!(matches!(
+            &changes[3],
+            IncomingChange::File(IncomingFileOperation::Delete { .. })
+        ));
         assert!(matches!(&changes[4], IncomingChange::Other(_)));
         assert_eq!(edit.changes.unwrap().len(), 1);
     }
 
     #[test]
     fn a_malformed_rename_is_refused_with_the_reason() {
-        let body = serde_json::json!({"documentChanges": [{"kind": "rename", "oldUri": "file:///a"}]});
+        let body =
+            serde_json::json!({"documentChanges": [{"kind": "rename", "oldUri": "file:///a"}]});
         let err = serde_json::from_value::<WorkspaceEditRequest>(body).unwrap_err();
         assert!(err.to_string().contains("rename entry"), "{err}");
         assert!(err.to_string().contains("newUri"), "{err}");

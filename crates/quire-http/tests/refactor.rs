@@ -324,16 +324,28 @@ async fn rename_dir_errors() {
 fn uri(s: &TestServer, path: &str) -> String {
     let root = std::fs::canonicalize(s.dir.path()).unwrap();
     let root = quire_api::workspace_edit::file_uri(&root.to_string_lossy());
-    format!("{root}/{}", quire_api::workspace_edit::encode_uri_path(path))
+    format!(
+        "{root}/{}",
+        quire_api::workspace_edit::encode_uri_path(path)
+    )
 }
 
 fn head(s: &TestServer) -> String {
-    s.repo().head().unwrap().peel_to_commit().unwrap().id().to_string()
+    s.repo()
+        .head()
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .id()
+        .to_string()
 }
 
 async fn from_edit(s: &TestServer, edit: serde_json::Value, query: &str) -> support::Reply {
-    s.post_json(&format!("/api/quire/refactor/from-workspace-edit{query}"), edit)
-        .await
+    s.post_json(
+        &format!("/api/quire/refactor/from-workspace-edit{query}"),
+        edit,
+    )
+    .await
 }
 
 #[tokio::test]
@@ -375,7 +387,9 @@ async fn workspace_edit_rename_plans_like_the_equivalent_manifest() {
     ]});
     let r = from_edit(&s, edit, "?diffs=true").await;
     assert_eq!(r.status, 200, "{}", r.text());
-    assert!(r.json()["plan"]["diffs"].as_array().is_some_and(|d| !d.is_empty()));
+    assert!(r.json()["plan"]["diffs"]
+        .as_array()
+        .is_some_and(|d| !d.is_empty()));
     assert_eq!(head(&s), before);
 }
 
@@ -453,9 +467,7 @@ async fn workspace_edit_lists_what_it_ignores_and_plans_several_renames() {
 async fn workspace_edit_refuses_foreign_uris_no_renames_and_bad_json() {
     let s = vault();
     let before = head(&s);
-    let rename = |old: String, new: String| {
-        json!({"documentChanges": [{"kind": "rename", "oldUri": old, "newUri": new}]})
-    };
+    let rename = |old: String, new: String| json!({"documentChanges": [{"kind": "rename", "oldUri": old, "newUri": new}]});
     let outside = from_edit(
         &s,
         rename(uri(&s, "notes/a.md"), "file:///tmp/elsewhere/a.md".into()),
@@ -463,7 +475,10 @@ async fn workspace_edit_refuses_foreign_uris_no_renames_and_bad_json() {
     )
     .await
     .expect_error(400);
-    assert!(outside.contains("newUri") && outside.contains("outside"), "{outside}");
+    assert!(
+        outside.contains("newUri") && outside.contains("outside"),
+        "{outside}"
+    );
     let not_file = from_edit(
         &s,
         rename("https://example.com/a.md".into(), uri(&s, "x.md")),
@@ -471,7 +486,10 @@ async fn workspace_edit_refuses_foreign_uris_no_renames_and_bad_json() {
     )
     .await
     .expect_error(400);
-    assert!(not_file.contains("oldUri") && not_file.contains("file://"), "{not_file}");
+    assert!(
+        not_file.contains("oldUri") && not_file.contains("file://"),
+        "{not_file}"
+    );
     let host = from_edit(
         &s,
         rename(

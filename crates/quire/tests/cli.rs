@@ -211,7 +211,11 @@ fn refactor_plan_and_apply_accept_every_manifest_key() {
     let root = root_with_pages(dir.path());
     let r = root.to_str().unwrap();
     std::fs::write(root.join("dup.md"), "# Dup\n").unwrap();
-    std::fs::write(root.join("long.md"), "# Long\n\n## One\n\nx\n\n## Two\n\ny\n").unwrap();
+    std::fs::write(
+        root.join("long.md"),
+        "# Long\n\n## One\n\nx\n\n## Two\n\ny\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(root.join("moved")).unwrap();
     std::fs::write(root.join("moved/c.md"), "# C\n").unwrap();
     let manifest = "\
@@ -257,7 +261,11 @@ now: '2024-03-01T00:00:00Z'
     assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
     assert_eq!(plan["now"], "2024-03-01T00:00:00Z");
-    assert!(!text(&out.stderr).contains("unknown"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("unknown"),
+        "{}",
+        text(&out.stderr)
+    );
 
     let out = quire(
         &["refactor", "apply", "all.yaml", "--root", r, "--yes"],

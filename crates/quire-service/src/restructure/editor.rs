@@ -354,7 +354,11 @@ mod tests {
             rename("file:///srv/my%20kb/a.md", "file:///tmp/a.md")
         ]}))
         .unwrap_err();
-        assert!(outside.message.starts_with("documentChanges[0]: newUri"), "{}", outside.message);
+        assert!(
+            outside.message.starts_with("documentChanges[0]: newUri"),
+            "{}",
+            outside.message
+        );
         assert!(outside.message.contains("outside"), "{}", outside.message);
         let scheme = convert(serde_json::json!({"documentChanges": [
             rename("untitled:Untitled-1", "file:///srv/my%20kb/a.md")

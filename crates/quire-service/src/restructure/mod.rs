@@ -88,11 +88,11 @@ impl Restructure<'_> {
     ) -> Result<WorkspaceEditPlan> {
         let root = &self.0.root;
         let is_dir = |path: &str| {
-            quire_vault::PagePath::new(path).is_ok_and(|p| {
-                matches!(root.kind(&p), Ok(Some(quire_store::EntryKind::Dir)))
-            })
+            quire_vault::PagePath::new(path)
+                .is_ok_and(|p| matches!(root.kind(&p), Ok(Some(quire_store::EntryKind::Dir))))
         };
-        let editor::Converted { manifest, ignored } = editor::manifest_of(edit, root.dir(), is_dir)?;
+        let editor::Converted { manifest, ignored } =
+            editor::manifest_of(edit, root.dir(), is_dir)?;
         let plan = self.plan_as(&manifest, diffs, actor, client)?;
         Ok(WorkspaceEditPlan {
             manifest,
