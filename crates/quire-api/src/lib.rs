@@ -52,4 +52,7 @@ pub use restructure::{
     SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange, UnresolvedLink,
 };
 pub use views::{View, ViewDeleted, ViewLayout, ViewList, ViewRefresh, ViewResult};
-pub use workspace_edit::{workspace_edit, WorkspaceEdit};
+pub use workspace_edit::{
+    workspace_edit, IncomingChange, IncomingFileOperation, WorkspaceEdit, WorkspaceEditPlan,
+    WorkspaceEditRequest,
+};

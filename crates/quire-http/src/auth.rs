@@ -182,7 +182,13 @@ fn is_read_only_post(route: &str) -> bool {
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
     matches!(
         rest,
-        Some("/refactor/plan" | "/resolve-links" | "/lint" | "/eval")
+        Some(
+            "/refactor/plan"
+                | "/refactor/from-workspace-edit"
+                | "/resolve-links"
+                | "/lint"
+                | "/eval"
+        )
     )
 }
 

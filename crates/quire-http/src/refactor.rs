@@ -7,7 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{
     Applied, ApplyRequest, ApproveRequest, Approved, Manifest, PendingList, Plan, RenameDirRequest,
-    RenameRequest, Renamed, RenamedDir, RevertRequest, WorkspaceEdit,
+    RenameRequest, Renamed, RenamedDir, RevertRequest, WorkspaceEdit, WorkspaceEditPlan,
+    WorkspaceEditRequest,
 };
 use quire_service::{Error, ErrorCode, ManifestFormat, Relink, DEFAULT_ACTOR};
 use serde::Deserialize;
@@ -85,6 +86,39 @@ pub async fn plan(
     }
     let edit: WorkspaceEdit = quire_api::workspace_edit(&plan, &root_uri);
     Ok(Json(edit).into_response())
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct DiffsQuery {
+    /// Adds a unified diff of every written page.
+    #[serde(default)]
+    pub diffs: bool,
+}
+
+/// Plans the file renames of an editor's LSP WorkspaceEdit as a manifest of moves. Text edits,
+/// creates and deletes are ignored (the plan computes its own link edits) and listed in
+/// `ignored`. Nothing is written; 200 even when the plan has errors.
+#[utoipa::path(post, path = "/refactor/from-workspace-edit", tag = "restructuring", params(DiffsQuery,
+        ("X-Actor" = Option<String>, Header, description = "who will apply: pages other actors claim are refused"),
+        ("X-Quire-Client" = Option<String>, Header, description = "calling tool; `mcp…` marks an agent")),
+    request_body = WorkspaceEditRequest,
+    responses((status = 200, body = WorkspaceEditPlan, description = "`{manifest, plan, ignored}`"),
+        (status = 400, body = ErrorBody, description = "a rename's URI is not a `file://` URI under the root, the edit renames no files, or the body is not a WorkspaceEdit")))]
+pub async fn from_workspace_edit(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<DiffsQuery>,
+    headers: HeaderMap,
+    JsonBody(edit): JsonBody<WorkspaceEditRequest>,
+) -> ApiResult<Json<WorkspaceEditPlan>> {
+    let actor = write_options(&headers).actor;
+    let client = client_of(&headers);
+    let planned = blocking(move || {
+        space
+            .restructure()
+            .plan_workspace_edit(&edit, q.diffs, actor.as_deref(), &client)
+    })
+    .await?;
+    Ok(Json(planned))
 }
 
 /// Renames one file, rewriting every link to it (unless `relink` is false). Never overwrites.

@@ -222,6 +222,19 @@ async fn a_read_scoped_key_reads_and_plans_but_cannot_write() {
         )
         .await;
     assert_eq!(plan.status, 200, "{}", plan.text());
+    // Converting an editor's rename plans only: a read key may too (400: it renames nothing).
+    let edit = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/from-workspace-edit",
+            &[
+                ("authorization", "Bearer key-a-read"),
+                ("content-type", "application/json"),
+            ],
+            Body::from(r#"{"documentChanges":[]}"#),
+        )
+        .await;
+    assert!(edit.expect_error(400).contains("renames no files"));
 }
 
 #[tokio::test]

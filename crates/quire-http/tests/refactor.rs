@@ -319,3 +319,229 @@ async fn rename_dir_errors() {
     .expect_error(422);
     assert!(s.disk("notes/a.md").is_some());
 }
+
+/// The `file://` URI of `path` under the server's root (its canonical folder).
+fn uri(s: &TestServer, path: &str) -> String {
+    let root = std::fs::canonicalize(s.dir.path()).unwrap();
+    let root = quire_api::workspace_edit::file_uri(&root.to_string_lossy());
+    format!(
+        "{root}/{}",
+        quire_api::workspace_edit::encode_uri_path(path)
+    )
+}
+
+fn head(s: &TestServer) -> String {
+    s.repo()
+        .head()
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .id()
+        .to_string()
+}
+
+async fn from_edit(s: &TestServer, edit: serde_json::Value, query: &str) -> support::Reply {
+    s.post_json(
+        &format!("/api/quire/refactor/from-workspace-edit{query}"),
+        edit,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn workspace_edit_rename_plans_like_the_equivalent_manifest() {
+    let s = vault();
+    let before = head(&s);
+    let edit = json!({"documentChanges": [
+        {"kind": "rename", "oldUri": uri(&s, "notes/b.md"), "newUri": uri(&s, "archive/b.md"),
+         "options": {"overwrite": false}}
+    ]});
+    let r = from_edit(&s, edit, "").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(
+        v["manifest"],
+        json!({"moves": [{"from": "notes/b.md", "to": "archive/b.md"}]})
+    );
+    assert_eq!(v["ignored"], json!([]));
+    let manifest = plan_yaml(
+        &s,
+        "moves:\n  - from: notes/b.md\n    to: archive/b.md\n",
+        "",
+    )
+    .await
+    .json();
+    assert_eq!(v["plan"], manifest, "the same plan, digest included");
+    assert_eq!(
+        v["plan"]["edits"][0]["links"],
+        json!([{"line": 1, "old": "/notes/b", "new": "/archive/b"}])
+    );
+    assert!(v["plan"].get("diffs").is_none());
+    assert_eq!(head(&s), before, "nothing is written");
+    assert!(s.disk("notes/b.md").is_some() && s.disk("archive/b.md").is_none());
+
+    // `localhost` hosts and `diffs=true` as for /refactor/plan.
+    let localhost = uri(&s, "notes/b.md").replacen("file://", "file://localhost", 1);
+    let edit = json!({"documentChanges": [
+        {"kind": "rename", "oldUri": localhost, "newUri": uri(&s, "archive/b.md")}
+    ]});
+    let r = from_edit(&s, edit, "?diffs=true").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.json()["plan"]["diffs"]
+        .as_array()
+        .is_some_and(|d| !d.is_empty()));
+    assert_eq!(head(&s), before);
+}
+
+#[tokio::test]
+async fn workspace_edit_folder_rename_moves_the_folder() {
+    let s = vault();
+    let before = head(&s);
+    for (old, new) in [("notes", "archive/notes"), ("notes/", "archive/notes/")] {
+        let edit = json!({"documentChanges": [
+            {"kind": "rename", "oldUri": uri(&s, old), "newUri": uri(&s, new)}
+        ]});
+        let r = from_edit(&s, edit, "").await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        let v = r.json();
+        assert_eq!(
+            v["manifest"],
+            json!({"moves": [{"from": "notes/", "to": "archive/notes/"}]})
+        );
+        assert_eq!(
+            v["plan"]["moves"],
+            json!([
+                {"from": "notes/a.md", "to": "archive/notes/a.md"},
+                {"from": "notes/b.md", "to": "archive/notes/b.md"}
+            ])
+        );
+        assert_eq!(v["plan"]["errors"], json!([]));
+    }
+    assert_eq!(head(&s), before);
+    assert!(s.disk("notes/a.md").is_some());
+}
+
+#[tokio::test]
+async fn workspace_edit_lists_what_it_ignores_and_plans_several_renames() {
+    let s = vault();
+    let before = head(&s);
+    let edit = json!({
+        "documentChanges": [
+            {"textDocument": {"uri": uri(&s, "index.md"), "version": 4},
+             "edits": [{"range": {"start": {"line": 0, "character": 0},
+                                  "end": {"line": 0, "character": 1}}, "newText": "X"}]},
+            {"kind": "rename", "oldUri": uri(&s, "notes/a.md"), "newUri": uri(&s, "a.md")},
+            {"kind": "rename", "oldUri": uri(&s, "notes/b.md"), "newUri": uri(&s, "b.md")},
+            {"kind": "create", "uri": uri(&s, "new.md")},
+            {"kind": "delete", "uri": uri(&s, "assets/pic.png")},
+            {"kind": "rename", "oldUri": uri(&s, "gone.md"), "newUri": uri(&s, "here.md")}
+        ],
+        "changes": {uri(&s, "index.md"): []}
+    });
+    let r = from_edit(&s, edit, "").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["manifest"]["moves"].as_array().unwrap().len(), 3);
+    let ignored: Vec<&str> = v["ignored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_str().unwrap())
+        .collect();
+    assert_eq!(ignored.len(), 4, "{ignored:?}");
+    assert!(ignored[0].starts_with("documentChanges[0]: text edits of index.md ignored"));
+    assert!(ignored[1].starts_with("documentChanges[3]: create of new.md ignored"));
+    assert!(ignored[2].starts_with("documentChanges[4]: delete of assets/pic.png ignored"));
+    assert!(ignored[3].starts_with("changes: text edits of 1 document(s) ignored"));
+    // The missing page is the planner's to report, like any manifest's.
+    let errors = v["plan"]["errors"].to_string();
+    assert!(errors.contains("gone.md"), "{errors}");
+    assert_eq!(head(&s), before);
+    assert_eq!(
+        s.disk("index.md").unwrap().lines().next().unwrap(),
+        "Start at [[notes/a]] and [[b|the b page]], rooted [[/notes/b]]."
+    );
+}
+
+#[tokio::test]
+async fn workspace_edit_refuses_foreign_uris_no_renames_and_bad_json() {
+    let s = vault();
+    let before = head(&s);
+    let rename = |old: String, new: String| json!({"documentChanges": [{"kind": "rename", "oldUri": old, "newUri": new}]});
+    let outside = from_edit(
+        &s,
+        rename(uri(&s, "notes/a.md"), "file:///tmp/elsewhere/a.md".into()),
+        "",
+    )
+    .await
+    .expect_error(400);
+    assert!(
+        outside.contains("newUri") && outside.contains("outside"),
+        "{outside}"
+    );
+    let not_file = from_edit(
+        &s,
+        rename("https://example.com/a.md".into(), uri(&s, "x.md")),
+        "",
+    )
+    .await
+    .expect_error(400);
+    assert!(
+        not_file.contains("oldUri") && not_file.contains("file://"),
+        "{not_file}"
+    );
+    let host = from_edit(
+        &s,
+        rename(
+            uri(&s, "notes/a.md").replacen("file://", "file://server", 1),
+            uri(&s, "x.md"),
+        ),
+        "",
+    )
+    .await
+    .expect_error(400);
+    assert!(host.contains("host"), "{host}");
+    let escape = from_edit(&s, rename(uri(&s, "notes/a.md"), uri(&s, "../a.md")), "")
+        .await
+        .expect_error(400);
+    assert!(escape.contains(".."), "{escape}");
+
+    let none = from_edit(
+        &s,
+        json!({"documentChanges": [
+            {"textDocument": {"uri": uri(&s, "index.md"), "version": null}, "edits": []}
+        ], "changes": {uri(&s, "index.md"): []}}),
+        "",
+    )
+    .await
+    .expect_error(400);
+    assert!(none.contains("renames no files"), "{none}");
+    let empty = from_edit(&s, json!({}), "").await.expect_error(400);
+    assert!(empty.contains("renames no files"), "{empty}");
+
+    let half = from_edit(
+        &s,
+        json!({"documentChanges": [{"kind": "rename", "oldUri": uri(&s, "notes/a.md")}]}),
+        "",
+    )
+    .await
+    .expect_error(400);
+    assert!(half.contains("newUri"), "{half}");
+    let malformed = s
+        .call(
+            Method::POST,
+            "/api/quire/refactor/from-workspace-edit",
+            &[("content-type", "application/json")],
+            "{\"documentChanges\": [",
+        )
+        .await
+        .expect_error(400);
+    assert!(malformed.contains("JSON"), "{malformed}");
+    from_edit(&s, json!({"documentChanges": {"kind": "rename"}}), "")
+        .await
+        .expect_error(400);
+
+    assert_eq!(head(&s), before, "nothing is written");
+    assert!(s.disk("notes/a.md").is_some());
+    s.assert_clean();
+}

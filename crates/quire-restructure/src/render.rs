@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 
 use crate::model::Plan;
 
-/// The human summary: moves, merges, rewritten links, side files, then problems.
+/// The human summary: moves, merges, rewritten links, side files, then problems, the clock
+/// (`now`) when the manifest pinned one, and the counts.
 pub fn render_text(plan: &Plan) -> String {
     let mut out = String::new();
     for change in &plan.moves {
@@ -79,6 +80,9 @@ pub fn render_text(plan: &Plan) -> String {
     }
     for note in &plan.integrity.normalization {
         let _ = writeln!(out, "normalization: {note}");
+    }
+    if let Some(now) = &plan.now {
+        let _ = writeln!(out, "now: {now}");
     }
     let stats = &plan.stats;
     let _ = writeln!(

@@ -202,3 +202,119 @@ fn refactor_apply_and_revert_with_root() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Every manifest key parses for `plan` and `apply` (the shared parser): whatever the planner
+/// makes of them, the manifest is never refused as unreadable (exit code 2).
+#[test]
+fn refactor_plan_and_apply_accept_every_manifest_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_with_pages(dir.path());
+    let r = root.to_str().unwrap();
+    std::fs::write(root.join("dup.md"), "# Dup\n").unwrap();
+    std::fs::write(
+        root.join("long.md"),
+        "# Long\n\n## One\n\nx\n\n## Two\n\ny\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("moved")).unwrap();
+    std::fs::write(root.join("moved/c.md"), "# C\n").unwrap();
+    let manifest = "\
+moves:
+  - from: notes/a.md
+    to: archive/a.md
+  - from_regex: '^notes/(b)\\.md$'
+    to: archive/$1.md
+merges:
+  - from: dup.md
+    into: notes/b.md
+edits:
+  - select: {glob: 'archive/**', paths: [archive/a.md], query: 'true'}
+    when: 'true'
+    set: {status: done}
+    compute: {year: 'year(now)'}
+    unset: [draft]
+    add_tags: [kept]
+    remove_tags: [old]
+    replace: [{find: 'x', with: 'y', regex: false}]
+    move_to: 'dated/{{year}}/{{slug}}.md'
+    on_conflict: error
+    force: false
+rename_tags:
+  - from: old
+    to: new
+relinks:
+  - from: c.md
+    to: moved/c.md
+split:
+  from: long.md
+  level: 2
+  into: long/
+  confirm: false
+delete_empty_dirs: true
+now: '2024-03-01T00:00:00Z'
+";
+    std::fs::write(dir.path().join("all.yaml"), manifest).unwrap();
+    let out = quire(
+        &["refactor", "plan", "all.yaml", "--root", r, "--json"],
+        dir.path(),
+    );
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
+    assert_eq!(plan["now"], "2024-03-01T00:00:00Z");
+    assert!(
+        !text(&out.stderr).contains("unknown"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = quire(
+        &["refactor", "apply", "all.yaml", "--root", r, "--yes"],
+        dir.path(),
+    );
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("now: 2024-03-01T00:00:00Z"));
+}
+
+/// `apply --now` pins the clock: the plan reports it and the commit's manifest carries it.
+#[test]
+fn refactor_apply_now_is_passed_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_with_pages(dir.path());
+    let r = root.to_str().unwrap();
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        "moves:\n  - from: notes/b.md\n    to: archive/b.md\n",
+    )
+    .unwrap();
+    let now = "2024-03-01T12:00:00Z";
+    let out = quire(
+        &[
+            "refactor", "apply", "m.yaml", "--root", r, "--yes", "--now", now,
+        ],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains(&format!("now: {now}")), "{stdout}");
+    assert!(stdout.contains("Applied: "), "{stdout}");
+    let repo = git2::Repository::open(&root).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let message = head.message().unwrap();
+    assert!(
+        message.contains(&format!("\"now\":\"{now}\"")),
+        "the applied manifest carries the clock: {message}"
+    );
+
+    // Without `--now` the plan names no clock.
+    std::fs::write(
+        dir.path().join("back.yaml"),
+        "moves:\n  - from: archive/b.md\n    to: notes/b.md\n",
+    )
+    .unwrap();
+    let out = quire(
+        &["refactor", "apply", "back.yaml", "--root", r, "--yes"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("now:"), "{}", text(&out.stdout));
+}

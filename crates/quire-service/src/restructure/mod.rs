@@ -7,12 +7,15 @@
 
 mod apply;
 mod approval;
+mod editor;
 mod fold;
 mod planning;
 mod rename;
 mod revert;
 
-use quire_api::{AppliedResult, PendingApproval, Renamed, RenamedDir};
+use quire_api::{
+    AppliedResult, PendingApproval, Renamed, RenamedDir, WorkspaceEditPlan, WorkspaceEditRequest,
+};
 use quire_restructure::{Manifest, ManifestFormat, Plan, Planned};
 
 pub use apply::ApplyRequest;
@@ -70,6 +73,32 @@ impl Restructure<'_> {
         let Planned { mut plan, ops } = planning::planned(self.0, manifest, diffs, actor)?;
         plan.approval = approval::approval_for(self.0, client, &plan, &ops);
         Ok(plan)
+    }
+
+    /// Plans the file renames of an editor's LSP `WorkspaceEdit` as a manifest of moves, like
+    /// [`Restructure::plan_as`]; its other parts are listed as ignored. Nothing is written.
+    /// A bad request when a rename's URI is not a `file://` URI under the root, or when the
+    /// edit renames no files.
+    pub fn plan_workspace_edit(
+        &self,
+        edit: &WorkspaceEditRequest,
+        diffs: bool,
+        actor: Option<&str>,
+        client: &str,
+    ) -> Result<WorkspaceEditPlan> {
+        let root = &self.0.root;
+        let is_dir = |path: &str| {
+            quire_vault::PagePath::new(path)
+                .is_ok_and(|p| matches!(root.kind(&p), Ok(Some(quire_store::EntryKind::Dir))))
+        };
+        let editor::Converted { manifest, ignored } =
+            editor::manifest_of(edit, root.dir(), is_dir)?;
+        let plan = self.plan_as(&manifest, diffs, actor, client)?;
+        Ok(WorkspaceEditPlan {
+            manifest,
+            plan,
+            ignored,
+        })
     }
 
     /// Plans the manifest again and applies it as one commit, or says why not (with the
