@@ -2,7 +2,7 @@
 //! 500 backlinks and moving a folder holding about 10 % of the pages of a 10,000-page vault,
 //! and moving a folder holding about 10 % of a 100,000-page vault. Prints the planner's peak
 //! heap use (bytes allocated during `plan` above what was live before it) next to each time.
-//! Run with `cargo bench -p quire-restructure --bench plan`; `QUIRE_BENCH=hub,folder,large`
+//! Run with `cargo bench -p quire-restructure --bench plan`; `QUIRE_BENCH=hub,folder,edits,large`
 //! picks scenarios (default: all). Std only.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -249,9 +249,9 @@ fn folder_move(fixture: &Fixture, label: &str) {
 }
 
 fn main() {
-    let wanted = std::env::var("QUIRE_BENCH").unwrap_or_else(|_| "hub,folder,large".into());
+    let wanted = std::env::var("QUIRE_BENCH").unwrap_or_else(|_| "hub,folder,edits,large".into());
     let wanted: Vec<&str> = wanted.split(',').map(str::trim).collect();
-    if wanted.contains(&"hub") || wanted.contains(&"folder") {
+    if wanted.contains(&"hub") || wanted.contains(&"folder") || wanted.contains(&"edits") {
         let fixture = Fixture::new(&VaultSpec::new(42, 10_000).with_hub(500));
         if wanted.contains(&"hub") {
             let ws = fixture.workspace();
@@ -265,6 +265,21 @@ fn main() {
         }
         if wanted.contains(&"folder") {
             folder_move(&fixture, "10k pages");
+        }
+        if wanted.contains(&"edits") {
+            let ws = fixture.workspace();
+            let set: Manifest = serde_json::from_str(
+                r#"{"now": "2025-01-01T00:00:00Z", "edits": [{"select": {"glob": "**"}, "set": {"reviewed": "2025-01-01"}}]}"#,
+            )
+            .expect("manifest");
+            let (took, peak, result) = best_of(&ws, &set);
+            report("10k pages: set a key on every page", took, peak, &result);
+            let replace: Manifest = serde_json::from_str(
+                r#"{"edits": [{"select": {"glob": "**"}, "replace": [{"find": "\b(note|page)s?\b", "with": "${1}-x", "regex": true}]}]}"#,
+            )
+            .expect("manifest");
+            let (took, peak, result) = best_of(&ws, &replace);
+            report("10k pages: regex replace on every page", took, peak, &result);
         }
     }
     if wanted.contains(&"large") {
