@@ -16,9 +16,17 @@ struct DiskSource<'a> {
 }
 
 impl quire_restructure::Source for DiskSource<'_> {
+    /// The text from disk; the ETag from the link model's cache when it has one (no hashing
+    /// of every page a bulk edit reads). A page changed behind the server's back since the
+    /// cache learnt it then carries an ETag older than its text, and apply's re-check of the
+    /// ETag under the write lock refuses it with a conflict and a fresh plan.
     fn read(&self, path: &PagePath) -> Option<SourceFile> {
         let bytes = self.core.root.read(path).ok()?;
-        let etag = etag(&bytes);
+        let etag = self
+            .core
+            .links
+            .cached_etag(path)
+            .unwrap_or_else(|| etag(&bytes));
         let text = String::from_utf8(bytes).ok()?;
         Some(SourceFile { text, etag })
     }
