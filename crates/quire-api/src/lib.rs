@@ -14,6 +14,7 @@ pub mod health;
 pub mod history;
 pub mod insight;
 pub mod pages;
+pub mod repair;
 pub mod restructure;
 pub mod views;
 pub mod workspace_edit;
@@ -43,6 +44,10 @@ pub use insight::{
 pub use pages::{
     JsonFeed, JsonFeedAuthor, JsonFeedItem, LintIssue, LintReport, LintRequest, Peek, PeekLink,
     Section, Timeline,
+};
+pub use repair::{
+    BrokenLinks, BrokenWikiLink, FixBrokenRequest, FixBrokenResult, LinkFix, OrphanPage, Orphans,
+    RawMoveEntry, RawMoves,
 };
 pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,

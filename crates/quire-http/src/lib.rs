@@ -19,6 +19,7 @@ mod helpers;
 mod insight;
 mod metrics;
 mod refactor;
+mod repair;
 mod settings;
 mod versions;
 mod views;
@@ -104,6 +105,10 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(refactor::approve))
         .routes(routes!(refactor::pending))
         .routes(routes!(refactor::revert))
+        .routes(routes!(repair::broken))
+        .routes(routes!(repair::orphans))
+        .routes(routes!(repair::fix_broken))
+        .routes(routes!(repair::raw_moves))
         .routes(routes!(find::search))
         .routes(routes!(find::search_verified))
         .routes(routes!(find::query))

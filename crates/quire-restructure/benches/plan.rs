@@ -279,7 +279,12 @@ fn main() {
             )
             .expect("manifest");
             let (took, peak, result) = best_of(&ws, &replace);
-            report("10k pages: regex replace on every page", took, peak, &result);
+            report(
+                "10k pages: regex replace on every page",
+                took,
+                peak,
+                &result,
+            );
         }
     }
     if wanted.contains(&"large") {

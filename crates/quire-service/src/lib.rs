@@ -21,6 +21,7 @@ mod outside;
 mod pages;
 mod pipeline;
 mod raw_moves;
+mod repair;
 mod restructure;
 mod service;
 mod settings;
@@ -44,6 +45,7 @@ pub use quire_restructure::{Manifest, ManifestFormat, Plan};
 pub use quire_store::LockHolder;
 pub use quire_store::{etag, Backlog, HistoryOptions, Strategy};
 pub use raw_moves::{RawMove, Via, RAW_MOVES_PATH};
+pub use repair::Repair;
 pub use restructure::{
     is_agent, parse_manifest, validate_manifest, ApplyRequest, Relink, Restructure, COMMENTS_DIR,
     PERSONAL_DIR,

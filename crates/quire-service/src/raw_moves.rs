@@ -64,6 +64,11 @@ impl SpaceCore {
         self.with_raw_moves(|list| list.clone())
     }
 
+    /// Drops the raw moves `keep` refuses (nothing references their old paths any more).
+    pub(crate) fn prune_raw_moves(&self, keep: &dyn Fn(&RawMove) -> bool) -> Result<()> {
+        self.with_raw_moves(|list| list.retain(|m| keep(m)))
+    }
+
     fn with_raw_moves<T>(&self, change: impl FnOnce(&mut Vec<RawMove>) -> T) -> Result<T> {
         let _guard = self.state_lock.lock().unwrap_or_else(|p| p.into_inner());
         let path = PagePath::new(RAW_MOVES_PATH).expect("constant path is valid");

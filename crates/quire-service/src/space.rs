@@ -18,6 +18,7 @@ use crate::outside::{OutsideChanges, Reconciled};
 use crate::pages::Pages;
 use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
+use crate::repair::Repair;
 use crate::restructure::Restructure;
 use crate::settings::{Access, SpaceSettings};
 use crate::versions::Versions;
@@ -109,6 +110,11 @@ impl Space {
     /// Plans, applies, approvals, renames and reverts.
     pub fn restructure(&self) -> Restructure<'_> {
         Restructure(&self.core)
+    }
+
+    /// Link health and repair: broken links, orphans, fix-broken, raw moves.
+    pub fn repair(&self) -> Repair<'_> {
+        Repair(&self.core)
     }
 
     /// Events of every change that passed the pipeline.
