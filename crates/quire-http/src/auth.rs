@@ -175,14 +175,14 @@ pub fn is_public(route: &str) -> bool {
 }
 
 /// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, resolving links, linting).
+/// (planning, running a script that plans, resolving links, linting).
 fn is_read_only_post(route: &str) -> bool {
     let rest = route
         .strip_prefix(crate::BASE_PATH)
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
     matches!(
         rest,
-        Some("/refactor/plan" | "/resolve-links" | "/lint" | "/eval")
+        Some("/refactor/plan" | "/refactor/script" | "/resolve-links" | "/lint" | "/eval")
     )
 }
 

@@ -97,6 +97,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(claims::list))
         .routes(routes!(events::events))
         .routes(routes!(refactor::plan))
+        .routes(routes!(refactor::script))
         .routes(routes!(refactor::rename))
         .routes(routes!(refactor::rename_dir))
         .routes(routes!(refactor::apply))

@@ -1,5 +1,5 @@
-//! Restructuring routes: plan, apply, approve, pending, revert, and the single-file and folder
-//! renames.
+//! Restructuring routes: plan, script, apply, approve, pending, revert, and the single-file and
+//! folder renames.
 
 use axum::body::Bytes;
 use axum::http::{header, HeaderMap};
@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{
     Applied, ApplyRequest, ApproveRequest, Approved, Manifest, PendingList, Plan, RenameDirRequest,
-    RenameRequest, Renamed, RenamedDir, RevertRequest, WorkspaceEdit,
+    RenameRequest, Renamed, RenamedDir, RevertRequest, ScriptRequest, ScriptResponse, WorkspaceEdit,
 };
 use quire_service::{Error, ErrorCode, ManifestFormat, Relink, DEFAULT_ACTOR};
 use serde::Deserialize;
@@ -85,6 +85,44 @@ pub async fn plan(
     }
     let edit: WorkspaceEdit = quire_api::workspace_edit(&plan, &root_uri);
     Ok(Json(edit).into_response())
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct ScriptQuery {
+    /// Adds a unified diff of every written page (as the body's `diffs` does).
+    #[serde(default)]
+    pub diffs: bool,
+}
+
+/// Runs a Starlark script that computes a manifest, and plans that manifest exactly as
+/// `/refactor/plan` would. The script runs in a separate read-only process (256 MB, 30 s,
+/// no `while`, no recursion, bounded reads). Nothing is written.
+#[utoipa::path(post, path = "/refactor/script", tag = "restructuring", params(ScriptQuery,
+        ("X-Actor" = Option<String>, Header, description = "who will apply: pages other actors claim are refused"),
+        ("X-Quire-Client" = Option<String>, Header, description = "calling tool; `mcp…` marks an agent")),
+    request_body = ScriptRequest,
+    responses((status = 200, body = ScriptResponse, description = "`{manifest, output, plan}`"),
+        (status = 400, body = ErrorBody, description = "empty script or unreadable body"),
+        (status = 413, body = ErrorBody, description = "the script is over 1 MB"),
+        (status = 422, body = ErrorBody, description = "the script failed (syntax error with line and column, runtime error, time or memory limit) or returned an invalid manifest"),
+        (status = 501, body = ErrorBody, description = "this build runs no scripts"),
+        (status = 503, body = ErrorBody, description = "too many scripts are running")))]
+pub async fn script(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<ScriptQuery>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ScriptRequest>,
+) -> ApiResult<Json<ScriptResponse>> {
+    let actor = write_options(&headers).actor;
+    let client = client_of(&headers);
+    let diffs = q.diffs || body.diffs;
+    let answer = blocking(move || {
+        space
+            .restructure()
+            .script(&body.script, diffs, actor.as_deref(), &client)
+    })
+    .await?;
+    Ok(Json(answer))
 }
 
 /// Renames one file, rewriting every link to it (unless `relink` is false). Never overwrites.

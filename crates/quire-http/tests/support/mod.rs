@@ -109,6 +109,7 @@ impl TestServer {
                 refactor,
                 claims: Default::default(),
                 find: Default::default(),
+                script: None,
             }])
             .expect("service opens"),
         );
@@ -133,6 +134,7 @@ impl TestServer {
                     refactor: Default::default(),
                     claims: Default::default(),
                     find: Default::default(),
+                    script: None,
                 }
             })
             .collect();
