@@ -7,7 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{
     Applied, ApplyRequest, ApproveRequest, Approved, Manifest, PendingList, Plan, RenameDirRequest,
-    RenameRequest, Renamed, RenamedDir, RevertRequest, ScriptRequest, ScriptResponse, WorkspaceEdit,
+    RenameRequest, Renamed, RenamedDir, RevertRequest, ScriptRequest, ScriptResponse,
+    WorkspaceEdit,
 };
 use quire_service::{Error, ErrorCode, ManifestFormat, Relink, DEFAULT_ACTOR};
 use serde::Deserialize;

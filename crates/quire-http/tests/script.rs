@@ -36,15 +36,17 @@ fn server_answering(line: &str) -> (TestServer, tempfile::TempDir) {
     (TestServer::scripted(runner, PAGES), dir)
 }
 
-const MOVE_B: &str =
-    r#"{"done":{"manifest":{"moves":[{"from":"notes/b.md","to":"archive/b.md"}]},"output":"one move\n"}}"#;
+const MOVE_B: &str = r#"{"done":{"manifest":{"moves":[{"from":"notes/b.md","to":"archive/b.md"}]},"output":"one move\n"}}"#;
 
 #[tokio::test]
 async fn a_script_answers_its_manifest_output_and_the_plan_of_that_manifest() {
     let (s, _dir) = server_answering(MOVE_B);
     let commits = s.commit_count();
     let r = s
-        .post_json("/api/quire/refactor/script", json!({"script": "manifest = {}"}))
+        .post_json(
+            "/api/quire/refactor/script",
+            json!({"script": "manifest = {}"}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let answer = r.json();
@@ -53,7 +55,11 @@ async fn a_script_answers_its_manifest_output_and_the_plan_of_that_manifest() {
     assert_eq!(answer["output"], "one move\n");
     let plan = s.post_json("/api/quire/refactor/plan", manifest).await;
     assert_eq!(plan.status, 200);
-    assert_eq!(answer["plan"], plan.json(), "exactly what /refactor/plan returns");
+    assert_eq!(
+        answer["plan"],
+        plan.json(),
+        "exactly what /refactor/plan returns"
+    );
     assert!(answer["plan"].get("diffs").is_none());
 
     // `diffs` in the query or in the body adds the diffs.

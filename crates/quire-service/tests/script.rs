@@ -8,9 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use quire_service::{
-    ErrorCode, ScriptLimits, ScriptRunner, Space, SpaceSettings, HistoryOptions,
-};
+use quire_service::{ErrorCode, HistoryOptions, ScriptLimits, ScriptRunner, Space, SpaceSettings};
 use serde_json::{json, Value};
 
 struct Scripted {
@@ -62,7 +60,10 @@ fn scripted(body: &str, time: Duration) -> Scripted {
     .unwrap();
     let started = Instant::now();
     while space.find().query("COUNT").is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the index is built");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the index is built"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Scripted { _dir: dir, space }
@@ -113,8 +114,14 @@ fn reads_are_answered_from_the_space_and_the_manifest_is_planned() {
         .restructure()
         .plan_as(manifest, false, None, "rest")
         .unwrap();
-    assert_eq!(answer.plan, plan, "the plan of the manifest, as planning gives it");
-    assert!(s.space.root_dir().join("notes/a.md").exists(), "nothing written");
+    assert_eq!(
+        answer.plan, plan,
+        "the plan of the manifest, as planning gives it"
+    );
+    assert!(
+        s.space.root_dir().join("notes/a.md").exists(),
+        "nothing written"
+    );
 
     let text = std::fs::read_to_string(&answers).unwrap();
     let mut lines = text.lines();
@@ -134,7 +141,12 @@ fn reads_are_answered_from_the_space_and_the_manifest_is_planned() {
             {"target": "nowhere", "path": null},
         ]})
     );
-    assert_eq!(answers[4]["ok"]["rows"], json!([["notes/a.md"]]), "{}", answers[4]);
+    assert_eq!(
+        answers[4]["ok"]["rows"],
+        json!([["notes/a.md"]]),
+        "{}",
+        answers[4]
+    );
     assert!(
         answers[5]["error"].as_str().is_some_and(|e| !e.is_empty()),
         "a failed read is an error sentence: {}",
@@ -154,7 +166,10 @@ fn the_process_group_is_killed_at_the_time_limit() {
     let e = s.run().unwrap_err();
     assert!(started.elapsed() < 5 * SECOND, "{:?}", started.elapsed());
     assert_eq!(e.code, ErrorCode::Unprocessable);
-    assert_eq!(e.message, "the script ran longer than 0.3 s; it was stopped");
+    assert_eq!(
+        e.message,
+        "the script ran longer than 0.3 s; it was stopped"
+    );
     let pid = std::fs::read_to_string(&pidfile).unwrap();
     let status = format!("/proc/{}/status", pid.trim());
     let until = Instant::now() + 5 * SECOND;
@@ -202,7 +217,10 @@ fn the_scripts_own_failure_is_passed_on() {
 #[test]
 fn invalid_manifests_are_unprocessable() {
     for (manifest, says) in [
-        (r#"{"moves":[{"from":"a.md"}]}"#, "the script returned an invalid manifest"),
+        (
+            r#"{"moves":[{"from":"a.md"}]}"#,
+            "the script returned an invalid manifest",
+        ),
         (r#"{}"#, "the script returned an invalid manifest"),
         (r#"{"mvoes":[]}"#, "mvoes"),
         (r#""a.md""#, "returned a string instead of a manifest"),
@@ -212,7 +230,12 @@ fn invalid_manifests_are_unprocessable() {
             10 * SECOND,
         );
         let e = s.run().unwrap_err();
-        assert_eq!(e.code, ErrorCode::Unprocessable, "{manifest}: {}", e.message);
+        assert_eq!(
+            e.code,
+            ErrorCode::Unprocessable,
+            "{manifest}: {}",
+            e.message
+        );
         assert!(e.message.contains(says), "{manifest}: {}", e.message);
     }
 }
@@ -227,7 +250,11 @@ fn a_process_speaking_nonsense_is_an_internal_error() {
 #[test]
 fn empty_scripts_and_missing_runners_are_refused_before_anything_runs() {
     let s = scripted("exit 0", 10 * SECOND);
-    let e = s.space.restructure().script(" \n", false, None, "rest").unwrap_err();
+    let e = s
+        .space
+        .restructure()
+        .script(" \n", false, None, "rest")
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::BadRequest);
     assert!(e.message.contains("the script is empty"), "{}", e.message);
 
@@ -248,5 +275,9 @@ fn empty_scripts_and_missing_runners_are_refused_before_anything_runs() {
         .script("manifest = {}", false, None, "rest")
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotImplemented);
-    assert!(e.message.contains("scripts are not available"), "{}", e.message);
+    assert!(
+        e.message.contains("scripts are not available"),
+        "{}",
+        e.message
+    );
 }

@@ -188,9 +188,8 @@ fn refuse_errors(plan: &Plan) -> anyhow::Result<()> {
 
 fn script(args: ScriptArgs) -> anyhow::Result<()> {
     let source = read_input(&args.script, "script")?;
-    let source = String::from_utf8(source).map_err(|_| {
-        Error::bad_request(format!("the script {} is not UTF-8 text", args.script))
-    })?;
+    let source = String::from_utf8(source)
+        .map_err(|_| Error::bad_request(format!("the script {} is not UTF-8 text", args.script)))?;
     let answer = match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, Purpose::Read)?;

@@ -167,7 +167,9 @@ fn send(stdin: &mut impl Write, value: &impl serde::Serialize) -> std::io::Resul
 struct Oversized;
 
 /// One line without its newline, at most [`MAX_CHILD_LINE_BYTES`]; `None` at the end.
-fn read_line(reader: &mut BufReader<ChildStdout>) -> std::result::Result<Option<Vec<u8>>, Oversized> {
+fn read_line(
+    reader: &mut BufReader<ChildStdout>,
+) -> std::result::Result<Option<Vec<u8>>, Oversized> {
     let mut line = Vec::new();
     loop {
         let buf = match reader.fill_buf() {

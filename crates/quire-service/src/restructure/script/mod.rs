@@ -98,9 +98,8 @@ fn checked(value: &Value) -> Result<Manifest> {
         )));
     }
     let body = serde_json::to_vec(value).map_err(Error::internal)?;
-    quire_restructure::parse_manifest(&body, ManifestFormat::Json).map_err(|e| {
-        Error::unprocessable(format!("the script returned an invalid manifest: {e}"))
-    })
+    quire_restructure::parse_manifest(&body, ManifestFormat::Json)
+        .map_err(|e| Error::unprocessable(format!("the script returned an invalid manifest: {e}")))
 }
 
 fn kind_of(value: &Value) -> &'static str {
