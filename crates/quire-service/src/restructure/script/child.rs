@@ -292,7 +292,7 @@ fn died(status: Option<ExitStatus>, stderr: &str, limits: &ScriptLimits) -> Erro
 /// `30 s`, `2 s`, `1.5 s`.
 fn seconds(time: Duration) -> String {
     let ms = time.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", time.as_secs_f64())
