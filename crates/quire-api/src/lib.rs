@@ -16,6 +16,7 @@ pub mod insight;
 pub mod pages;
 pub mod repair;
 pub mod restructure;
+pub mod script;
 pub mod views;
 pub mod workspace_edit;
 
@@ -53,8 +54,9 @@ pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
     ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,
     MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList, Plan, Rejected,
-    RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, Select,
-    SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange, UnresolvedLink,
+    RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, ScriptRequest,
+    ScriptResponse, Select, SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange,
+    UnresolvedLink,
 };
 pub use views::{View, ViewDeleted, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use workspace_edit::{

@@ -578,3 +578,30 @@ pub struct RenamedDir {
     /// Files moved.
     pub renamed: usize,
 }
+
+// ---- scripted manifests ------------------------------------------------------------------
+
+/// Body of `POST /refactor/script`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptRequest {
+    /// Starlark source. It returns the manifest from `main()` or sets a global `manifest`;
+    /// it may call `query(dql)`, `files(glob)`, `read(path)`, `frontmatter(path)`,
+    /// `links(path)`, `slug(text)`, `json.encode`, `json.decode` and `print`. At most 1 MB.
+    #[serde(default)]
+    pub script: String,
+    /// Adds a unified diff of every written page to the plan (as `diffs=true` does).
+    #[serde(default)]
+    pub diffs: bool,
+}
+
+/// What a script produced: its manifest, what it printed, and the plan of that manifest
+/// (exactly as `POST /refactor/plan` returns it). Nothing is written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ScriptResponse {
+    /// The manifest the script returned.
+    pub manifest: Manifest,
+    /// Everything the script printed, one line per `print` call.
+    pub output: String,
+    pub plan: Plan,
+}

@@ -47,6 +47,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         refactor: Default::default(),
         claims: Default::default(),
         find: Default::default(),
+        script: None,
     }])?;
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});

@@ -41,6 +41,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         refactor: Default::default(),
         claims: Default::default(),
         find: Default::default(),
+        script: None,
     }])?;
     let space = service.default_space();
     let scenarios = [

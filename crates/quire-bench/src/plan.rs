@@ -74,6 +74,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         refactor: Default::default(),
         claims: Default::default(),
         find: Default::default(),
+        script: None,
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",

@@ -75,6 +75,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         refactor: Default::default(),
         claims: Default::default(),
         find: Default::default(),
+        script: None,
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

@@ -175,7 +175,7 @@ pub fn is_public(route: &str) -> bool {
 }
 
 /// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, resolving links, linting).
+/// (planning, running a script that plans, resolving links, linting).
 fn is_read_only_post(route: &str) -> bool {
     let rest = route
         .strip_prefix(crate::BASE_PATH)
@@ -186,6 +186,7 @@ fn is_read_only_post(route: &str) -> bool {
             "/refactor/plan"
                 | "/refactor/from-workspace-edit"
                 | "/resolve-links"
+                | "/refactor/script"
                 | "/lint"
                 | "/eval"
         )

@@ -99,6 +99,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(events::events))
         .routes(routes!(refactor::plan))
         .routes(routes!(refactor::from_workspace_edit))
+        .routes(routes!(refactor::script))
         .routes(routes!(refactor::rename))
         .routes(routes!(refactor::rename_dir))
         .routes(routes!(refactor::apply))

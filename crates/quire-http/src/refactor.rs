@@ -1,5 +1,5 @@
-//! Restructuring routes: plan, apply, approve, pending, revert, and the single-file and folder
-//! renames.
+//! Restructuring routes: plan, script, apply, approve, pending, revert, and the single-file and
+//! folder renames.
 
 use axum::body::Bytes;
 use axum::http::{header, HeaderMap};
@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{
     Applied, ApplyRequest, ApproveRequest, Approved, Manifest, PendingList, Plan, RenameDirRequest,
-    RenameRequest, Renamed, RenamedDir, RevertRequest, WorkspaceEdit, WorkspaceEditPlan,
-    WorkspaceEditRequest,
+    RenameRequest, Renamed, RenamedDir, RevertRequest, ScriptRequest, ScriptResponse,
+    WorkspaceEdit, WorkspaceEditPlan, WorkspaceEditRequest,
 };
 use quire_service::{Error, ErrorCode, ManifestFormat, Relink, DEFAULT_ACTOR};
 use serde::Deserialize;
@@ -95,6 +95,13 @@ pub struct DiffsQuery {
     pub diffs: bool,
 }
 
+#[derive(Deserialize, IntoParams)]
+pub struct ScriptQuery {
+    /// Adds a unified diff of every written page (as the body's `diffs` does).
+    #[serde(default)]
+    pub diffs: bool,
+}
+
 /// Plans the file renames of an editor's LSP WorkspaceEdit as a manifest of moves. Text edits,
 /// creates and deletes are ignored (the plan computes its own link edits) and listed in
 /// `ignored`. Nothing is written; 200 even when the plan has errors.
@@ -119,6 +126,37 @@ pub async fn from_workspace_edit(
     })
     .await?;
     Ok(Json(planned))
+}
+
+/// Runs a Starlark script that computes a manifest, and plans that manifest exactly as
+/// `/refactor/plan` would. The script runs in a separate read-only process (256 MB, 30 s,
+/// no `while`, no recursion, bounded reads). Nothing is written.
+#[utoipa::path(post, path = "/refactor/script", tag = "restructuring", params(ScriptQuery,
+        ("X-Actor" = Option<String>, Header, description = "who will apply: pages other actors claim are refused"),
+        ("X-Quire-Client" = Option<String>, Header, description = "calling tool; `mcp…` marks an agent")),
+    request_body = ScriptRequest,
+    responses((status = 200, body = ScriptResponse, description = "`{manifest, output, plan}`"),
+        (status = 400, body = ErrorBody, description = "empty script or unreadable body"),
+        (status = 413, body = ErrorBody, description = "the script is over 1 MB"),
+        (status = 422, body = ErrorBody, description = "the script failed (syntax error with line and column, runtime error, time or memory limit) or returned an invalid manifest"),
+        (status = 501, body = ErrorBody, description = "this build runs no scripts"),
+        (status = 503, body = ErrorBody, description = "too many scripts are running")))]
+pub async fn script(
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<ScriptQuery>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ScriptRequest>,
+) -> ApiResult<Json<ScriptResponse>> {
+    let actor = write_options(&headers).actor;
+    let client = client_of(&headers);
+    let diffs = q.diffs || body.diffs;
+    let answer = blocking(move || {
+        space
+            .restructure()
+            .script(&body.script, diffs, actor.as_deref(), &client)
+    })
+    .await?;
+    Ok(Json(answer))
 }
 
 /// Renames one file, rewriting every link to it (unless `relink` is false). Never overwrites.

@@ -235,6 +235,19 @@ async fn a_read_scoped_key_reads_and_plans_but_cannot_write() {
         )
         .await;
     assert!(edit.expect_error(400).contains("renames no files"));
+    // A script only plans: the read-scoped key passes (this server runs no scripts: 501).
+    let script = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/script",
+            &[
+                ("authorization", "Bearer key-a-read"),
+                ("content-type", "application/json"),
+            ],
+            Body::from(r#"{"script":"manifest = {}"}"#),
+        )
+        .await;
+    script.expect_error(501);
 }
 
 #[tokio::test]

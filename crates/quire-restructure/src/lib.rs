@@ -39,6 +39,7 @@ pub use model::{
 };
 pub use planner::{digest, normalization_notes, plan};
 pub use render::render_text;
+pub use select::glob_regex;
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).
 pub trait Source {

@@ -186,7 +186,7 @@ pub(crate) fn select_relink(entry: &MoveEntry, files: &FileList) -> Selection {
 
 /// A glob as an anchored regex: `**/` spans zero or more folders, `**` anything,
 /// `*` anything within one component, `?` one character of a component.
-pub(crate) fn glob_regex(glob: &str) -> Regex {
+pub fn glob_regex(glob: &str) -> Regex {
     let mut out = String::from("^");
     let mut rest = glob;
     while let Some(c) = rest.chars().next() {

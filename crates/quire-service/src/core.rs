@@ -19,7 +19,7 @@ use quire_store::{History, Root, WriterLock};
 use crate::error::Result;
 use crate::events::EventBus;
 use crate::links::LinkModel;
-use crate::settings::{Access, AssetRules, SpaceSettings};
+use crate::settings::{Access, AssetRules, ScriptRunner, SpaceSettings};
 
 pub(crate) struct SpaceCore {
     pub(crate) name: String,
@@ -43,6 +43,8 @@ pub(crate) struct SpaceCore {
     /// The root's writer lock, held while the space lives; `None` for a read-only space.
     pub(crate) writer: Option<WriterLock>,
     pub(crate) view_refresh: ViewRefreshState,
+    /// How restructuring scripts run; `None` when the embedding binary offers none.
+    pub(crate) script: Option<ScriptRunner>,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -133,6 +135,7 @@ impl SpaceCore {
             state_lock: Mutex::new(()),
             writer,
             view_refresh,
+            script: settings.script,
         })
     }
 }

@@ -53,7 +53,7 @@ pub use restructure::{
 pub use service::{init_root, root_holder, Service};
 pub use settings::{
     settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
-    QueryLimits, SpaceSettings, DEFAULT_SPACE,
+    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
 };
 pub use space::Space;
 pub use versions::{Versions, CHANGES_LIMIT_MAX};

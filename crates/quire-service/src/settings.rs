@@ -19,6 +19,37 @@ pub struct SpaceSettings {
     pub claims: quire_config::ClaimsConfig,
     /// `[search]` and `[dataview]`: the index, the search engine, query limits.
     pub find: FindSettings,
+    /// How restructuring scripts run; `None`: scripts are not available (501).
+    pub script: Option<ScriptRunner>,
+}
+
+/// The command that runs one restructuring script in a child process (the embedding binary
+/// re-executed, e.g. `quire __script`), and the limits the service gives it. The service
+/// appends `--memory-bytes N --cpu-seconds N` and talks to it as `quire_api::script`
+/// describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptRunner {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub limits: ScriptLimits,
+}
+
+/// Bounds of one script (spec "Limits": 256 MB, 30 seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptLimits {
+    /// Wall time; the process (and its process group) is killed when it runs longer.
+    pub time: Duration,
+    /// Address space of the process.
+    pub memory_bytes: u64,
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits {
+            time: Duration::from_secs(30),
+            memory_bytes: 256 << 20,
+        }
+    }
 }
 
 /// How a process opens a space's root.
@@ -110,6 +141,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         refactor: config.refactor.clone(),
         claims: config.claims.clone(),
         find: find.clone(),
+        script: None,
     };
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
     for s in &config.spaces {

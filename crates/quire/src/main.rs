@@ -30,6 +30,9 @@ enum Command {
     Query(cmd::find::QueryArgs),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
+    /// The process a restructuring script runs in (started by the service, never by hand).
+    #[command(name = cmd::script_child::SUBCOMMAND, hide = true)]
+    Script(cmd::script_child::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Search(args) => cmd::find::search(args),
         Command::Query(args) => cmd::find::query(args),
         Command::Reindex(args) => cmd::find::reindex(args),
+        Command::Script(args) => cmd::script_child::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,8 @@
 //! The layers of ARCHITECTURE.md, checked on the dependency graph `cargo metadata` reports:
-//! pure crates reach no I/O crate (directly or through anything they depend on), and
-//! adapters reach the knowledge root only through `quire-service` (never the store or the
-//! index directly).
+//! pure crates reach no I/O crate (directly or through anything they depend on), adapters
+//! reach the knowledge root only through `quire-service` (never the store or the index
+//! directly), and only `quire-script` (and the binary through it) links the Starlark
+//! interpreter.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -16,6 +17,7 @@ const PURE: &[&str] = &[
     "quire-api",
     "quire-graph",
     "quire-query",
+    "quire-script",
 ];
 
 /// Crates that speak a protocol over `quire-service`.
@@ -164,4 +166,26 @@ fn adapters_reach_the_root_only_through_the_service() {
         "adapters depend on the store or the index directly:\n{}",
         faults.join("\n")
     );
+}
+
+/// The Starlark interpreter is large: `quire-script` alone links it, and the binary through
+/// it (the service runs scripts in a child process of the binary, never in-process).
+#[test]
+fn only_quire_script_links_starlark() {
+    let graph = graph();
+    let mut faults = Vec::new();
+    for krate in graph.deps.keys() {
+        if !krate.starts_with("quire") || krate == "quire-script" || krate == "quire" {
+            continue;
+        }
+        if let Some(path) = graph.reach(krate).get("starlark") {
+            faults.push(path.join(" -> "));
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "crates other than quire-script link starlark:\n{}",
+        faults.join("\n")
+    );
+    assert!(graph.reach("quire-script").contains_key("starlark"));
 }

@@ -94,6 +94,27 @@ impl TestServer {
         refactor: quire_config::RefactorConfig,
         files: &[(&str, &str)],
     ) -> TestServer {
+        TestServer::built(history, assets, refactor, None, files)
+    }
+
+    /// A server whose restructuring scripts run as `runner` says.
+    pub fn scripted(runner: quire_service::ScriptRunner, files: &[(&str, &str)]) -> TestServer {
+        TestServer::built(
+            sync_git(),
+            AssetRules::default(),
+            Default::default(),
+            Some(runner),
+            files,
+        )
+    }
+
+    fn built(
+        history: HistoryOptions,
+        assets: AssetRules,
+        refactor: quire_config::RefactorConfig,
+        script: Option<quire_service::ScriptRunner>,
+        files: &[(&str, &str)],
+    ) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         for (path, content) in files {
             let full = dir.path().join(path);
@@ -109,6 +130,7 @@ impl TestServer {
                 refactor,
                 claims: Default::default(),
                 find: Default::default(),
+                script,
             }])
             .expect("service opens"),
         );
@@ -133,6 +155,7 @@ impl TestServer {
                     refactor: Default::default(),
                     claims: Default::default(),
                     find: Default::default(),
+                    script: None,
                 }
             })
             .collect();

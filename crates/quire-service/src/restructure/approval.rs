@@ -186,6 +186,7 @@ mod tests {
                     ..Default::default()
                 },
                 find: Default::default(),
+                script: None,
             },
             &Access::serve(),
         )

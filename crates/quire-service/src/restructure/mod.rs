@@ -1,6 +1,6 @@
 //! Restructuring a space: planning manifests against the live link model, applying them as
 //! exactly one commit, a person's approval of agents' large plans, renames of files and
-//! folders, and reverting any commit.
+//! folders, reverting any commit, and running scripts that compute manifests.
 //!
 //! The submodules are functions over the space's core; [`Restructure`] is the one view that
 //! composes them, so no submodule depends on this one.
@@ -12,9 +12,11 @@ mod fold;
 mod planning;
 mod rename;
 mod revert;
+mod script;
 
 use quire_api::{
-    AppliedResult, PendingApproval, Renamed, RenamedDir, WorkspaceEditPlan, WorkspaceEditRequest,
+    AppliedResult, PendingApproval, Renamed, RenamedDir, ScriptResponse, WorkspaceEditPlan,
+    WorkspaceEditRequest,
 };
 use quire_restructure::{Manifest, ManifestFormat, Plan, Planned};
 
@@ -98,6 +100,27 @@ impl Restructure<'_> {
             manifest,
             plan,
             ignored,
+        })
+    }
+
+    /// Runs a restructuring script (in a child process, reading the space only through the
+    /// calls it makes) and plans the manifest it returns as [`Restructure::plan_as`] does.
+    /// Nothing is written. Refused: an empty script (bad request), no script runner in this
+    /// build (not implemented), a script that fails, outlives its time or memory, or returns
+    /// an invalid manifest (unprocessable).
+    pub fn script(
+        &self,
+        source: &str,
+        diffs: bool,
+        actor: Option<&str>,
+        client: &str,
+    ) -> Result<ScriptResponse> {
+        let ran = script::run(self.0, source)?;
+        let plan = self.plan_as(&ran.manifest, diffs, actor, client)?;
+        Ok(ScriptResponse {
+            manifest: ran.manifest,
+            output: ran.output,
+            plan,
         })
     }
 

@@ -44,6 +44,7 @@ impl TestSpace {
             refactor,
             claims: Default::default(),
             find: Default::default(),
+            script: None,
         })
         .expect("space opens");
         TestSpace { dir, space }

@@ -5,6 +5,7 @@ pub mod init;
 mod preflight;
 pub mod refactor;
 mod remote;
+pub mod script_child;
 pub mod serve;
 mod venue;
 

@@ -1,12 +1,14 @@
-//! `quire refactor plan|apply|revert`: restructuring from the command line, through the server
-//! that holds the root or on the root itself (see `venue`).
+//! `quire refactor plan|script|apply|revert`: restructuring from the command line, through the
+//! server that holds the root or on the root itself (see `venue`).
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
-use quire_api::{Applied, AppliedResult, ApplyRequest, Plan, RevertRequest};
+use quire_api::{
+    Applied, AppliedResult, ApplyRequest, Plan, RevertRequest, ScriptRequest, ScriptResponse,
+};
 use quire_service::{Error, ErrorCode, ManifestFormat};
 
 use super::remote::Remote;
@@ -23,6 +25,9 @@ enum Command {
     /// Show everything a manifest would change — moves, link rewrites per page, conflicts —
     /// without writing anything. Exits 1 when the plan has errors.
     Plan(PlanArgs),
+    /// Run a Starlark script that computes a manifest, and show what it printed and the plan
+    /// of its manifest, without writing anything. Exits 1 when the plan has errors.
+    Script(ScriptArgs),
     /// Plan a manifest, show the plan, and apply it as one git commit after you confirm.
     Apply(ApplyArgs),
     /// Undo a commit (a restructuring or any other) as a new commit, after you confirm.
@@ -100,16 +105,38 @@ struct PlanArgs {
     json: bool,
 }
 
+#[derive(ClapArgs)]
+struct ScriptArgs {
+    /// Script file (Starlark), or `-` for standard input. It returns the manifest from
+    /// `main()` or sets a global `manifest`.
+    script: String,
+    /// The knowledge root. When a server holds it, the script runs there; otherwise the root
+    /// is read directly, changing nothing on disk.
+    #[arg(long, conflicts_with = "server")]
+    root: Option<PathBuf>,
+    /// Address of a running server (default: the server holding ./knowledge, else
+    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
+    #[arg(long)]
+    server: Option<String>,
+    /// Print a unified diff of every page the plan writes.
+    #[arg(long)]
+    diff: bool,
+    /// Print the manifest, output and plan as JSON (the shape of POST /refactor/script).
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::Plan(a) => plan(a),
+        Command::Script(a) => script(a),
         Command::Apply(a) => apply(a),
         Command::Revert(a) => revert(a),
     }
 }
 
 fn plan(args: PlanArgs) -> anyhow::Result<()> {
-    let body = read_manifest(&args.manifest)?;
+    let body = read_input(&args.manifest, "manifest")?;
     let format = if args.manifest.ends_with(".json") {
         ManifestFormat::Json
     } else if args.manifest.ends_with(".yaml") || args.manifest.ends_with(".yml") {
@@ -131,11 +158,21 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&plan)?);
     } else {
-        print!("{}", quire_restructure::render_text(&plan));
-        if args.diff {
-            print_diffs(&plan);
-        }
+        print_plan(&plan, args.diff);
     }
+    refuse_errors(&plan)
+}
+
+/// The plan as text, with a unified diff per page when asked.
+fn print_plan(plan: &Plan, diff: bool) {
+    print!("{}", quire_restructure::render_text(plan));
+    if diff {
+        print_diffs(plan);
+    }
+}
+
+/// Exit code 1 for a plan with errors.
+fn refuse_errors(plan: &Plan) -> anyhow::Result<()> {
     if !plan.errors.is_empty() {
         return Err(Error::new(
             ErrorCode::Unprocessable,
@@ -149,15 +186,52 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn read_manifest(source: &str) -> anyhow::Result<Vec<u8>> {
+fn script(args: ScriptArgs) -> anyhow::Result<()> {
+    let source = read_input(&args.script, "script")?;
+    let source = String::from_utf8(source)
+        .map_err(|_| Error::bad_request(format!("the script {} is not UTF-8 text", args.script)))?;
+    let answer = match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            service
+                .default_space()
+                .restructure()
+                .script(&source, args.diff, None, "cli")?
+        }
+        Venue::Server(remote) => {
+            let request = ScriptRequest {
+                script: source,
+                diffs: args.diff,
+            };
+            let answer: ScriptResponse = remote.post_json("/refactor/script", &[], &request)?;
+            answer
+        }
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+    } else {
+        if !answer.output.is_empty() {
+            print!("{}", answer.output);
+            if !answer.output.ends_with('\n') {
+                println!();
+            }
+            println!();
+        }
+        print_plan(&answer.plan, args.diff);
+    }
+    refuse_errors(&answer.plan)
+}
+
+/// The bytes of the file `source` (`-`: standard input), `what` naming it in errors.
+fn read_input(source: &str, what: &str) -> anyhow::Result<Vec<u8>> {
     let mut body = Vec::new();
     if source == "-" {
         std::io::stdin()
             .read_to_end(&mut body)
-            .context("reading the manifest from standard input")?;
+            .with_context(|| format!("reading the {what} from standard input"))?;
     } else {
         body = std::fs::read(source)
-            .map_err(|e| Error::bad_request(format!("cannot read the manifest {source}: {e}")))?;
+            .map_err(|e| Error::bad_request(format!("cannot read the {what} {source}: {e}")))?;
     }
     Ok(body)
 }
@@ -226,7 +300,7 @@ fn blocked(plan: &Plan) -> anyhow::Result<()> {
 }
 
 fn apply(args: ApplyArgs) -> anyhow::Result<()> {
-    let body = read_manifest(&args.manifest)?;
+    let body = read_input(&args.manifest, "manifest")?;
     let t = &args.target;
     let mut manifest = quire_restructure::parse_manifest(&body, ManifestFormat::Auto)
         .map_err(|e| Error::bad_request(e.to_string()))?;

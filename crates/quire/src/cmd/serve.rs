@@ -61,7 +61,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for warning in super::preflight::check(&config)? {
         tracing::warn!("{warning}");
     }
-    let settings = quire_service::settings_from_config(&args.root, &config);
+    let mut settings = quire_service::settings_from_config(&args.root, &config);
+    let scripts = super::script_child::runner();
+    for space in &mut settings {
+        space.script = scripts.clone();
+    }
     let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
     let http = quire_http::HttpSettings::from_config(&config, &names)
         .map_err(|e| Error::bad_request(format!("refusing to start: {e}")))?;

@@ -87,8 +87,10 @@ pub fn open_root(root: &Path, purpose: Purpose) -> anyhow::Result<Service> {
     // A command keeps the search index only when that is its job (`reindex`); otherwise the
     // next server start finds the index stale and brings it up to date.
     let keeps_index = matches!(purpose, Purpose::Write("reindex"));
+    let scripts = super::script_child::runner();
     for space in &mut settings {
         space.find.index.maintain = keeps_index;
+        space.script = scripts.clone();
     }
     let access = match purpose {
         Purpose::Read => Access::ReadOnly,

@@ -16,7 +16,8 @@ pub fn quire() -> Command {
         .env_remove("QUIRE_AUTH_TYPE")
         .env_remove("QUIRE_HOST")
         .env_remove("QUIRE_PORT")
-        .env_remove("QUIRE_VERSIONING");
+        .env_remove("QUIRE_VERSIONING")
+        .env_remove("QUIRE_SCRIPT_TIMEOUT_MS");
     cmd
 }
 
