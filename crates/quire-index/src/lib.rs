@@ -28,7 +28,7 @@ pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
-pub use searches::{DayCount, QueryCount, SearchRecord, Searches};
+pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
