@@ -51,5 +51,5 @@ pub use restructure::{
     RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, Select,
     SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange, UnresolvedLink,
 };
-pub use views::{View, ViewDeleted, ViewLayout, ViewList, ViewRefresh, ViewResult};
+pub use views::{View, ViewDeleted, ViewGroup, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use workspace_edit::{workspace_edit, WorkspaceEdit};

@@ -11,7 +11,7 @@ use quire_api::{
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
 use quire_index::{SearchError, SearchRequest};
-use quire_query::dql::{self, Calc, ExecLimits, PageData, QueryError};
+use quire_query::dql::{self, Calc, ExecLimits, GroupSpan, PageData, QueryError, ViewShape};
 use quire_query::EvalContext;
 use quire_vault::{PagePath, Resolution, Step, Vault};
 
@@ -200,6 +200,15 @@ impl Find<'_> {
             return Err(Error::bad_request("missing query `q`"));
         }
         let parsed = dql::parse_query(dql).map_err(query_error)?;
+        Ok(self.query_shaped(&parsed, &ViewShape::default())?.0)
+    }
+
+    /// Runs a parsed query with a saved view's filters, sort and grouping; also the groups.
+    pub(crate) fn query_shaped(
+        &self,
+        parsed: &dql::Query,
+        shape: &ViewShape,
+    ) -> Result<(QueryResult, Vec<GroupSpan>)> {
         let pages = self.pages()?;
         let vault = self.0.links.vault();
         let catalog = QueryCatalog {
@@ -211,10 +220,11 @@ impl Find<'_> {
             timeout: self.0.find.limits.timeout,
         };
         let now = chrono::Utc::now().fixed_offset();
-        let result =
-            dql::execute(&parsed, &catalog, &limits, &EvalContext::at(now)).map_err(query_error)?;
-        let value = serde_json::to_value(&result).map_err(Error::internal)?;
-        serde_json::from_value(value).map_err(Error::internal)
+        let out = dql::execute_view(parsed, shape, &catalog, &limits, &EvalContext::at(now))
+            .map_err(query_error)?;
+        let value = serde_json::to_value(&out.result).map_err(Error::internal)?;
+        let result = serde_json::from_value(value).map_err(Error::internal)?;
+        Ok((result, out.groups))
     }
 
     /// Groups pages by a frontmatter field and computes `calc` (`count`, `avg:field`,

@@ -36,6 +36,7 @@
 mod aggregate;
 mod exec;
 mod parser;
+pub mod view;
 
 use std::time::Duration;
 
@@ -45,8 +46,9 @@ use serde::Serialize;
 use crate::expr::{Error, EvalContext, Expr};
 
 pub use aggregate::{aggregate, AggregateError, Calc, CalcFunc};
-pub use exec::execute;
+pub use exec::{execute, execute_view, GroupSpan, ViewOutput};
 pub use parser::parse_query;
+pub use view::{ShapeError, ViewShape};
 
 /// A page as the caller's index knows it.
 #[derive(Debug, Clone, Default, PartialEq)]
