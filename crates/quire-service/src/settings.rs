@@ -92,6 +92,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             async_index: config.search.async_index,
             window: Duration::from_millis(config.search.index_window_ms),
             batch_max: (config.search.index_batch_max as usize).max(1),
+            ..IndexSettings::default()
         },
         limits: QueryLimits {
             max_scan_rows: config.dataview.max_scan_rows as usize,
@@ -192,6 +193,9 @@ pub struct IndexSettings {
     pub async_index: bool,
     pub window: Duration,
     pub batch_max: usize,
+    /// How long the index thread waits after its last write and the last request it heard of
+    /// before it checkpoints the index's WAL into the database (once per quiet spell).
+    pub checkpoint_idle: Duration,
 }
 
 impl Default for IndexSettings {
@@ -201,6 +205,7 @@ impl Default for IndexSettings {
             async_index: false,
             window: Duration::from_millis(200),
             batch_max: 50,
+            checkpoint_idle: Duration::from_secs(5),
         }
     }
 }

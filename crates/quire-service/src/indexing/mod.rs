@@ -18,6 +18,10 @@
 //!   [`SEARCH_LOG_BATCH`] searches, before a flush is answered and at the end: one small write
 //!   per quiet moment instead of two per search, so the WAL the searches read through stays
 //!   short.
+//! * **When idle** ([`Upkeep`]: no write and no message for `checkpoint_idle`, 5 s by default,
+//!   after a spell of writes) the thread checkpoints the WAL into the database and truncates
+//!   it, once, so searches read the database through its memory map instead of looking every
+//!   page up in the WAL, and the WAL file stops taking disk.
 //! * **After each pass** the thread tells its [`Listener`] (the view refresher) which pages it
 //!   read, with their ETag, or found gone; after a full pass it says so.
 //!
@@ -132,6 +136,8 @@ impl Indexer {
             batch_max: settings.batch_max.max(1),
             listener,
             searched: Vec::new(),
+            heard: Instant::now(),
+            upkeep: Upkeep::new(settings.checkpoint_idle),
         };
         let thread = std::thread::Builder::new()
             .name("quire-index".into())
@@ -230,6 +236,45 @@ struct Worker {
     listener: Option<Listener>,
     /// Searches answered and not yet written to the log.
     searched: Vec<SearchLogged>,
+    /// When the last message came.
+    heard: Instant,
+    upkeep: Upkeep,
+}
+
+/// When the index thread checkpoints the WAL: once after each spell of writes, when neither a
+/// write nor a message came for `idle`. A checkpoint copies the WAL into the database and
+/// empties it, so searches stop looking pages up in a long WAL and the file stops growing;
+/// doing it only when idle keeps its cost (milliseconds to copy, an fsync) off writes and
+/// searches.
+#[derive(Debug, Clone)]
+pub(crate) struct Upkeep {
+    idle: Duration,
+    /// The last write not checkpointed yet.
+    written: Option<Instant>,
+}
+
+impl Upkeep {
+    pub(crate) fn new(idle: Duration) -> Upkeep {
+        Upkeep {
+            idle,
+            written: None,
+        }
+    }
+
+    /// The index was written at `at`.
+    pub(crate) fn wrote(&mut self, at: Instant) {
+        self.written = Some(at);
+    }
+
+    /// When to checkpoint, given the last message heard: `None` while nothing was written
+    /// since the last checkpoint.
+    pub(crate) fn due(&self, heard: Instant) -> Option<Instant> {
+        self.written.map(|w| w.max(heard) + self.idle)
+    }
+
+    pub(crate) fn checkpointed(&mut self) {
+        self.written = None;
+    }
 }
 
 /// How long the index thread waits for quiet before it writes the searches it gathered.
@@ -248,6 +293,8 @@ struct Read {
 
 impl Worker {
     fn run(mut self, receiver: Receiver<Message>) {
+        // Whatever the last process left in the WAL is checkpointed at the first quiet spell.
+        self.upkeep.wrote(Instant::now());
         match self.first_pass() {
             Ok(_) => self.tell(Indexed::All),
             Err(e) => {
@@ -298,6 +345,7 @@ impl Worker {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
+            let wrote = !rebuilds.is_empty() || !changed.is_empty();
             if !rebuilds.is_empty() {
                 let result = self.first_pass();
                 if result.is_ok() {
@@ -321,6 +369,9 @@ impl Worker {
                     }
                 }
             }
+            if wrote {
+                self.upkeep.wrote(Instant::now());
+            }
             if !waiting.is_empty() {
                 // Whoever flushes may read the search log next.
                 self.write_search_log();
@@ -332,18 +383,50 @@ impl Worker {
         self.write_search_log();
     }
 
-    /// The next message. While searches wait to be logged they are written once no message
-    /// came for [`SEARCH_LOG_DELAY`]. `None` when every sender is gone.
+    /// The next message; `None` when every sender is gone. While waiting, the thread does its
+    /// upkeep: searches gathered are written once no message came for [`SEARCH_LOG_DELAY`],
+    /// and the WAL is checkpointed once the [`Upkeep`] rule says the index is idle.
     fn next_message(&mut self, receiver: &Receiver<Message>) -> Option<Message> {
         loop {
-            if self.searched.is_empty() {
-                return receiver.recv().ok();
+            let log_at = (!self.searched.is_empty()).then(|| self.heard + SEARCH_LOG_DELAY);
+            let deadline = [log_at, self.upkeep.due(self.heard)]
+                .into_iter()
+                .flatten()
+                .min();
+            let message = match deadline {
+                None => receiver.recv().ok(),
+                Some(at) => {
+                    match receiver.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                        Ok(message) => Some(message),
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.idle_work();
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => None,
+                    }
+                }
+            };
+            self.heard = Instant::now();
+            return message;
+        }
+    }
+
+    /// What is due while nothing happens: the search log, then a checkpoint.
+    fn idle_work(&mut self) {
+        let now = Instant::now();
+        if !self.searched.is_empty() && now >= self.heard + SEARCH_LOG_DELAY {
+            self.write_search_log();
+        }
+        if self.upkeep.due(self.heard).is_some_and(|at| now >= at) {
+            match self.index.truncate_wal() {
+                Ok(done) => tracing::debug!(
+                    "index idle: checkpointed {} of {} WAL frames",
+                    done.copied,
+                    done.wal_frames
+                ),
+                Err(e) => tracing::warn!("checkpointing the index failed: {e}"),
             }
-            match receiver.recv_timeout(SEARCH_LOG_DELAY) {
-                Ok(message) => return Some(message),
-                Err(RecvTimeoutError::Timeout) => self.write_search_log(),
-                Err(RecvTimeoutError::Disconnected) => return None,
-            }
+            self.upkeep.checkpointed();
         }
     }
 
@@ -367,6 +450,7 @@ impl Worker {
             return;
         }
         let searched = std::mem::take(&mut self.searched);
+        self.upkeep.wrote(Instant::now());
         if let Err(e) = self.index.searches().record_all(&searched) {
             tracing::warn!(
                 "{} searches could not be logged for analytics: {e}",
@@ -612,4 +696,33 @@ fn read_all(root: &Root, paths: &[PagePath], progress: &Progress) -> Vec<Read> {
             .flat_map(|w| w.join().unwrap_or_default())
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_due_once_after_a_quiet_spell_following_a_write() {
+        let idle = Duration::from_secs(5);
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let mut upkeep = Upkeep::new(idle);
+        assert_eq!(upkeep.due(at(0)), None, "nothing written, nothing to do");
+        upkeep.wrote(at(1));
+        assert_eq!(upkeep.due(at(0)), Some(at(6)), "idle after the write");
+        assert_eq!(
+            upkeep.due(at(3)),
+            Some(at(8)),
+            "a later request postpones it"
+        );
+        upkeep.wrote(at(4));
+        assert_eq!(upkeep.due(at(3)), Some(at(9)), "so does a later write");
+        upkeep.checkpointed();
+        assert_eq!(
+            upkeep.due(at(20)),
+            None,
+            "once: not again until the next write"
+        );
+    }
 }
