@@ -73,16 +73,27 @@ impl Find<'_> {
     /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"` and
     /// `prefix*`. A malformed query is a bad request naming the position of the fault.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResults> {
-        self.run_search(query, false)
+        self.run_search(query, false, true)
+    }
+
+    /// [`Find::search`] left out of the search log: for searches no person asked, such as
+    /// the questions of `/eval`, which would otherwise show up as top or failed queries.
+    pub(crate) fn search_unlogged(&self, query: &SearchQuery) -> Result<SearchResults> {
+        self.run_search(query, false, false)
     }
 
     /// Like [`Find::search`], with pages marked `status: verified` or `source-of-truth: true`
     /// ranked first.
     pub fn search_verified(&self, query: &SearchQuery) -> Result<SearchResults> {
-        self.run_search(query, true)
+        self.run_search(query, true, true)
     }
 
-    fn run_search(&self, query: &SearchQuery, trust_boost: bool) -> Result<SearchResults> {
+    fn run_search(
+        &self,
+        query: &SearchQuery,
+        trust_boost: bool,
+        logged: bool,
+    ) -> Result<SearchResults> {
         let request = SearchRequest {
             query: query.q.clone(),
             limit: query.limit.unwrap_or(20).clamp(1, 200),
@@ -105,7 +116,7 @@ impl Find<'_> {
         })?;
         // Logged for search analytics (first pages only: paging is one search); failing to
         // log never fails the search.
-        if let (Some(indexer), 0) = (&self.0.indexer, request.offset) {
+        if let (Some(indexer), 0, true) = (&self.0.indexer, request.offset, logged) {
             indexer.log_search(&request.query, found.total as u64);
         }
         Ok(SearchResults {
