@@ -225,6 +225,7 @@ impl Find<'_> {
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
+            computed: &self.0.computed,
         };
         let limits = ExecLimits {
             max_scan_rows: self.0.find.limits.max_scan_rows,
@@ -259,6 +260,7 @@ impl Find<'_> {
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
+            computed: &self.0.computed,
         };
         dql::aggregate(&catalog, group, &calcs).map_err(|e| Error::bad_request(e.to_string()))
     }

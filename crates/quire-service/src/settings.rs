@@ -1,5 +1,6 @@
 //! What opening a space needs, and how the configuration of a root turns into it.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -98,6 +99,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             max_scan_rows: config.dataview.max_scan_rows as usize,
             timeout: config.dataview.query_timeout.as_std(),
         },
+        computed_fields: config.dataview.computed_fields.clone(),
         insight: InsightSettings {
             stale_days: config.janitor.stale_days,
             episodes_prefix: config.memory.episodes_path_prefix.clone(),
@@ -144,6 +146,9 @@ pub struct FindSettings {
     pub limits: QueryLimits,
     /// `[janitor]` and `[memory]`: what analytics and health read over the same catalog.
     pub insight: InsightSettings,
+    /// `[dataview] computed_fields`: name → expression, fields every DQL query can read.
+    /// Checked when the space opens (a bad name or expression stops it).
+    pub computed_fields: BTreeMap<String, String>,
 }
 
 /// What the analytics and health reports need from the configuration.

@@ -230,6 +230,8 @@ impl<'c> Run<'c> {
         let scope = RowScope {
             row,
             catalog: self.catalog,
+            ctx: self.ctx,
+            computed: true,
         };
         expr.eval(&scope, self.ctx).map_err(QueryError::eval)
     }
@@ -370,6 +372,8 @@ impl<'c> Run<'c> {
             row: RowScope {
                 row,
                 catalog: self.catalog,
+                ctx: self.ctx,
+                computed: true,
             },
         };
         expr.eval(&scope, self.ctx).map_err(QueryError::eval)
@@ -512,6 +516,10 @@ impl Scope for ColumnScope<'_, '_> {
 struct RowScope<'r, 'a> {
     row: &'r Row<'a>,
     catalog: &'r dyn Catalog,
+    ctx: &'r EvalContext,
+    /// Whether the catalog's computed fields are visible (not inside one: no chains, no
+    /// cycles).
+    computed: bool,
 }
 
 impl Scope for RowScope<'_, '_> {
@@ -540,6 +548,8 @@ impl Scope for RowScope<'_, '_> {
                         let scope = RowScope {
                             row: member,
                             catalog: self.catalog,
+                            ctx: self.ctx,
+                            computed: self.computed,
                         };
                         if path.len() == 1 {
                             scope.row_object()
@@ -551,7 +561,19 @@ impl Scope for RowScope<'_, '_> {
                 return Some(Value::List(items));
             }
         }
-        page_lookup(self.row.page?, path)
+        let page = self.row.page?;
+        if self.computed {
+            if let Some(field) = self.catalog.computed().iter().find(|f| f.name == *first) {
+                let inner = RowScope {
+                    computed: false,
+                    ..*self
+                };
+                // A computed field that fails on a page (a type error) reads as null there.
+                let value = field.expr.eval(&inner, self.ctx).unwrap_or(Value::Null);
+                return Some(walk(value, &path[1..]));
+            }
+        }
+        page_lookup(page, path)
     }
 
     fn resolve_link(&self, text: &str) -> Option<String> {
