@@ -58,7 +58,7 @@ pub use restructure::{
     ScriptResponse, Select, SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange,
     UnresolvedLink,
 };
-pub use views::{View, ViewDeleted, ViewLayout, ViewList, ViewRefresh, ViewResult};
+pub use views::{View, ViewDeleted, ViewGroup, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use workspace_edit::{
     workspace_edit, IncomingChange, IncomingFileOperation, WorkspaceEdit, WorkspaceEditPlan,
     WorkspaceEditRequest,

@@ -28,6 +28,13 @@ pub struct Args {
     pub binary: PathBuf,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Generate the root here (kept afterwards, for profiling) instead of in a temporary
+    /// folder; an existing root is used as it is.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Only generate the root (with `--root`) and stop.
+    #[arg(long, requires = "root")]
+    pub generate_only: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -38,9 +45,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     let dir = tempfile::tempdir()?;
-    let root = dir.path().join("kb");
-    let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
-    generated.write_to(&root)?;
+    let root = args.root.clone().unwrap_or_else(|| dir.path().join("kb"));
+    // A kept root from an earlier run: back to the default engine.
+    let _ = std::fs::remove_file(root.join(".quire/config.toml"));
+    let generated = std::fs::read_dir(&root).is_ok_and(|mut d| d.next().is_some());
+    if !generated {
+        let spec = quire_testkit::VaultSpec::new(args.seed, args.pages);
+        quire_testkit::generate(&spec).write_to(&root)?;
+    }
+    if args.generate_only {
+        println!("generated {} pages in {}", args.pages, root.display());
+        return Ok(());
+    }
     let words = vocabulary(&root, 200)?;
     println!(
         "search: {} pages, {} two-word queries over loopback HTTP",
@@ -81,6 +97,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "    {:.1} matching pages per query on average",
         hits as f64 / args.searches as f64
     );
+    // Where the time goes: a round trip that does no work, and (below, once the server has
+    // stopped) the same searches against the index in this process.
+    let origin = base.split("/api/").next().unwrap_or(&base).to_string();
+    let mut times = Vec::new();
+    for i in 0..args.searches + 20 {
+        let t = Instant::now();
+        agent
+            .get(&format!("{origin}/health"))
+            .call()?
+            .into_string()?;
+        if i >= 20 {
+            times.push(t.elapsed());
+        }
+    }
+    report("  of which an HTTP round trip (/health)", &mut times);
 
     let dql =
         "TABLE title, file.mtime FROM \"\" WHERE file.size > 200 SORT file.mtime DESC LIMIT 50";
@@ -96,6 +127,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     report("DQL TABLE … WHERE … SORT … LIMIT 50", &mut times);
     stop(&mut server);
+
+    let index = quire_index::Index::open(&root)?;
+    let mut times = Vec::new();
+    for (i, q) in queries.iter().enumerate() {
+        let t = Instant::now();
+        index.search(&quire_index::SearchRequest::new(q.as_str()))?;
+        if i >= 20 {
+            times.push(t.elapsed());
+        }
+    }
+    report(
+        "two-word search in-process (Index::search, same index)",
+        &mut times,
+    );
+    drop(index);
 
     // The grep tier on the same root.
     std::fs::write(

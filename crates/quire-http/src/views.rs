@@ -55,14 +55,15 @@ pub async fn get(SpaceCtx(space): SpaceCtx, ViewName(name): ViewName) -> ApiResu
 }
 
 /// Creates or replaces a saved view, stored as `.quire/views/{name}.json` and committed. The
-/// body's `name` is replaced by the URL's; the query must parse.
+/// body's `name` is replaced by the URL's; the query must parse, and `filters`, `sort` and
+/// `group_by` must have one of the shapes described on [`View`].
 #[utoipa::path(put, path = "/views/{name}", tag = "views",
     params(("name" = String, Path, description = "`[A-Za-z0-9_-]{1,64}`"),
         ("X-Actor" = Option<String>, Header, description = "commit author; default `api`"),
         ("If-Match" = Option<String>, Header, description = "ETag of the view file last read")),
     request_body = View,
     responses((status = 200, body = View, description = "the view as stored"),
-        (status = 400, body = ErrorBody, description = "bad name, body, or a query that does not parse (the message names the position)"),
+        (status = 400, body = ErrorBody, description = "bad name, body, a query that does not parse (the message names the position), or unusable `filters`, `sort` or `group_by`"),
         (status = 409, body = ErrorBody)))]
 pub async fn put(
     SpaceCtx(space): SpaceCtx,
@@ -93,11 +94,13 @@ pub async fn delete(
     ))
 }
 
-/// Runs a saved view's query: a page of its rows with the total.
+/// Runs a saved view's query with its `filters`, `sort` and `group_by`: a page of its rows
+/// with the total (and the groups).
 #[utoipa::path(get, path = "/views/{name}/execute", tag = "views",
     params(("name" = String, Path, description = "`[A-Za-z0-9_-]{1,64}`"), ExecuteParams),
     responses((status = 200, body = ViewResult), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "the stored view (edited by hand) has a query or shape that cannot run"),
         (status = 503, body = ErrorBody, description = "the catalog is being built, or the query ran too long")))]
 pub async fn execute(
     SpaceCtx(space): SpaceCtx,

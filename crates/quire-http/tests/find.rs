@@ -3,6 +3,7 @@
 
 mod support;
 
+use axum::http::Method;
 use serde_json::{json, Value};
 use support::{enc, TestServer};
 
@@ -376,4 +377,85 @@ async fn reindex_rebuilds_and_a_deleted_index_is_rebuilt_at_start() {
     let s = TestServer { dir, service, app };
     let v = s.get("/api/quire/search?q=ownership").await.json();
     assert_eq!(paths(&v), ["notes/rust.md"]);
+}
+
+#[tokio::test]
+async fn computed_fields_from_the_configuration_are_fields_of_every_query() {
+    let config = r#"
+[dataview.computed_fields]
+cost = "hours * rate"
+is_open = 'status = "open"'
+"#;
+    let s = TestServer::from_config(
+        config,
+        &[
+            (
+                "notes/a.md",
+                "---\nstatus: open\nhours: 3\nrate: 10\n---\n# A\n",
+            ),
+            (
+                "notes/b.md",
+                "---\nstatus: done\nhours: 1\nrate: 20\n---\n# B\n",
+            ),
+            (
+                "notes/c.md",
+                "---\nstatus: open\nhours: 5\nrate: 2\n---\n# C\n",
+            ),
+        ],
+    );
+    s.service.default_space().find().flush();
+    let q = "TABLE cost FROM \"notes\" WHERE is_open SORT cost DESC";
+    let r = s.get(&format!("/api/quire/query?q={}", enc(q))).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["headers"], json!(["File", "cost"]));
+    assert_eq!(
+        v["rows"],
+        json!([["notes/a.md", 30], ["notes/c.md", 10]]),
+        "{v}"
+    );
+    // Saved views see them too, in their filters and sort.
+    let r = s
+        .call(
+            Method::PUT,
+            "/api/quire/views/costly",
+            &[("content-type", "application/json")],
+            json!({"query": "TABLE cost FROM \"notes\"", "filters": {"cost": {">": 15}},
+                   "sort": "-cost"})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = s.get("/api/quire/views/costly/execute").await.json();
+    assert_eq!(v["rows"], json!([["notes/a.md", 30], ["notes/b.md", 20]]));
+}
+
+#[test]
+fn a_bad_computed_field_stops_the_start_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (config, says) in [
+        (
+            "[dataview.computed_fields]\ncost = \"hours *\"\n",
+            "cost: invalid expression at",
+        ),
+        (
+            "[dataview.computed_fields]\nfile = \"1\"\n",
+            "\"file\" is a name DQL gives a meaning",
+        ),
+    ] {
+        let config = quire_config::Config::from_toml_str(config, &|_| None)
+            .unwrap()
+            .config;
+        let settings = quire_service::settings_from_config(dir.path(), &config);
+        let error = match quire_service::Service::open(settings) {
+            Ok(_) => panic!("{config:?}: the service opened"),
+            Err(e) => e,
+        };
+        assert!(
+            error.message.contains("[dataview] computed_fields"),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains(says), "{}", error.message);
+    }
 }

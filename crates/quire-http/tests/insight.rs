@@ -412,6 +412,43 @@ async fn eval_scores_full_text_search_and_leaves_semantic_null() {
 }
 
 #[tokio::test]
+async fn eval_questions_stay_out_of_the_search_analytics() {
+    let s = server();
+    s.get("/api/quire/search?q=ownership").await;
+    let r = s
+        .post_json(
+            "/api/quire/eval",
+            json!({"queries": [
+                {"question": "ownership", "expected_paths": ["notes/alpha.md"]},
+                {"question": "zebra", "expected_paths": ["notes/beta.md"]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = s.get("/api/quire/analytics/searches").await.json();
+    assert_eq!(v["total"], 1, "only the search someone asked: {v}");
+    assert_eq!(v["top"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["top"][0]["query"], "ownership");
+    assert_eq!(v["top"][0]["count"], 1);
+    let failed = s.get("/api/quire/analytics/failed-searches").await.json();
+    assert_eq!(
+        failed["queries"],
+        json!([]),
+        "zebra failed only in the eval"
+    );
+    let gaps = s.get("/api/quire/analytics/content-gaps").await.json();
+    assert_eq!(gaps["gaps"], json!([]));
+    let trends = s.get("/api/quire/analytics/trends").await.json();
+    let searched: u64 = trends["trend"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["searches"].as_u64().unwrap())
+        .sum();
+    assert_eq!(searched, 1);
+}
+
+#[tokio::test]
 async fn eval_refuses_empty_or_malformed_bodies() {
     let s = server();
     let commits = s.commit_count();

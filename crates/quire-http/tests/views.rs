@@ -159,6 +159,116 @@ async fn bad_views_are_400_and_write_nothing() {
 }
 
 #[tokio::test]
+async fn a_view_runs_with_its_filters_sort_and_groups() {
+    let s = server();
+    let view = json!({
+        "query": "TABLE status FROM \"notes\" SORT file.name ASC",
+        "filters": {"status": ["open", "done"]},
+        "sort": [{"field": "File", "dir": "desc"}],
+        "group_by": "status",
+    });
+    let r = put_view(&s, "board", view.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let stored: Value = serde_json::from_str(&s.disk(".quire/views/board.json").unwrap()).unwrap();
+    assert_eq!(stored["filters"], view["filters"], "kept as sent");
+    assert_eq!(stored["sort"], view["sort"]);
+
+    let v = s.get("/api/quire/views/board/execute").await.json();
+    assert_eq!(
+        v["rows"],
+        json!([
+            ["notes/b.md", "done"],
+            ["notes/c.md", "open"],
+            ["notes/a.md", "open"]
+        ]),
+        "{v}"
+    );
+    assert_eq!(v["total"], 3);
+    assert_eq!(
+        v["groups"],
+        json!([{"key": "done", "total": 1, "offset": 0}, {"key": "open", "total": 2, "offset": 1}])
+    );
+    // Paging counts in the grouped rows; the groups describe the whole result.
+    let v = s
+        .get("/api/quire/views/board/execute?limit=1&offset=2")
+        .await
+        .json();
+    assert_eq!(v["rows"], json!([["notes/a.md", "open"]]));
+    assert_eq!(v["groups"][1]["offset"], 1);
+
+    // Filters narrow, sort orders; no `group_by`, no `groups`.
+    put_view(
+        &s,
+        "open",
+        json!({"query": "TABLE status FROM \"notes\"", "filters": "status = \"open\"",
+               "sort": "-File"}),
+    )
+    .await;
+    let v = s.get("/api/quire/views/open/execute").await.json();
+    assert_eq!(
+        v["rows"],
+        json!([["notes/c.md", "open"], ["notes/a.md", "open"]])
+    );
+    assert_eq!(v["total"], 2);
+    assert!(v.get("groups").is_none(), "{v}");
+}
+
+#[tokio::test]
+async fn unusable_view_shapes_are_400_and_write_nothing() {
+    let s = server();
+    let commits = s.commit_count();
+    let cases = [
+        (json!({"sort": 3}), "`sort` is a number"),
+        (
+            json!({"sort": {"field": "status", "dir": "sideways"}}),
+            "\"asc\" or \"desc\"",
+        ),
+        (
+            json!({"filters": {"status": {"~": "x"}}}),
+            "unknown operator",
+        ),
+        (
+            json!({"filters": [{"field": "status", "op": "in", "value": "open"}]}),
+            "list `value`",
+        ),
+        (json!({"filters": "status = "}), "not a field or expression"),
+        (json!({"group_by": ["status", "title"]}), "one field"),
+    ];
+    for (shape, expected) in cases {
+        let mut body = json!({"query": "TABLE status FROM \"notes\""});
+        body.as_object_mut()
+            .unwrap()
+            .extend(shape.as_object().unwrap().clone());
+        let m = put_view(&s, "bad", body).await.expect_error(400);
+        assert!(m.contains(expected), "{shape}: {m}");
+    }
+    let m = put_view(
+        &s,
+        "count",
+        json!({"query": "COUNT FROM \"notes\"", "sort": "status"}),
+    )
+    .await
+    .expect_error(400);
+    assert!(m.contains("no rows to sort or group"), "{m}");
+    assert_eq!(s.commit_count(), commits);
+    assert!(s.disk(".quire/views").is_none());
+
+    // A view file edited by hand into a shape that cannot run: 422 on execute.
+    let dir = s.dir.path().join(".quire/views");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("hand.json"),
+        r#"{"query": "LIST FROM \"notes\"", "sort": {"dir": "desc"}}"#,
+    )
+    .unwrap();
+    let m = s
+        .get("/api/quire/views/hand/execute")
+        .await
+        .expect_error(422);
+    assert!(m.contains("save it again"), "{m}");
+}
+
+#[tokio::test]
 async fn view_pages_refresh_after_writes_and_keep_their_frontmatter() {
     let s = server();
     s.put("views/status.md", VIEW_PAGE, "bob").await;

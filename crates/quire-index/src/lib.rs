@@ -28,7 +28,7 @@ pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
-pub use searches::{DayCount, QueryCount, SearchRecord, Searches};
+pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
@@ -40,8 +40,8 @@ pub const SCHEMA_VERSION: i64 = 2;
 /// as `quire refactor apply --root`) to finish writing before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// WAL pages (4 KiB) after which a commit checkpoints by itself: a backstop for
-/// [`Index::checkpoint`].
+/// WAL pages (4 KiB) after which a commit checkpoints by itself: a backstop for the
+/// checkpoints the service makes when idle ([`Index::truncate_wal`]).
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
 
 const SCHEMA: &str = "
@@ -56,6 +56,17 @@ const SCHEMA: &str = "
     CREATE INDEX claims_expiry ON claims (expires_at);
     CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
 ";
+
+/// What [`Index::truncate_wal`] did, as SQLite reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpointed {
+    /// Another connection kept the checkpoint from finishing.
+    pub busy: bool,
+    /// Frames in the WAL before (after a truncation SQLite reports 0).
+    pub wal_frames: i64,
+    /// Frames copied into the database.
+    pub copied: i64,
+}
 
 /// An open index database. One connection behind a mutex: the handlers of every thread share
 /// it, and the statements it runs are short.
@@ -144,11 +155,26 @@ impl Index {
 
     /// Copies the WAL into the database file, without waiting for readers; the next write
     /// then starts the WAL over instead of growing it. Writes do not do this (a
-    /// checkpoint costs milliseconds and an fsync), so the service calls it when idle, e.g.
-    /// after a batch of writes has settled; past 40 MB of WAL SQLite does it by itself.
+    /// checkpoint costs milliseconds and an fsync); the service empties the WAL with
+    /// [`Index::truncate_wal`] when idle, and past 40 MB of WAL SQLite checkpoints by itself.
     pub fn checkpoint(&self) -> Result<(), IndexError> {
         self.connection()
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Copies the whole WAL into the database file and truncates the WAL to nothing: what the
+    /// service does once it has been idle for a while. Waits (up to the busy timeout) for
+    /// readers of other processes; the WAL pages they still read are not copied away.
+    pub fn truncate_wal(&self) -> Result<Checkpointed, IndexError> {
+        self.connection()
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                Ok(Checkpointed {
+                    busy: row.get::<_, i64>(0)? != 0,
+                    wal_frames: row.get(1)?,
+                    copied: row.get(2)?,
+                })
+            })
             .map_err(|e| self.sqlite_error(e))
     }
 
@@ -214,7 +240,7 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
     }
     // WAL makes NORMAL durable enough for derived data and much faster than FULL.
     connection.pragma_update(None, "synchronous", "NORMAL")?;
-    // Checkpoints stay off the write path: the service calls `Index::checkpoint` when idle,
+    // Checkpoints stay off the write path: the service calls `Index::truncate_wal` when idle,
     // and SQLite checkpoints by itself only past 40 MB of WAL.
     connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
     // Searches walk FTS5 doclists page by page: a larger page cache and reading the file
@@ -325,6 +351,27 @@ mod tests {
             .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn truncating_the_wal_empties_it_and_keeps_the_data() {
+        let root = tempfile::tempdir().unwrap();
+        let index = Index::open(root.path()).unwrap();
+        for i in 0..20 {
+            index
+                .searches()
+                .record(&format!("q{i}"), 1, chrono::Utc::now())
+                .unwrap();
+        }
+        let wal = root.path().join(".quire/state/index.db-wal");
+        assert!(
+            std::fs::metadata(&wal).unwrap().len() > 0,
+            "writes went to the WAL"
+        );
+        let done = index.truncate_wal().unwrap();
+        assert!(!done.busy, "{done:?}");
+        assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+        assert_eq!(index.searches().total().unwrap(), 20);
     }
 
     #[test]

@@ -33,6 +33,15 @@ pub(crate) const SCHEMA: &str = "
     );
 ";
 
+/// A search to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchLogged {
+    pub query: String,
+    /// How many pages it found.
+    pub results: u64,
+    pub at: DateTime<Utc>,
+}
+
 /// One recorded search.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchRecord {
@@ -89,25 +98,46 @@ impl<'a> Searches<'a> {
 
     /// Records one search that found `results` pages.
     pub fn record(&self, query: &str, results: u64, at: DateTime<Utc>) -> Result<(), IndexError> {
-        let key = query_key(query);
-        if key.is_empty() {
-            return Ok(());
-        }
-        let connection = self.index.connection();
+        self.record_all(&[SearchLogged {
+            query: query.to_string(),
+            results,
+            at,
+        }])
+    }
+
+    /// Records searches in one transaction (the service gathers them and writes them when
+    /// idle: one small write instead of one per search).
+    pub fn record_all(&self, searches: &[SearchLogged]) -> Result<(), IndexError> {
+        let mut connection = self.index.connection();
         let sql = |e| self.index.sqlite_error(e);
-        connection
-            .execute(
-                "INSERT INTO searches (query, key, results, at) VALUES (?1, ?2, ?3, ?4)",
-                params![query.trim(), key, results as i64, at.timestamp_millis()],
+        let tx = connection.transaction().map_err(sql)?;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO searches (query, key, results, at) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(sql)?;
+            for search in searches {
+                let key = query_key(&search.query);
+                if key.is_empty() {
+                    continue;
+                }
+                insert
+                    .execute(params![
+                        search.query.trim(),
+                        key,
+                        search.results as i64,
+                        search.at.timestamp_millis()
+                    ])
+                    .map_err(sql)?;
+            }
+            tx.prepare_cached(
+                "DELETE FROM searches WHERE id <= (SELECT max(id) FROM searches) - ?1",
             )
+            .and_then(|mut stmt| stmt.execute([KEEP]))
             .map_err(sql)?;
-        connection
-            .execute(
-                "DELETE FROM searches WHERE id <= last_insert_rowid() - ?1",
-                [KEEP],
-            )
-            .map_err(sql)?;
-        Ok(())
+        }
+        tx.commit().map_err(sql)
     }
 
     /// How many searches the table holds.
@@ -280,5 +310,23 @@ mod tests {
         s.record("zebra", 0, at(4, 0)).unwrap();
         let gaps: Vec<_> = s.gaps(10).unwrap().into_iter().map(|g| g.count).collect();
         assert_eq!(gaps, [1, 1], "only the failure after the dismissal counts");
+    }
+
+    #[test]
+    fn a_batch_is_recorded_at_once_and_blank_queries_are_skipped() {
+        let root = tempfile::tempdir().unwrap();
+        let index = Index::open(root.path()).unwrap();
+        let logged = |query: &str, results| SearchLogged {
+            query: query.into(),
+            results,
+            at: at(5, 8),
+        };
+        index
+            .searches()
+            .record_all(&[logged("alpha", 2), logged("  ", 1), logged("beta", 0)])
+            .unwrap();
+        let s = index.searches();
+        assert_eq!(s.total().unwrap(), 2);
+        assert_eq!(s.recent(1).unwrap()[0].query, "beta");
     }
 }

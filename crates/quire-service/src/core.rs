@@ -14,9 +14,10 @@ use crate::indexing::{GraphCache, Indexed, Indexer, Listener};
 use crate::settings::FindSettings;
 
 use quire_index::Index;
+use quire_query::dql::ComputedField;
 use quire_store::{History, Root, WriterLock};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::events::EventBus;
 use crate::links::LinkModel;
 use crate::settings::{Access, AssetRules, ScriptRunner, SpaceSettings};
@@ -30,6 +31,8 @@ pub(crate) struct SpaceCore {
     pub(crate) indexer: Option<Indexer>,
     pub(crate) graph: GraphCache,
     pub(crate) find: FindSettings,
+    /// `[dataview] computed_fields`, parsed.
+    pub(crate) computed: Vec<ComputedField>,
     /// Serialises the pipeline's writers.
     pub(crate) write_lock: Mutex<()>,
     pub(crate) events: EventBus,
@@ -66,6 +69,14 @@ impl SpaceCore {
     /// becomes one, changes left by a crash are committed). Reading only changes nothing on
     /// disk and takes no lock.
     pub(crate) fn open(settings: SpaceSettings, access: &Access) -> Result<SpaceCore> {
+        // Checked before anything is opened: a bad field stops the start with its name.
+        let computed = settings
+            .find
+            .computed_fields
+            .iter()
+            .map(|(name, expr)| ComputedField::new(name, expr))
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map_err(|e| Error::bad_request(format!("[dataview] computed_fields: {e}")))?;
         let (root, history, writer) = match access {
             Access::Write { kind } => {
                 let lock = WriterLock::acquire(&settings.root, kind)?;
@@ -127,6 +138,7 @@ impl SpaceCore {
             indexer,
             graph: GraphCache::default(),
             find: settings.find,
+            computed,
             write_lock: Mutex::new(()),
             events: EventBus::new(),
             assets: settings.assets,

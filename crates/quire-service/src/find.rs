@@ -11,7 +11,7 @@ use quire_api::{
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
 use quire_index::{SearchError, SearchRequest};
-use quire_query::dql::{self, Calc, ExecLimits, PageData, QueryError};
+use quire_query::dql::{self, Calc, ExecLimits, GroupSpan, PageData, QueryError, ViewShape};
 use quire_query::EvalContext;
 use quire_vault::{PagePath, Resolution, Step, Vault};
 
@@ -73,16 +73,27 @@ impl Find<'_> {
     /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"` and
     /// `prefix*`. A malformed query is a bad request naming the position of the fault.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResults> {
-        self.run_search(query, false)
+        self.run_search(query, false, true)
+    }
+
+    /// [`Find::search`] left out of the search log: for searches no person asked, such as
+    /// the questions of `/eval`, which would otherwise show up as top or failed queries.
+    pub(crate) fn search_unlogged(&self, query: &SearchQuery) -> Result<SearchResults> {
+        self.run_search(query, false, false)
     }
 
     /// Like [`Find::search`], with pages marked `status: verified` or `source-of-truth: true`
     /// ranked first.
     pub fn search_verified(&self, query: &SearchQuery) -> Result<SearchResults> {
-        self.run_search(query, true)
+        self.run_search(query, true, true)
     }
 
-    fn run_search(&self, query: &SearchQuery, trust_boost: bool) -> Result<SearchResults> {
+    fn run_search(
+        &self,
+        query: &SearchQuery,
+        trust_boost: bool,
+        logged: bool,
+    ) -> Result<SearchResults> {
         let request = SearchRequest {
             query: query.q.clone(),
             limit: query.limit.unwrap_or(20).clamp(1, 200),
@@ -105,7 +116,7 @@ impl Find<'_> {
         })?;
         // Logged for search analytics (first pages only: paging is one search); failing to
         // log never fails the search.
-        if let (Some(indexer), 0) = (&self.0.indexer, request.offset) {
+        if let (Some(indexer), 0, true) = (&self.0.indexer, request.offset, logged) {
             indexer.log_search(&request.query, found.total as u64);
         }
         Ok(SearchResults {
@@ -200,21 +211,32 @@ impl Find<'_> {
             return Err(Error::bad_request("missing query `q`"));
         }
         let parsed = dql::parse_query(dql).map_err(query_error)?;
+        Ok(self.query_shaped(&parsed, &ViewShape::default())?.0)
+    }
+
+    /// Runs a parsed query with a saved view's filters, sort and grouping; also the groups.
+    pub(crate) fn query_shaped(
+        &self,
+        parsed: &dql::Query,
+        shape: &ViewShape,
+    ) -> Result<(QueryResult, Vec<GroupSpan>)> {
         let pages = self.pages()?;
         let vault = self.0.links.vault();
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
+            computed: &self.0.computed,
         };
         let limits = ExecLimits {
             max_scan_rows: self.0.find.limits.max_scan_rows,
             timeout: self.0.find.limits.timeout,
         };
         let now = chrono::Utc::now().fixed_offset();
-        let result =
-            dql::execute(&parsed, &catalog, &limits, &EvalContext::at(now)).map_err(query_error)?;
-        let value = serde_json::to_value(&result).map_err(Error::internal)?;
-        serde_json::from_value(value).map_err(Error::internal)
+        let out = dql::execute_view(parsed, shape, &catalog, &limits, &EvalContext::at(now))
+            .map_err(query_error)?;
+        let value = serde_json::to_value(&out.result).map_err(Error::internal)?;
+        let result = serde_json::from_value(value).map_err(Error::internal)?;
+        Ok((result, out.groups))
     }
 
     /// Groups pages by a frontmatter field and computes `calc` (`count`, `avg:field`,
@@ -238,6 +260,7 @@ impl Find<'_> {
         let catalog = QueryCatalog {
             pages: &pages,
             vault: &vault,
+            computed: &self.0.computed,
         };
         dql::aggregate(&catalog, group, &calcs).map_err(|e| Error::bad_request(e.to_string()))
     }

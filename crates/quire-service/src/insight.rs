@@ -705,7 +705,8 @@ impl Insight<'_> {
                 .iter()
                 .map(|p| PagePath::new(p).map_or_else(|_| p.clone(), |p| p.to_string()))
                 .collect();
-            let found = match self.find().search(&SearchQuery {
+            // Not a search anyone asked: kept out of the search analytics.
+            let found = match self.find().search_unlogged(&SearchQuery {
                 q: q.question.clone(),
                 limit: Some(EVAL_DEPTH),
                 ..SearchQuery::default()

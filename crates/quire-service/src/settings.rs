@@ -1,5 +1,6 @@
 //! What opening a space needs, and how the configuration of a root turns into it.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -123,11 +124,13 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             async_index: config.search.async_index,
             window: Duration::from_millis(config.search.index_window_ms),
             batch_max: (config.search.index_batch_max as usize).max(1),
+            ..IndexSettings::default()
         },
         limits: QueryLimits {
             max_scan_rows: config.dataview.max_scan_rows as usize,
             timeout: config.dataview.query_timeout.as_std(),
         },
+        computed_fields: config.dataview.computed_fields.clone(),
         insight: InsightSettings {
             stale_days: config.janitor.stale_days,
             episodes_prefix: config.memory.episodes_path_prefix.clone(),
@@ -175,6 +178,9 @@ pub struct FindSettings {
     pub limits: QueryLimits,
     /// `[janitor]` and `[memory]`: what analytics and health read over the same catalog.
     pub insight: InsightSettings,
+    /// `[dataview] computed_fields`: name → expression, fields every DQL query can read.
+    /// Checked when the space opens (a bad name or expression stops it).
+    pub computed_fields: BTreeMap<String, String>,
 }
 
 /// What the analytics and health reports need from the configuration.
@@ -224,6 +230,9 @@ pub struct IndexSettings {
     pub async_index: bool,
     pub window: Duration,
     pub batch_max: usize,
+    /// How long the index thread waits after its last write and the last request it heard of
+    /// before it checkpoints the index's WAL into the database (once per quiet spell).
+    pub checkpoint_idle: Duration,
 }
 
 impl Default for IndexSettings {
@@ -233,6 +242,7 @@ impl Default for IndexSettings {
             async_index: false,
             window: Duration::from_millis(200),
             batch_max: 50,
+            checkpoint_idle: Duration::from_secs(5),
         }
     }
 }

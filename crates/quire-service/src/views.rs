@@ -16,8 +16,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use quire_api::{QueryResult, View, ViewDeleted, ViewList, ViewRefresh, ViewResult};
-use quire_query::dql;
+use quire_api::{QueryResult, View, ViewDeleted, ViewGroup, ViewList, ViewRefresh, ViewResult};
+use quire_query::dql::{self, ShapeError, ViewShape};
 use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 use serde_json::Value;
@@ -97,12 +97,13 @@ impl Views<'_> {
         if view.query.trim().is_empty() {
             return Err(Error::bad_request("a view needs a `query` (DQL)"));
         }
-        dql::parse_query(&view.query).map_err(|e| match e {
+        let parsed = dql::parse_query(&view.query).map_err(|e| match e {
             dql::QueryError::Syntax { position, message } => {
                 Error::bad_request(format!("invalid query at {position}: {message}"))
             }
             other => Error::bad_request(format!("invalid query: {other}")),
         })?;
+        shape_of(&view, &parsed).map_err(|e| Error::bad_request(format!("invalid view: {e}")))?;
         view.name = name.to_string();
         let mut bytes = serde_json::to_vec_pretty(&view).map_err(Error::internal)?;
         bytes.push(b'\n');
@@ -146,8 +147,9 @@ impl Views<'_> {
         })
     }
 
-    /// Runs a saved view's query: rows `offset .. offset + limit` (default 50, at most 1000)
-    /// with the total.
+    /// Runs a saved view's query with its filters, sort and grouping: the rows from `offset`,
+    /// `limit` of them (default 50, at most 1000), with the total, and the groups with
+    /// `group_by`. A view file edited by hand into something that cannot run is a 422.
     pub fn execute(
         &self,
         name: &str,
@@ -155,11 +157,33 @@ impl Views<'_> {
         offset: Option<usize>,
     ) -> Result<ViewResult> {
         let view = self.get(name)?;
-        let result = Find(self.0).query(&view.query)?;
+        let unusable = |what: String| {
+            Error::unprocessable(format!(
+                "the saved view {name} cannot run: {what}; save it again with PUT /views/{name}"
+            ))
+        };
+        let parsed = dql::parse_query(&view.query).map_err(|e| unusable(e.to_string()))?;
+        let shape = shape_of(&view, &parsed).map_err(|e| unusable(e.to_string()))?;
+        let (result, spans) = Find(self.0).query_shaped(&parsed, &shape)?;
         let limit = limit.unwrap_or(EXECUTE_LIMIT).clamp(1, EXECUTE_LIMIT_MAX);
         let offset = offset.unwrap_or(0);
         let total = result.rows.len();
         let rows = result.rows.into_iter().skip(offset).take(limit).collect();
+        let groups = shape.group_by.is_some().then(|| {
+            let mut start = 0;
+            spans
+                .into_iter()
+                .map(|span| {
+                    let group = ViewGroup {
+                        key: span.key,
+                        total: span.rows,
+                        offset: start,
+                    };
+                    start += span.rows;
+                    group
+                })
+                .collect()
+        });
         Ok(ViewResult {
             view,
             mode: result.mode,
@@ -168,6 +192,7 @@ impl Views<'_> {
             total,
             limit,
             offset,
+            groups,
         })
     }
 
@@ -354,6 +379,17 @@ fn run_refresher(core: Weak<SpaceCore>, reports: Receiver<Indexed>) {
             .pending
             .fetch_sub(batch.len(), Ordering::AcqRel);
     }
+}
+
+/// A view's `filters`, `sort` and `group_by`, checked against its query.
+fn shape_of(view: &View, query: &dql::Query) -> std::result::Result<ViewShape, ShapeError> {
+    let shape = ViewShape::from_json(
+        view.filters.as_ref(),
+        view.sort.as_ref(),
+        view.group_by.as_ref(),
+    )?;
+    shape.check(&query.kind)?;
+    Ok(shape)
 }
 
 /// `[A-Za-z0-9_-]{1,64}`.

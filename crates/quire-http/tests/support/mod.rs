@@ -138,6 +138,28 @@ impl TestServer {
         TestServer { dir, service, app }
     }
 
+    /// A server over a root holding `files`, configured by `config` (TOML, as in
+    /// `.quire/config.toml`), with synchronous git commits.
+    pub fn from_config(config: &str, files: &[(&str, &str)]) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (path, content) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, content).unwrap();
+        }
+        let config = quire_config::Config::from_toml_str(config, &|_| None)
+            .expect("config parses")
+            .config;
+        let mut settings = quire_service::settings_from_config(dir.path(), &config);
+        for space in &mut settings {
+            space.history = sync_git();
+        }
+        let default = settings[0].name.clone();
+        let service = Arc::new(Service::open(settings).expect("service opens"));
+        let app = quire_http::router(service.clone(), quire_http::HttpSettings::open(&default));
+        TestServer { dir, service, app }
+    }
+
     /// Spaces named `names` (the first is the default), each in its own folder below one
     /// tempdir, behind the HTTP settings `config` asks for.
     pub fn spaces(names: &[&str], config: &quire_config::Config) -> TestServer {

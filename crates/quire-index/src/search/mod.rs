@@ -120,9 +120,27 @@ const FILTERS: &str = "
             SELECT 1 FROM tags t WHERE t.path = p.path
               AND (lower(t.tag) = ?3 OR substr(lower(t.tag), 1, length(?3) + 1) = ?3 || '/')))";
 
+/// One match of the first pass: its page id, its score, and what orders it besides the
+/// score.
+struct Ranked {
+    id: i64,
+    score: f64,
+    trusted: bool,
+    /// The tie-break: the page's path when filters or the trust tier joined `pages`, else
+    /// empty (ties then go by id, which follows the path within a rebuild).
+    path: String,
+}
+
 impl Index {
     /// Runs `request` against the FTS5 table; see the module documentation for ranking,
     /// boosting, snippets and filters.
+    ///
+    /// Three short statements instead of one: (1) every match with its BM25 score (joined to
+    /// `pages` only when a filter or the trust tier needs it), ranked here, which also gives
+    /// the total; (2) the title and path of the hits on the page asked for; (3) one more pass
+    /// over the matches that makes snippets for those hits only. A snippet asked for by rowid
+    /// (`WHERE fts MATCH ? AND rowid = ?`) would set up the whole full-text query again for
+    /// every hit, which cost more than ranking all matches.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults, SearchError> {
         let query = Query::parse(&request.query)?;
         let matching = query.to_fts5();
@@ -131,133 +149,116 @@ impl Index {
         let connection = self.connection();
         let sql = |e| SearchError::Index(self.sqlite_error(e));
 
-        let (inner, outer) = if request.trust_boost {
-            (
-                "p.trusted DESC, score DESC, p.path",
-                "r.trusted DESC, r.score DESC, r.path",
-            )
-        } else {
-            ("score DESC, p.path", "r.score DESC, r.path")
-        };
-        let filtered = folder.is_some() || tag.is_some();
-        if !filtered && !request.trust_boost && request.limit > 0 {
-            if let Some(found) = self.search_plain(&connection, &matching, request)? {
-                return Ok(found);
-            }
-        }
-        // Without filters the FTS table alone knows the count: no lookup of each match.
-        let total: i64 = if filtered {
-            connection
+        let joined = folder.is_some() || tag.is_some() || request.trust_boost;
+        let mut ranked: Vec<Ranked> = if joined {
+            let mut stmt = connection
                 .prepare_cached(&format!(
-                    "SELECT count(*) FROM fts JOIN pages p ON p.id = fts.rowid
+                    "SELECT p.id, -bm25(fts, 0.0, 10.0, 5.0, 1.0), p.trusted, p.path
+                     FROM fts JOIN pages p ON p.id = fts.rowid
                      WHERE fts MATCH ?1 {FILTERS}"
                 ))
-                .and_then(|mut stmt| {
-                    stmt.query_row(params![matching, folder, tag], |row| row.get(0))
+                .map_err(sql)?;
+            let rows = stmt
+                .query_map(params![matching, folder, tag], |row| {
+                    Ok(Ranked {
+                        id: row.get(0)?,
+                        score: row.get(1)?,
+                        trusted: row.get(2)?,
+                        path: row.get(3)?,
+                    })
                 })
-                .map_err(sql)?
+                .map_err(sql)?;
+            rows.collect::<Result<_, _>>().map_err(sql)?
         } else {
-            connection
-                .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
-                .and_then(|mut stmt| stmt.query_row(params![matching], |row| row.get(0)))
-                .map_err(sql)?
+            let mut stmt = connection
+                .prepare_cached(
+                    "SELECT rowid, -bm25(fts, 0.0, 10.0, 5.0, 1.0) FROM fts WHERE fts MATCH ?1",
+                )
+                .map_err(sql)?;
+            let rows = stmt
+                .query_map(params![matching], |row| {
+                    Ok(Ranked {
+                        id: row.get(0)?,
+                        score: row.get(1)?,
+                        trusted: false,
+                        path: String::new(),
+                    })
+                })
+                .map_err(sql)?;
+            rows.collect::<Result<_, _>>().map_err(sql)?
         };
-        let total = usize::try_from(total).unwrap_or(0);
+        let total = ranked.len();
+        let end = request.offset.saturating_add(request.limit).min(total);
         if request.limit == 0 || request.offset >= total {
             return Ok(SearchResults {
                 total,
                 hits: Vec::new(),
             });
         }
-        // The inner query ranks every match but makes no snippet (SQLite would make one for
-        // each row it sorts); the outer one makes snippets for the hits returned only.
-        let mut stmt = connection
-            .prepare_cached(&format!(
-                "WITH ranked AS (
-                     SELECT p.id, p.path, p.title, p.trusted,
-                            -bm25(fts, 0.0, 10.0, 5.0, 1.0) AS score
-                     FROM fts JOIN pages p ON p.id = fts.rowid
-                     WHERE fts MATCH ?1 {FILTERS}
-                     ORDER BY {inner}
-                     LIMIT ?4 OFFSET ?5)
-                 SELECT r.path, r.title, r.score,
-                        snippet(fts, 3, '{OPEN}', '{CLOSE}', '{ELLIPSIS}', {SNIPPET_TOKENS})
-                 FROM ranked r JOIN fts ON fts.rowid = r.id
-                 WHERE fts MATCH ?1
-                 ORDER BY {outer}"
-            ))
-            .map_err(sql)?;
-        let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
-        let offset = i64::try_from(request.offset).unwrap_or(i64::MAX);
-        let rows = stmt
-            .query_map(params![matching, folder, tag, limit, offset], |row| {
-                Ok(SearchHit {
-                    path: row.get(0)?,
-                    title: row.get(1)?,
-                    score: row.get(2)?,
-                    snippet: html_snippet(&row.get::<_, String>(3)?),
-                })
-            })
-            .map_err(sql)?;
-        let hits = rows.collect::<Result<_, _>>().map_err(sql)?;
-        Ok(SearchResults { total, hits })
-    }
+        let boost = request.trust_boost;
+        let order = |a: &Ranked, b: &Ranked| {
+            let tier = if boost {
+                b.trusted.cmp(&a.trusted)
+            } else {
+                std::cmp::Ordering::Equal
+            };
+            tier.then_with(|| b.score.total_cmp(&a.score))
+                .then_with(|| a.path.cmp(&b.path))
+                .then_with(|| a.id.cmp(&b.id))
+        };
+        // Only the first `end` need a full order.
+        if end < total {
+            ranked.select_nth_unstable_by(end - 1, order);
+            ranked.truncate(end);
+        }
+        ranked.sort_unstable_by(order);
+        let page = &ranked[request.offset..];
 
-    /// The common case — no filter, no trust tier — in one pass over the matches: the FTS5
-    /// table ranks them and counts them (a window function) without a lookup per match; only
-    /// the hits returned are joined to `pages` and get a snippet. Ties go by rowid, which
-    /// follows the path within a rebuild. `None` when the page asked for is past the end
-    /// (the count then needs its own query).
-    fn search_plain(
-        &self,
-        connection: &rusqlite::Connection,
-        matching: &str,
-        request: &SearchRequest,
-    ) -> Result<Option<SearchResults>, SearchError> {
-        let sql = |e| SearchError::Index(self.sqlite_error(e));
+        let mut titles = connection
+            .prepare_cached("SELECT path, title FROM pages WHERE id = ?1")
+            .map_err(sql)?;
+        let mut hits = Vec::with_capacity(page.len());
+        for hit in page {
+            let (path, title): (String, String) = titles
+                .query_row([hit.id], |row| Ok((row.get(0)?, row.get(1)?)))
+                .map_err(sql)?;
+            hits.push(SearchHit {
+                path,
+                title,
+                score: hit.score,
+                snippet: String::new(),
+            });
+        }
+        drop(titles);
+
+        let ids = page.iter().map(|h| h.id.to_string()).collect::<Vec<_>>();
+        let (low, high) = page.iter().fold((i64::MAX, i64::MIN), |(lo, hi), h| {
+            (lo.min(h.id), hi.max(h.id))
+        });
         let mut stmt = connection
             .prepare_cached(&format!(
-                "WITH matches AS MATERIALIZED (
-                     SELECT rowid AS id, -bm25(fts, 0.0, 10.0, 5.0, 1.0) AS score
-                     FROM fts WHERE fts MATCH ?1),
-                 ranked AS (
-                     SELECT id, score, count(*) OVER () AS total FROM matches
-                     ORDER BY score DESC, id
-                     LIMIT ?2 OFFSET ?3)
-                 SELECT p.path, p.title, r.score,
-                        snippet(fts, 3, '{OPEN}', '{CLOSE}', '{ELLIPSIS}', {SNIPPET_TOKENS}),
-                        r.total
-                 FROM ranked r JOIN pages p ON p.id = r.id JOIN fts ON fts.rowid = r.id
-                 WHERE fts MATCH ?1
-                 ORDER BY r.score DESC, r.id"
+                "SELECT rowid,
+                        CASE WHEN rowid IN (SELECT value FROM json_each(?2))
+                             THEN snippet(fts, 3, '{OPEN}', '{CLOSE}', '{ELLIPSIS}',
+                                          {SNIPPET_TOKENS}) END
+                 FROM fts WHERE fts MATCH ?1 AND rowid BETWEEN ?3 AND ?4"
             ))
             .map_err(sql)?;
-        let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
-        let offset = i64::try_from(request.offset).unwrap_or(i64::MAX);
-        let mut total = 0usize;
         let rows = stmt
-            .query_map(params![matching, limit, offset], |row| {
-                Ok((
-                    SearchHit {
-                        path: row.get(0)?,
-                        title: row.get(1)?,
-                        score: row.get(2)?,
-                        snippet: html_snippet(&row.get::<_, String>(3)?),
-                    },
-                    row.get::<_, i64>(4)?,
-                ))
-            })
+            .query_map(
+                params![matching, format!("[{}]", ids.join(",")), low, high],
+                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?)),
+            )
             .map_err(sql)?;
-        let mut hits = Vec::new();
         for row in rows {
-            let (hit, count) = row.map_err(sql)?;
-            total = usize::try_from(count).unwrap_or(0);
-            hits.push(hit);
+            let (id, snippet) = row.map_err(sql)?;
+            if let Some(snippet) = snippet {
+                if let Some(i) = page.iter().position(|h| h.id == id) {
+                    hits[i].snippet = html_snippet(&snippet);
+                }
+            }
         }
-        if hits.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(SearchResults { total, hits }))
+        Ok(SearchResults { total, hits })
     }
 }
 #[cfg(test)]

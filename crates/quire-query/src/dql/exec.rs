@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use super::view::ViewShape;
 use super::{
     Catalog, Clause, ExecLimits, IdColumn, PageData, Query, QueryError, QueryKind, QueryMode,
     QueryResult, SortKey, SortOrder, Source,
@@ -22,156 +23,123 @@ pub fn execute(
     limits: &ExecLimits,
     ctx: &EvalContext,
 ) -> Result<QueryResult, QueryError> {
+    execute_view(query, &ViewShape::default(), catalog, limits, ctx).map(|out| out.result)
+}
+
+/// The result of a query run with a view's shape: the rows, and with `group_by` the groups
+/// they fall in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewOutput {
+    pub result: QueryResult,
+    /// With `group_by`: every group in order, each covering the next `rows` result rows.
+    pub groups: Vec<GroupSpan>,
+}
+
+/// A run of result rows sharing a `group_by` key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSpan {
+    pub key: serde_json::Value,
+    pub rows: usize,
+}
+
+/// Executes `query`, then applies a saved view's filters, sort and grouping to its result rows
+/// (see [`super::view`]). `COUNT` and `DISTINCT` take the filters before counting.
+pub fn execute_view(
+    query: &Query,
+    shape: &ViewShape,
+    catalog: &dyn Catalog,
+    limits: &ExecLimits,
+    ctx: &EvalContext,
+) -> Result<ViewOutput, QueryError> {
+    shape.check(&query.kind).map_err(|e| QueryError::Eval {
+        position: 0,
+        message: e.0,
+    })?;
     let ctx = EvalContext::at(ctx.now());
     let mut budget = Budget::new(limits);
     let run = Run { catalog, ctx: &ctx };
-
-    let matchers: Vec<Matcher> = query
-        .clauses
-        .iter()
-        .filter_map(|clause| match clause {
-            Clause::From(source) => Some(Matcher::new(source, catalog)),
-            _ => None,
-        })
-        .collect();
-    let mut rows = Vec::new();
-    for page in catalog.pages() {
-        budget.tick()?;
-        if matchers.iter().all(|m| m.matches(page)) {
-            budget.add_rows(1)?;
-            rows.push(Row::page(page));
-        }
-    }
-
-    let mut group_name: Option<String> = None;
-    let mut clauses = query.clauses.iter().peekable();
-    while let Some(clause) = clauses.next() {
-        match clause {
-            Clause::From(_) => {}
-            Clause::Where(expr) => {
-                let mut kept = Vec::with_capacity(rows.len());
-                for row in rows {
-                    budget.tick()?;
-                    if run.eval(expr, &row)?.truthy() {
-                        kept.push(row);
-                    }
-                }
-                rows = kept;
-            }
-            Clause::Sort(keys) => {
-                let limit = match clauses.peek() {
-                    Some(Clause::Limit(n)) => Some(*n),
-                    _ => None,
-                };
-                rows = run.sort(rows, keys, limit, &mut budget)?;
-            }
-            Clause::GroupBy { expr, name } => {
-                rows = run.group(rows, expr, name.as_deref(), &mut budget)?;
-                group_name = Some(name.clone().unwrap_or_else(|| "key".to_owned()));
-            }
-            Clause::Flatten { expr, name } => {
-                let mut out = Vec::with_capacity(rows.len());
-                for row in rows {
-                    budget.tick()?;
-                    match run.eval(expr, &row)? {
-                        Value::List(items) if !items.is_empty() => {
-                            budget.add_rows(items.len() - 1)?;
-                            for item in items {
-                                out.push(row.with_binding(name, item));
-                            }
-                        }
-                        Value::List(_) => out.push(row.with_binding(name, Value::Null)),
-                        value => out.push(row.with_binding(name, value)),
-                    }
-                }
-                rows = out;
-            }
-            Clause::Limit(n) => rows.truncate(*n),
-        }
-    }
+    let (rows, group_name) = run.select(query, &mut budget)?;
 
     let id_header = group_name.unwrap_or_else(|| "File".to_owned());
-    match &query.kind {
-        QueryKind::Table { id, fields } => {
-            let mut headers = Vec::new();
-            if *id == IdColumn::Shown {
-                headers.push(id_header);
-            }
-            headers.extend(fields.iter().map(|f| f.header.clone()));
-            let mut out = Vec::with_capacity(rows.len());
-            for row in &rows {
+    let (id, fields) = match &query.kind {
+        QueryKind::Table { id, fields } => (*id, fields.iter().collect::<Vec<_>>()),
+        QueryKind::List { expr } => (IdColumn::Shown, expr.iter().collect()),
+        QueryKind::Count | QueryKind::Distinct { .. } => {
+            let mut kept = Vec::with_capacity(rows.len());
+            for row in rows {
                 budget.tick()?;
-                let mut cells = Vec::with_capacity(headers.len());
-                if *id == IdColumn::Shown {
-                    cells.push(row.id());
+                if run.holds(&shape.filters, &row, &[], &[])? {
+                    kept.push(row);
                 }
-                for field in fields {
-                    cells.push(run.eval(&field.expr, row)?.to_json());
-                }
-                out.push(cells);
             }
-            Ok(QueryResult {
-                mode: QueryMode::Table,
-                headers,
-                rows: out,
-            })
+            return Ok(ViewOutput {
+                result: run.aggregate(&query.kind, &kept, &mut budget)?,
+                groups: Vec::new(),
+            });
         }
-        QueryKind::List { expr } => {
-            let mut headers = vec![id_header];
-            headers.extend(expr.iter().map(|f| f.header.clone()));
-            let mut out = Vec::with_capacity(rows.len());
-            for row in &rows {
-                budget.tick()?;
-                let mut cells = vec![row.id()];
-                if let Some(field) = expr {
-                    cells.push(run.eval(&field.expr, row)?.to_json());
-                }
-                out.push(cells);
-            }
-            Ok(QueryResult {
-                mode: QueryMode::List,
-                headers,
-                rows: out,
-            })
+    };
+    let mut headers = Vec::new();
+    if id == IdColumn::Shown {
+        headers.push(id_header);
+    }
+    headers.extend(fields.iter().map(|f| f.header.clone()));
+    let mut table = Vec::with_capacity(rows.len());
+    for row in rows {
+        budget.tick()?;
+        let mut cells = Vec::with_capacity(headers.len());
+        if id == IdColumn::Shown {
+            cells.push(row.id());
         }
-        QueryKind::Count => Ok(QueryResult {
-            mode: QueryMode::Count,
-            headers: vec!["count".to_owned()],
-            rows: vec![vec![serde_json::Value::from(rows.len())]],
-        }),
-        QueryKind::Distinct { expr } => {
-            let mut seen: HashMap<String, usize> = HashMap::new();
-            let mut distinct: Vec<(Value, usize)> = Vec::new();
-            for row in &rows {
-                budget.tick()?;
-                let values = match run.eval(&expr.expr, row)? {
-                    Value::List(items) => items,
-                    value => vec![value],
-                };
-                for value in values {
-                    if value == Value::Null {
-                        continue;
-                    }
-                    let identity = format!("{}:{}", value.type_name(), value.to_json());
-                    match seen.get(&identity) {
-                        Some(&i) => distinct[i].1 += 1,
-                        None => {
-                            seen.insert(identity, distinct.len());
-                            distinct.push((value, 1));
-                        }
-                    }
-                }
-            }
-            Ok(QueryResult {
-                mode: QueryMode::Distinct,
-                headers: vec![expr.header.clone(), "count".to_owned()],
-                rows: distinct
-                    .into_iter()
-                    .map(|(value, n)| vec![value.to_json(), serde_json::Value::from(n)])
-                    .collect(),
-            })
+        for field in &fields {
+            cells.push(run.eval(&field.expr, &row)?);
+        }
+        if run.holds(&shape.filters, &row, &headers, &cells)? {
+            table.push((row, cells));
         }
     }
+    let eval =
+        |expr: &Expr, (row, cells): &(Row, Vec<Value>)| run.eval_in(expr, row, &headers, cells);
+    if !shape.sort.is_empty() {
+        table = sort_by_keys(table, &shape.sort, None, &mut budget, eval)?;
+    }
+    let mut groups = Vec::new();
+    if let Some(key) = &shape.group_by {
+        let mut keyed = Vec::with_capacity(table.len());
+        for item in table {
+            budget.tick()?;
+            keyed.push((eval(key, &item)?, item));
+        }
+        // Stable: rows keep the sort order within their group.
+        keyed.sort_by(|a, b| a.0.sort_cmp(&b.0));
+        table = Vec::with_capacity(keyed.len());
+        for (key, item) in keyed {
+            match groups.last_mut() {
+                Some((k, n)) if Value::sort_cmp(k, &key).is_eq() => *n += 1,
+                _ => groups.push((key, 1)),
+            }
+            table.push(item);
+        }
+    }
+    Ok(ViewOutput {
+        result: QueryResult {
+            mode: match query.kind {
+                QueryKind::List { .. } => QueryMode::List,
+                _ => QueryMode::Table,
+            },
+            headers,
+            rows: table
+                .into_iter()
+                .map(|(_, cells)| cells.iter().map(Value::to_json).collect())
+                .collect(),
+        },
+        groups: groups
+            .into_iter()
+            .map(|(key, rows)| GroupSpan {
+                key: key.to_json(),
+                rows,
+            })
+            .collect(),
+    })
 }
 
 /// Counts rows and looks at the clock every [`CLOCK_EVERY`] steps.
@@ -239,15 +207,15 @@ impl<'a> Row<'a> {
     }
 
     /// The first column: the page path, or the group key.
-    fn id(&self) -> serde_json::Value {
+    fn id(&self) -> Value {
         match self.page {
-            Some(page) => serde_json::Value::String(page.path.clone()),
+            Some(page) => Value::String(page.path.clone()),
             None => self
                 .bindings
                 .iter()
                 .find(|(n, _)| n == "key")
-                .map(|(_, v)| v.to_json())
-                .unwrap_or(serde_json::Value::Null),
+                .map(|(_, v)| v.clone())
+                .unwrap_or(Value::Null),
         }
     }
 }
@@ -257,56 +225,174 @@ struct Run<'c> {
     ctx: &'c EvalContext,
 }
 
-impl Run<'_> {
+impl<'c> Run<'c> {
     fn eval(&self, expr: &Expr, row: &Row) -> Result<Value, QueryError> {
         let scope = RowScope {
             row,
             catalog: self.catalog,
+            ctx: self.ctx,
+            computed: true,
         };
         expr.eval(&scope, self.ctx).map_err(QueryError::eval)
     }
 
-    /// Stable multi-key sort; with a `LIMIT` right after, only the first `limit` rows are
-    /// fully ordered.
-    fn sort<'a>(
+    /// The rows of a query: the pages passing every `FROM`, then the other clauses in the
+    /// order written. Also the name of the group key column after a `GROUP BY`.
+    fn select(
         &self,
-        rows: Vec<Row<'a>>,
-        keys: &[SortKey],
-        limit: Option<usize>,
+        query: &Query,
         budget: &mut Budget,
-    ) -> Result<Vec<Row<'a>>, QueryError> {
-        let mut decorated = Vec::with_capacity(rows.len());
-        for (i, row) in rows.into_iter().enumerate() {
+    ) -> Result<(Vec<Row<'c>>, Option<String>), QueryError> {
+        let catalog: &'c dyn Catalog = self.catalog;
+        let matchers: Vec<Matcher> = query
+            .clauses
+            .iter()
+            .filter_map(|clause| match clause {
+                Clause::From(source) => Some(Matcher::new(source, catalog)),
+                _ => None,
+            })
+            .collect();
+        let mut rows = Vec::new();
+        for page in catalog.pages() {
             budget.tick()?;
-            let values = keys
-                .iter()
-                .map(|key| self.eval(&key.expr, &row))
-                .collect::<Result<Vec<_>, _>>()?;
-            decorated.push((values, i, row));
+            if matchers.iter().all(|m| m.matches(page)) {
+                budget.add_rows(1)?;
+                rows.push(Row::page(page));
+            }
         }
-        let cmp = |a: &(Vec<Value>, usize, Row), b: &(Vec<Value>, usize, Row)| {
-            for (key, (x, y)) in keys.iter().zip(a.0.iter().zip(&b.0)) {
-                let ord = x.sort_cmp(y);
-                let ord = match key.order {
-                    SortOrder::Asc => ord,
-                    SortOrder::Desc => ord.reverse(),
-                };
-                if ord.is_ne() {
-                    return ord;
+
+        let mut group_name: Option<String> = None;
+        let mut clauses = query.clauses.iter().peekable();
+        while let Some(clause) = clauses.next() {
+            match clause {
+                Clause::From(_) => {}
+                Clause::Where(expr) => {
+                    let mut kept = Vec::with_capacity(rows.len());
+                    for row in rows {
+                        budget.tick()?;
+                        if self.eval(expr, &row)?.truthy() {
+                            kept.push(row);
+                        }
+                    }
+                    rows = kept;
+                }
+                Clause::Sort(keys) => {
+                    let limit = match clauses.peek() {
+                        Some(Clause::Limit(n)) => Some(*n),
+                        _ => None,
+                    };
+                    rows =
+                        sort_by_keys(rows, keys, limit, budget, |expr, row| self.eval(expr, row))?;
+                }
+                Clause::GroupBy { expr, name } => {
+                    rows = self.group(rows, expr, name.as_deref(), budget)?;
+                    group_name = Some(name.clone().unwrap_or_else(|| "key".to_owned()));
+                }
+                Clause::Flatten { expr, name } => {
+                    let mut out = Vec::with_capacity(rows.len());
+                    for row in rows {
+                        budget.tick()?;
+                        match self.eval(expr, &row)? {
+                            Value::List(items) if !items.is_empty() => {
+                                budget.add_rows(items.len() - 1)?;
+                                for item in items {
+                                    out.push(row.with_binding(name, item));
+                                }
+                            }
+                            Value::List(_) => out.push(row.with_binding(name, Value::Null)),
+                            value => out.push(row.with_binding(name, value)),
+                        }
+                    }
+                    rows = out;
+                }
+                Clause::Limit(n) => rows.truncate(*n),
+            }
+        }
+        Ok((rows, group_name))
+    }
+
+    /// The one-row `COUNT` result, or the `DISTINCT` table.
+    fn aggregate(
+        &self,
+        kind: &QueryKind,
+        rows: &[Row],
+        budget: &mut Budget,
+    ) -> Result<QueryResult, QueryError> {
+        let QueryKind::Distinct { expr } = kind else {
+            return Ok(QueryResult {
+                mode: QueryMode::Count,
+                headers: vec!["count".to_owned()],
+                rows: vec![vec![serde_json::Value::from(rows.len())]],
+            });
+        };
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut distinct: Vec<(Value, usize)> = Vec::new();
+        for row in rows {
+            budget.tick()?;
+            let values = match self.eval(&expr.expr, row)? {
+                Value::List(items) => items,
+                value => vec![value],
+            };
+            for value in values {
+                if value == Value::Null {
+                    continue;
+                }
+                let identity = format!("{}:{}", value.type_name(), value.to_json());
+                match seen.get(&identity) {
+                    Some(&i) => distinct[i].1 += 1,
+                    None => {
+                        seen.insert(identity, distinct.len());
+                        distinct.push((value, 1));
+                    }
                 }
             }
-            // The original position breaks ties, so the sort is stable.
-            a.1.cmp(&b.1)
-        };
-        if let Some(n) = limit.filter(|&n| n < decorated.len()) {
-            if n == 0 {
-                return Ok(Vec::new());
-            }
-            decorated.select_nth_unstable_by(n - 1, cmp);
-            decorated.truncate(n);
         }
-        decorated.sort_unstable_by(cmp);
-        Ok(decorated.into_iter().map(|(_, _, row)| row).collect())
+        Ok(QueryResult {
+            mode: QueryMode::Distinct,
+            headers: vec![expr.header.clone(), "count".to_owned()],
+            rows: distinct
+                .into_iter()
+                .map(|(value, n)| vec![value.to_json(), serde_json::Value::from(n)])
+                .collect(),
+        })
+    }
+
+    /// `expr` over a result row whose columns (`headers`, `cells`) are known: a name equal to
+    /// a header reads that column.
+    fn eval_in(
+        &self,
+        expr: &Expr,
+        row: &Row,
+        headers: &[String],
+        cells: &[Value],
+    ) -> Result<Value, QueryError> {
+        let scope = ColumnScope {
+            headers,
+            cells,
+            row: RowScope {
+                row,
+                catalog: self.catalog,
+                ctx: self.ctx,
+                computed: true,
+            },
+        };
+        expr.eval(&scope, self.ctx).map_err(QueryError::eval)
+    }
+
+    /// Whether every condition holds for a row.
+    fn holds(
+        &self,
+        conditions: &[Expr],
+        row: &Row,
+        headers: &[String],
+        cells: &[Value],
+    ) -> Result<bool, QueryError> {
+        for condition in conditions {
+            if !self.eval_in(condition, row, headers, cells)?.truthy() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Groups rows by `expr`; groups come out sorted by key.
@@ -354,10 +440,86 @@ impl Run<'_> {
     }
 }
 
+/// Stable multi-key sort of any rows, `eval` giving a key's value for a row; with a `limit`
+/// only the first `limit` rows are fully ordered (and kept).
+fn sort_by_keys<T>(
+    items: Vec<T>,
+    keys: &[SortKey],
+    limit: Option<usize>,
+    budget: &mut Budget,
+    eval: impl Fn(&Expr, &T) -> Result<Value, QueryError>,
+) -> Result<Vec<T>, QueryError> {
+    let mut decorated = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        budget.tick()?;
+        let values = keys
+            .iter()
+            .map(|key| eval(&key.expr, &item))
+            .collect::<Result<Vec<_>, _>>()?;
+        decorated.push((values, i, item));
+    }
+    let cmp = |a: &(Vec<Value>, usize, T), b: &(Vec<Value>, usize, T)| {
+        for (key, (x, y)) in keys.iter().zip(a.0.iter().zip(&b.0)) {
+            let ord = x.sort_cmp(y);
+            let ord = match key.order {
+                SortOrder::Asc => ord,
+                SortOrder::Desc => ord.reverse(),
+            };
+            if ord.is_ne() {
+                return ord;
+            }
+        }
+        // The original position breaks ties, so the sort is stable.
+        a.1.cmp(&b.1)
+    };
+    if let Some(n) = limit.filter(|&n| n < decorated.len()) {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        decorated.select_nth_unstable_by(n - 1, cmp);
+        decorated.truncate(n);
+    }
+    decorated.sort_unstable_by(cmp);
+    Ok(decorated.into_iter().map(|(_, _, item)| item).collect())
+}
+
+/// A result row's columns by header, then the row's own variables.
+struct ColumnScope<'r, 'a> {
+    headers: &'r [String],
+    cells: &'r [Value],
+    row: RowScope<'r, 'a>,
+}
+
+impl Scope for ColumnScope<'_, '_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        self.lookup(&[name.to_owned()])
+    }
+
+    fn lookup(&self, path: &[String]) -> Option<Value> {
+        if !self.headers.is_empty() {
+            for k in (1..=path.len()).rev() {
+                let name = path[..k].join(".");
+                if let Some(i) = self.headers.iter().position(|h| *h == name) {
+                    return Some(walk(self.cells.get(i)?.clone(), &path[k..]));
+                }
+            }
+        }
+        self.row.lookup(path)
+    }
+
+    fn resolve_link(&self, text: &str) -> Option<String> {
+        self.row.resolve_link(text)
+    }
+}
+
 /// The variables of one row.
 struct RowScope<'r, 'a> {
     row: &'r Row<'a>,
     catalog: &'r dyn Catalog,
+    ctx: &'r EvalContext,
+    /// Whether the catalog's computed fields are visible (not inside one: no chains, no
+    /// cycles).
+    computed: bool,
 }
 
 impl Scope for RowScope<'_, '_> {
@@ -386,6 +548,8 @@ impl Scope for RowScope<'_, '_> {
                         let scope = RowScope {
                             row: member,
                             catalog: self.catalog,
+                            ctx: self.ctx,
+                            computed: self.computed,
                         };
                         if path.len() == 1 {
                             scope.row_object()
@@ -397,7 +561,19 @@ impl Scope for RowScope<'_, '_> {
                 return Some(Value::List(items));
             }
         }
-        page_lookup(self.row.page?, path)
+        let page = self.row.page?;
+        if self.computed {
+            if let Some(field) = self.catalog.computed().iter().find(|f| f.name == *first) {
+                let inner = RowScope {
+                    computed: false,
+                    ..*self
+                };
+                // A computed field that fails on a page (a type error) reads as null there.
+                let value = field.expr.eval(&inner, self.ctx).unwrap_or(Value::Null);
+                return Some(walk(value, &path[1..]));
+            }
+        }
+        page_lookup(page, path)
     }
 
     fn resolve_link(&self, text: &str) -> Option<String> {

@@ -19,7 +19,8 @@
 //! written, with `#`), `file.inlinks`, `file.outlinks`, `file.size`, `file.ctime`,
 //! `file.mtime`, `file.day` (a `YYYY-MM-DD` in the file name), `file.words`; `title`,
 //! `path`, `tags` (without `#`); `fm` (all frontmatter) and every other bare name reads
-//! frontmatter (`review_by` also finds `review-by`). `FLATTEN x AS n` binds `n` (without
+//! frontmatter (`review_by` also finds `review-by`), except the names of the catalog's
+//! computed fields ([`ComputedField`]), which compute. `FLATTEN x AS n` binds `n` (without
 //! `AS`, the flattened path itself). After `GROUP BY`: `key` (and the `AS` name) and `rows`,
 //! where `rows.field` lists that field over the group's rows.
 //!
@@ -36,6 +37,7 @@
 mod aggregate;
 mod exec;
 mod parser;
+pub mod view;
 
 use std::time::Duration;
 
@@ -45,8 +47,9 @@ use serde::Serialize;
 use crate::expr::{Error, EvalContext, Expr};
 
 pub use aggregate::{aggregate, AggregateError, Calc, CalcFunc};
-pub use exec::{execute, page_lookup};
+pub use exec::{execute, execute_view, page_lookup, GroupSpan, ViewOutput};
 pub use parser::parse_query;
+pub use view::{ShapeError, ViewShape};
 
 /// A page as the caller's index knows it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,6 +76,57 @@ pub trait Catalog {
     fn pages(&self) -> &[PageData];
     /// Resolves `[[text]]` to a page path the way the vault does.
     fn resolve_link(&self, text: &str) -> Option<String>;
+    /// Fields computed for every page (`[dataview] computed_fields`); none by default.
+    fn computed(&self) -> &[ComputedField] {
+        &[]
+    }
+}
+
+/// A field every page has, computed by an expression over the page's own fields
+/// (`[dataview] computed_fields`: `name = "expression"`).
+///
+/// A query reads it by name like a frontmatter key, and it wins over a frontmatter key of the
+/// same name; `FLATTEN` and `GROUP BY` names win over it. Its expression sees the page's
+/// fields but no computed field (so `priority = "default(priority, 3)"` reads the
+/// frontmatter's `priority`, and computed fields cannot form cycles). On a page where the
+/// expression fails (a type error) it is null.
+#[derive(Debug, Clone)]
+pub struct ComputedField {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// Names a computed field cannot take: the row variables DQL gives a meaning.
+const RESERVED: [&str; 8] = ["file", "fm", "title", "path", "tags", "rows", "key", "now"];
+
+impl ComputedField {
+    /// Checks a name and parses an expression; the error is a sentence naming the field.
+    pub fn new(name: &str, expr: &str) -> Result<ComputedField, String> {
+        let mut chars = name.chars();
+        let identifier = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && chars.all(|c| c.is_alphanumeric() || c == '_');
+        if !identifier {
+            return Err(format!(
+                "{name:?} is not a field name: letters, digits and '_', not starting with a digit"
+            ));
+        }
+        if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+            return Err(format!(
+                "{name:?} is a name DQL gives a meaning already ({}); choose another",
+                RESERVED.join(", ")
+            ));
+        }
+        let expr = crate::expr::parse(expr).map_err(|e| {
+            format!(
+                "{name}: invalid expression at {}: {} (in {expr:?})",
+                e.position, e.message
+            )
+        })?;
+        Ok(ComputedField {
+            name: name.to_owned(),
+            expr,
+        })
+    }
 }
 
 /// `[dataview]` limits of one query.

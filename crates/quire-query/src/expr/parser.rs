@@ -342,7 +342,7 @@ fn field_access(base: Expr, field: String, end: usize) -> Result<Expr, Error> {
 }
 
 /// Builds a node, computing its height and refusing trees that are too deep.
-fn node_of(start: usize, end: usize, kind: ExprKind) -> Result<Expr, Error> {
+pub(crate) fn node_of(start: usize, end: usize, kind: ExprKind) -> Result<Expr, Error> {
     let child_height = match &kind {
         ExprKind::Literal(_) | ExprKind::Path(_) | ExprKind::Link(_) => 0,
         ExprKind::List(items) => items.iter().map(|e| e.height).max().unwrap_or(0),

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
-use quire_query::dql::{Catalog as DqlCatalog, PageData};
+use quire_query::dql::{Catalog as DqlCatalog, ComputedField, PageData};
 use quire_vault::{PagePath, Vault};
 
 /// Every page's data, by path; `None` until the indexer's first pass is done.
@@ -83,15 +83,20 @@ impl Catalog {
     }
 }
 
-/// A snapshot and the vault, as a DQL catalog.
+/// A snapshot and the vault, as a DQL catalog, with the configured computed fields.
 pub(crate) struct QueryCatalog<'a> {
     pub pages: &'a [PageData],
     pub vault: &'a Vault,
+    pub computed: &'a [ComputedField],
 }
 
 impl DqlCatalog for QueryCatalog<'_> {
     fn pages(&self) -> &[PageData] {
         self.pages
+    }
+
+    fn computed(&self) -> &[ComputedField] {
+        self.computed
     }
 
     fn resolve_link(&self, text: &str) -> Option<String> {

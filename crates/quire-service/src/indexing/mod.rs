@@ -13,6 +13,15 @@
 //!   transaction. A page that appeared or went changes where
 //!   other pages' links resolve: those pages are indexed again too.
 //! * **`reindex`** rebuilds everything on request.
+//! * **Searches answered** are handed over for the search log and written in one transaction
+//!   once the thread has had nothing to do for [`SEARCH_LOG_DELAY`], every
+//!   [`SEARCH_LOG_BATCH`] searches, before a flush is answered and at the end: one small write
+//!   per quiet moment instead of two per search, so the WAL the searches read through stays
+//!   short.
+//! * **When idle** ([`Upkeep`]: no write and no message for `checkpoint_idle`, 5 s by default,
+//!   after a spell of writes) the thread checkpoints the WAL into the database and truncates
+//!   it, once, so searches read the database through its memory map instead of looking every
+//!   page up in the WAL, and the WAL file stops taking disk.
 //! * **After each pass** the thread tells its [`Listener`] (the view refresher) which pages it
 //!   read, with their ETag, or found gone; after a full pass it says so.
 //!
@@ -26,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use quire_index::{Index, PageRecord};
+use quire_index::{Index, PageRecord, SearchLogged};
 use quire_query::dql::PageData;
 use quire_store::{etag, Root, StoreError};
 use quire_vault::PagePath;
@@ -126,6 +135,9 @@ impl Indexer {
             window: settings.window,
             batch_max: settings.batch_max.max(1),
             listener,
+            searched: Vec::new(),
+            heard: Instant::now(),
+            upkeep: Upkeep::new(settings.checkpoint_idle),
         };
         let thread = std::thread::Builder::new()
             .name("quire-index".into())
@@ -222,7 +234,53 @@ struct Worker {
     window: Duration,
     batch_max: usize,
     listener: Option<Listener>,
+    /// Searches answered and not yet written to the log.
+    searched: Vec<SearchLogged>,
+    /// When the last message came.
+    heard: Instant,
+    upkeep: Upkeep,
 }
+
+/// When the index thread checkpoints the WAL: once after each spell of writes, when neither a
+/// write nor a message came for `idle`. A checkpoint copies the WAL into the database and
+/// empties it, so searches stop looking pages up in a long WAL and the file stops growing;
+/// doing it only when idle keeps its cost (milliseconds to copy, an fsync) off writes and
+/// searches.
+#[derive(Debug, Clone)]
+pub(crate) struct Upkeep {
+    idle: Duration,
+    /// The last write not checkpointed yet.
+    written: Option<Instant>,
+}
+
+impl Upkeep {
+    pub(crate) fn new(idle: Duration) -> Upkeep {
+        Upkeep {
+            idle,
+            written: None,
+        }
+    }
+
+    /// The index was written at `at`.
+    pub(crate) fn wrote(&mut self, at: Instant) {
+        self.written = Some(at);
+    }
+
+    /// When to checkpoint, given the last message heard: `None` while nothing was written
+    /// since the last checkpoint.
+    pub(crate) fn due(&self, heard: Instant) -> Option<Instant> {
+        self.written.map(|w| w.max(heard) + self.idle)
+    }
+
+    pub(crate) fn checkpointed(&mut self) {
+        self.written = None;
+    }
+}
+
+/// How long the index thread waits for quiet before it writes the searches it gathered.
+const SEARCH_LOG_DELAY: Duration = Duration::from_millis(500);
+/// Searches gathered at most before they are written anyway.
+const SEARCH_LOG_BATCH: usize = 256;
 
 /// One page read from disk for indexing.
 struct Read {
@@ -235,6 +293,8 @@ struct Read {
 
 impl Worker {
     fn run(mut self, receiver: Receiver<Message>) {
+        // Whatever the last process left in the WAL is checkpointed at the first quiet spell.
+        self.upkeep.wrote(Instant::now());
         match self.first_pass() {
             Ok(_) => self.tell(Indexed::All),
             Err(e) => {
@@ -243,7 +303,15 @@ impl Worker {
                 )
             }
         }
-        while let Ok(first) = receiver.recv() {
+        while let Some(first) = self.next_message(&receiver) {
+            // A search to log is kept for later; nothing waits for it.
+            let first = match first {
+                Message::Searched { query, results, at } => {
+                    self.searched(query, results, at);
+                    continue;
+                }
+                other => other,
+            };
             let mut changed = BTreeSet::new();
             let mut waiting = Vec::new();
             let mut rebuilds = Vec::new();
@@ -254,9 +322,7 @@ impl Worker {
                     Message::Changed(paths) => changed.extend(paths),
                     Message::Flush(done) => waiting.push(done),
                     Message::Rebuild(done) => rebuilds.push(done),
-                    Message::Searched { query, results, at } => {
-                        self.log_search(&query, results, at)
-                    }
+                    Message::Searched { query, results, at } => self.searched(query, results, at),
                 }
                 // A flush or a rebuild ends the gathering: someone waits.
                 if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max {
@@ -266,7 +332,7 @@ impl Worker {
                             Message::Flush(done) => waiting.push(done),
                             Message::Rebuild(done) => rebuilds.push(done),
                             Message::Searched { query, results, at } => {
-                                self.log_search(&query, results, at)
+                                self.searched(query, results, at)
                             }
                         }
                     }
@@ -279,6 +345,7 @@ impl Worker {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
+            let wrote = !rebuilds.is_empty() || !changed.is_empty();
             if !rebuilds.is_empty() {
                 let result = self.first_pass();
                 if result.is_ok() {
@@ -302,9 +369,72 @@ impl Worker {
                     }
                 }
             }
+            if wrote {
+                self.upkeep.wrote(Instant::now());
+            }
+            if !waiting.is_empty() {
+                // Whoever flushes may read the search log next.
+                self.write_search_log();
+            }
             for done in waiting {
                 let _ = done.send(());
             }
+        }
+        self.write_search_log();
+    }
+
+    /// The next message; `None` when every sender is gone. While waiting, the thread does its
+    /// upkeep: searches gathered are written once no message came for [`SEARCH_LOG_DELAY`],
+    /// and the WAL is checkpointed once the [`Upkeep`] rule says the index is idle.
+    fn next_message(&mut self, receiver: &Receiver<Message>) -> Option<Message> {
+        loop {
+            let log_at = (!self.searched.is_empty()).then(|| self.heard + SEARCH_LOG_DELAY);
+            let deadline = [log_at, self.upkeep.due(self.heard)]
+                .into_iter()
+                .flatten()
+                .min();
+            let message = match deadline {
+                None => receiver.recv().ok(),
+                Some(at) => {
+                    match receiver.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                        Ok(message) => Some(message),
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.idle_work();
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => None,
+                    }
+                }
+            };
+            self.heard = Instant::now();
+            return message;
+        }
+    }
+
+    /// What is due while nothing happens: the search log, then a checkpoint.
+    fn idle_work(&mut self) {
+        let now = Instant::now();
+        if !self.searched.is_empty() && now >= self.heard + SEARCH_LOG_DELAY {
+            self.write_search_log();
+        }
+        if self.upkeep.due(self.heard).is_some_and(|at| now >= at) {
+            match self.index.truncate_wal() {
+                Ok(done) => tracing::debug!(
+                    "index idle: checkpointed {} of {} WAL frames",
+                    done.copied,
+                    done.wal_frames
+                ),
+                Err(e) => tracing::warn!("checkpointing the index failed: {e}"),
+            }
+            self.upkeep.checkpointed();
+        }
+    }
+
+    /// Keeps a search for the log; a full batch is written now.
+    fn searched(&mut self, query: String, results: u64, at: chrono::DateTime<chrono::Utc>) {
+        self.searched.push(SearchLogged { query, results, at });
+        if self.searched.len() >= SEARCH_LOG_BATCH {
+            self.write_search_log();
         }
     }
 
@@ -314,9 +444,18 @@ impl Worker {
         }
     }
 
-    fn log_search(&self, query: &str, results: u64, at: chrono::DateTime<chrono::Utc>) {
-        if let Err(e) = self.index.searches().record(query, results, at) {
-            tracing::warn!("a search could not be logged for analytics: {e}");
+    /// Writes the searches gathered, in one transaction.
+    fn write_search_log(&mut self) {
+        if self.searched.is_empty() {
+            return;
+        }
+        let searched = std::mem::take(&mut self.searched);
+        self.upkeep.wrote(Instant::now());
+        if let Err(e) = self.index.searches().record_all(&searched) {
+            tracing::warn!(
+                "{} searches could not be logged for analytics: {e}",
+                searched.len()
+            );
         }
     }
 
@@ -557,4 +696,33 @@ fn read_all(root: &Root, paths: &[PagePath], progress: &Progress) -> Vec<Read> {
             .flat_map(|w| w.join().unwrap_or_default())
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_due_once_after_a_quiet_spell_following_a_write() {
+        let idle = Duration::from_secs(5);
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let mut upkeep = Upkeep::new(idle);
+        assert_eq!(upkeep.due(at(0)), None, "nothing written, nothing to do");
+        upkeep.wrote(at(1));
+        assert_eq!(upkeep.due(at(0)), Some(at(6)), "idle after the write");
+        assert_eq!(
+            upkeep.due(at(3)),
+            Some(at(8)),
+            "a later request postpones it"
+        );
+        upkeep.wrote(at(4));
+        assert_eq!(upkeep.due(at(3)), Some(at(9)), "so does a later write");
+        upkeep.checkpointed();
+        assert_eq!(
+            upkeep.due(at(20)),
+            None,
+            "once: not again until the next write"
+        );
+    }
 }
