@@ -190,13 +190,15 @@ agents and restructurings leave it alone while you work on it. Release it when d
     },
     Def {
         name: "quire_release",
-        description: "Release a claim you hold.",
+        description: "Release a claim you hold, as soon as you are done with the page, so \
+others may work on it.",
         schema: input::<ReleaseRequest>,
         read_only: false,
     },
     Def {
         name: "quire_claims_list",
-        description: "Every active claim: path, holder, expiry.",
+        description: "Every active claim: path, holder and expiry. Check it before editing pages \
+other agents may be working on.",
         schema: schema_for_empty_input,
         read_only: true,
     },

@@ -252,7 +252,9 @@ fn stdio_serves_every_tool_and_resource() {
 
         // Restructuring.
         let manifest = json!({"moves": [{"from": "notes/beta.md", "to": "archive/beta.md"}]});
-        let plan = ok(&client, "quire_refactor_plan", json!({"manifest": manifest})).await;
+        // `now` given to apply pins the manifest's clock, so the plan reviewed pins it too.
+        let pinned = json!({"moves": manifest["moves"], "now": "2024-01-01T00:00:00Z"});
+        let plan = ok(&client, "quire_refactor_plan", json!({"manifest": pinned})).await;
         let digest = plan["digest"].as_str().unwrap().to_string();
         assert_eq!(plan["approval"]["required"], false);
         assert!(!err(&client, "quire_refactor_plan", json!({"manifest": {"moves": [{"form": "x"}]}})).await.is_empty());
@@ -372,7 +374,7 @@ fn http_serves_mcp_with_rest_approval_and_the_stdio_bridge() {
     strict_root(&root);
     let server = Server::start(&root, &["--mcp-port", "0"]);
     assert!(
-        server.log().contains("serving MCP on http://"),
+        server.log().contains("MCP listening on http://"),
         "{}",
         server.log()
     );
@@ -421,10 +423,22 @@ fn http_serves_mcp_with_rest_approval_and_the_stdio_bridge() {
         assert_eq!(read["content"], "# via the server\n");
         bridged.cancel().await.unwrap();
     });
+    // The server may batch commits: wait for the write's own commit.
     let repo = git2::Repository::open(&root).unwrap();
-    let head = repo.head().unwrap().peel_to_commit().unwrap();
-    assert_eq!(head.author().name(), Some("desk"));
-    assert!(head.message().unwrap().contains("bridged.md"));
+    let mut author = None;
+    for _ in 0..100 {
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        if head.message().unwrap_or("").contains("bridged.md") {
+            author = head.author().name().map(str::to_string);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        author.as_deref(),
+        Some("desk"),
+        "one commit for the bridged write"
+    );
     assert!(
         server.log().contains("/mcp"),
         "the write went through the server"

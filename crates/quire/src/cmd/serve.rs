@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .await
                 .with_context(|| format!("cannot listen for MCP on {mcp_addr} ([protocols.mcp] port, or --mcp-port; --no-mcp turns it off)"))?;
             tracing::info!(
-                "serving MCP on http://{}{}",
+                "MCP listening on http://{}{}",
                 l.local_addr()?,
                 quire_mcp::MCP_PATH
             );
