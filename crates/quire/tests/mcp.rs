@@ -372,7 +372,7 @@ fn http_serves_mcp_with_rest_approval_and_the_stdio_bridge() {
     let root = dir.path().join("kb");
     std::fs::create_dir_all(&root).unwrap();
     strict_root(&root);
-    let server = Server::start(&root, &["--mcp-port", "0"]);
+    let server = Server::start(&root, &[]);
     assert!(
         server.log().contains("MCP listening on http://"),
         "{}",
