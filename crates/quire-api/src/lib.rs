@@ -13,6 +13,7 @@ pub mod find;
 pub mod health;
 pub mod history;
 pub mod insight;
+pub mod mcp;
 pub mod pages;
 pub mod repair;
 pub mod restructure;

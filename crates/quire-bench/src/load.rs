@@ -48,7 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
     generated.write_to(&root)?;
     let mut server = Command::new(&args.binary)
-        .args(["serve", "--port", "0", "--root"])
+        .args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
         .arg(&root)
         .env("QUIRE_LOG", "warn,quire=info")
         .stdout(Stdio::null())

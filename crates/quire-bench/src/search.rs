@@ -193,7 +193,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 fn serve(binary: &Path, root: &Path) -> anyhow::Result<(std::process::Child, String)> {
     let mut server = Command::new(binary)
-        .args(["serve", "--port", "0", "--root"])
+        .args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
         .arg(root)
         .env("QUIRE_LOG", "warn,quire=info")
         .stdout(Stdio::null())

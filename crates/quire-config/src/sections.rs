@@ -823,7 +823,7 @@ pub struct SpaceEntry {
     pub root: PathBuf,
 }
 
-/// A listener of an extra protocol, off by default.
+/// A listener of an extra protocol (off by default, except MCP over HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listener {
     pub enabled: bool,
@@ -837,22 +837,29 @@ impl Listener {
             port,
         }
     }
+
+    const fn on(port: u16) -> Self {
+        Self {
+            enabled: true,
+            port,
+        }
+    }
 }
 
-/// Reads a `[protocols.*]` table, filling a missing `port` with that protocol's `PORT`
-/// (one `Listener` type cannot carry four different defaults on its own).
-fn listener<'de, D: Deserializer<'de>, const PORT: u16>(
+/// Reads a `[protocols.*]` table, filling a missing `port` with that protocol's `PORT` and a
+/// missing `enabled` with `ON` (one `Listener` type cannot carry four different defaults on
+/// its own).
+fn listener<'de, D: Deserializer<'de>, const PORT: u16, const ON: bool>(
     deserializer: D,
 ) -> Result<Listener, D::Error> {
     #[derive(Deserialize)]
     struct Written {
-        #[serde(default)]
-        enabled: bool,
+        enabled: Option<bool>,
         port: Option<u16>,
     }
     let written = Written::deserialize(deserializer)?;
     Ok(Listener {
-        enabled: written.enabled,
+        enabled: written.enabled.unwrap_or(ON),
         port: written.port.unwrap_or(PORT),
     })
 }
@@ -861,14 +868,15 @@ fn listener<'de, D: Deserializer<'de>, const PORT: u16>(
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 pub struct ProtocolsConfig {
-    #[serde(deserialize_with = "listener::<_, 2049>")]
+    #[serde(deserialize_with = "listener::<_, 2049, false>")]
     pub nfs: Listener,
-    #[serde(deserialize_with = "listener::<_, 3334>")]
+    #[serde(deserialize_with = "listener::<_, 3334, false>")]
     pub s3: Listener,
-    #[serde(deserialize_with = "listener::<_, 3335>")]
+    #[serde(deserialize_with = "listener::<_, 3335, false>")]
     pub webdav: Listener,
-    /// MCP over streamable HTTP (stdio needs no listener).
-    #[serde(deserialize_with = "listener::<_, 8181>")]
+    /// MCP over streamable HTTP (stdio needs no listener); on by default: `quire serve`
+    /// listens on it besides the REST port.
+    #[serde(deserialize_with = "listener::<_, 8181, true>")]
     pub mcp: Listener,
 }
 
@@ -878,7 +886,7 @@ impl Default for ProtocolsConfig {
             nfs: Listener::off(2049),
             s3: Listener::off(3334),
             webdav: Listener::off(3335),
-            mcp: Listener::off(8181),
+            mcp: Listener::on(8181),
         }
     }
 }

@@ -206,8 +206,10 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # port = 3335
 
 [protocols.mcp]
-# MCP over streamable HTTP (`quire mcp` on stdio needs nothing here).
-# enabled = false
+# MCP over streamable HTTP at http://host:port/mcp, with the same [auth] as the REST API
+# (`quire mcp` on stdio needs nothing here; it reaches a running server through /mcp on the
+# REST port).
+# enabled = true
 # port = 8181
 
 [refactor]

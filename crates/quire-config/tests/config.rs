@@ -103,6 +103,11 @@ fn defaults_match_the_spec() {
     assert_eq!(config.protocols.s3.port, 3334);
     assert_eq!(config.protocols.webdav.port, 3335);
     assert_eq!(config.protocols.mcp.port, 8181);
+    assert!(
+        config.protocols.mcp.enabled,
+        "MCP over HTTP is served by default"
+    );
+    assert!(!config.protocols.webdav.enabled);
     assert_eq!(config.refactor.approval_files_limit(), Some(50));
     assert_eq!(config.refactor.approval_links_limit(), Some(200));
     assert!(config.spaces.is_empty());

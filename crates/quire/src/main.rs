@@ -28,6 +28,9 @@ enum Command {
     /// Run a DQL query (TABLE, LIST, COUNT, DISTINCT … FROM … WHERE … SORT … LIMIT) and
     /// print a table.
     Query(cmd::find::QueryArgs),
+    /// Serve MCP (the agent protocol) on stdin/stdout; through the server holding the root
+    /// when one runs, else on the root itself.
+    Mcp(cmd::mcp::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Query(args) => cmd::find::query(args),
         Command::Reindex(args) => cmd::find::reindex(args),
         Command::Script(args) => cmd::script_child::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

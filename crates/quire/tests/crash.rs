@@ -20,12 +20,21 @@ impl Drop for Server {
 
 fn start(root: &Path, fault: Option<&str>) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.args(["serve", "--host", "127.0.0.1", "--port", "0", "--root"])
-        .arg(root)
-        .env("QUIRE_LOG", "info")
-        .env_remove("QUIRE_FAULT")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args([
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--mcp-port",
+        "0",
+        "--root",
+    ])
+    .arg(root)
+    .env("QUIRE_LOG", "info")
+    .env_remove("QUIRE_FAULT")
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
     if let Some(f) = fault {
         cmd.env("QUIRE_FAULT", f);
     }

@@ -92,11 +92,6 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         "protocols.webdav.enabled",
         "WebDAV",
     );
-    note(
-        config.protocols.mcp.enabled,
-        "protocols.mcp.enabled",
-        "MCP over HTTP",
-    );
     out
 }
 

@@ -27,6 +27,13 @@ pub struct Args {
     /// strategy, else git).
     #[arg(long, value_parser = versioning())]
     versioning: Option<VersioningStrategy>,
+    /// Port of MCP over streamable HTTP (default from [protocols.mcp] port, else 8181; 0 picks
+    /// a free port). The endpoint is /mcp, also served on the REST port.
+    #[arg(long)]
+    mcp_port: Option<u16>,
+    /// Do not listen for MCP on a port of its own ([protocols.mcp] enabled = false).
+    #[arg(long)]
+    no_mcp: bool,
 }
 
 /// `--versioning` parses into the configuration's own enum: one spelling, one mapping.
@@ -49,6 +56,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(strategy) = args.versioning {
         config.versioning.strategy = strategy;
     }
+    if let Some(port) = args.mcp_port {
+        config.protocols.mcp.port = port;
+    }
+    if args.no_mcp {
+        config.protocols.mcp.enabled = false;
+    }
     let host: IpAddr = config.server.host.parse().with_context(|| {
         format!(
             "[server] host {:?} is not an IP address",
@@ -70,8 +83,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let http = quire_http::HttpSettings::from_config(&config, &names)
         .map_err(|e| Error::bad_request(format!("refusing to start: {e}")))?;
     let auth_open = http.auth.is_open();
+    let auth = Arc::new(http.auth.clone());
     let service = Arc::new(Service::open(settings)?);
-    let app = quire_http::router(service.clone(), http);
+    let mcp = mcp_router(&service, &auth, host);
+    let app = quire_http::router(service.clone(), http).merge(mcp.clone());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -84,6 +99,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let local = listener.local_addr()?;
         // Commands run on the same root find the server here and talk to it.
         service.announce_api(&api_address(local))?;
+        let mcp_listener = if config.protocols.mcp.enabled {
+            let mcp_addr = SocketAddr::new(host, config.protocols.mcp.port);
+            let l = tokio::net::TcpListener::bind(mcp_addr)
+                .await
+                .with_context(|| format!("cannot listen for MCP on {mcp_addr} ([protocols.mcp] port, or --mcp-port; --no-mcp turns it off)"))?;
+            tracing::info!(
+                "MCP listening on http://{}{}",
+                l.local_addr()?,
+                quire_mcp::MCP_PATH
+            );
+            Some(l)
+        } else {
+            None
+        };
         let watching = watch(&service);
         if auth_open && !host.is_loopback() {
             tracing::warn!(
@@ -100,6 +129,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
+        let mcp_stop = Arc::new(tokio::sync::Notify::new());
+        if let Some(l) = mcp_listener {
+            let stopped = mcp_stop.clone();
+            tokio::spawn(async move {
+                let served = axum::serve(l, mcp)
+                    .with_graceful_shutdown(async move { stopped.notified().await })
+                    .await;
+                if let Err(e) = served {
+                    tracing::error!("the MCP listener stopped: {e}");
+                }
+            });
+        }
         let server = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async move { stopped.notified().await })
@@ -108,6 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shutdown_signal().await;
         tracing::info!("shutting down: finishing requests, then committing pending writes");
         stop.notify_one();
+        mcp_stop.notify_one();
         // Requests in flight get a moment; open event streams do not hold the stop up.
         match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
             Ok(Ok(result)) => result.context("the server stopped with an error")?,
@@ -125,6 +167,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// MCP over streamable HTTP at `/mcp`, behind the same authentication as REST. Writes are
+/// authored by the key's actor (its `X-Actor`) or the client's name.
+fn mcp_router(
+    service: &Arc<Service>,
+    auth: &Arc<quire_http::AuthPolicy>,
+    host: IpAddr,
+) -> axum::Router {
+    // DNS-rebinding protection on loopback; a server bound to other interfaces is reached
+    // by names only its operator knows, and its keys protect it.
+    let hosts = if host.is_loopback() {
+        vec![
+            "localhost".into(),
+            "127.0.0.1".into(),
+            "::1".into(),
+            "[::1]".into(),
+        ]
+    } else {
+        Vec::new()
+    };
+    quire_mcp::http_router(service.clone(), None, hosts).layer(
+        axum::middleware::from_fn_with_state(auth.clone(), quire_http::auth::require_key),
+    )
 }
 
 /// How long requests in flight may take to finish after a stop signal.

@@ -84,9 +84,10 @@ pub fn open_root(root: &Path, purpose: Purpose) -> anyhow::Result<Service> {
         eprintln!("quire: warning: {warning}");
     }
     let mut settings = quire_service::settings_from_config(root, &loaded.config);
-    // A command keeps the search index only when that is its job (`reindex`); otherwise the
+    // A command keeps the search index only when that is its job (`reindex`, `mcp`); otherwise the
     // next server start finds the index stale and brings it up to date.
-    let keeps_index = matches!(purpose, Purpose::Write("reindex"));
+    // `mcp` serves searches for as long as a server would.
+    let keeps_index = matches!(purpose, Purpose::Write("reindex" | "mcp"));
     let scripts = super::script_child::runner();
     for space in &mut settings {
         space.find.index.maintain = keeps_index;

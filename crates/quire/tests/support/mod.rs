@@ -50,7 +50,7 @@ impl Server {
 
     pub fn start_with(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = quire();
-        cmd.args(["serve", "--port", "0", "--root"])
+        cmd.args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
             .arg(root)
             .args(extra)
             .env("QUIRE_LOG", "debug")
@@ -132,7 +132,7 @@ impl Drop for Server {
 /// `quire serve` that is expected to exit on its own (a refused start): its output.
 pub fn serve_refused(root: &Path, extra: &[&str]) -> Output {
     let mut child = quire()
-        .args(["serve", "--port", "0", "--root"])
+        .args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
         .arg(root)
         .args(extra)
         .stdout(Stdio::piped())

@@ -1,0 +1,241 @@
+//! Inputs and results of the MCP tools that have no REST body of their own (REST takes these
+//! as path and query parameters). Tools whose REST route has a JSON body (bulk, rename,
+//! claim, release, lint, revert) take that body type; the JSON Schema of every tool input is
+//! the `schemars` derive of its type here.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::restructure::{Manifest, Plan};
+
+/// `quire_read`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadInput {
+    /// A root-relative path (`notes/a.md`), or a page name or wiki link (`Meeting notes`,
+    /// `[[Meeting notes]]`) resolved as a link written at the root would be.
+    pub path: String,
+    /// Answer the frontmatter, ETag, size, headings and links only, without the body.
+    #[serde(default)]
+    pub metadata_only: bool,
+    /// The ETag of the copy the caller holds: when it is still current the answer is
+    /// `unchanged: true` without the body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_not_etag: Option<String>,
+}
+
+/// What `quire_read` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadResult {
+    /// The file's root-relative path (the resolved page when a name or link was given).
+    pub path: String,
+    /// Pass it back as `if_match` to write, or as `if_not_etag` to read again cheaply.
+    pub etag: String,
+    pub size: usize,
+    /// The ETag given in `if_not_etag` is still current: no body is sent.
+    #[serde(default)]
+    pub unchanged: bool,
+    /// The text (absent with `metadata_only` or `unchanged`; binary files are not sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Frontmatter, title, headings and links of a page (with `metadata_only`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::Peek>,
+}
+
+/// `quire_write`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteInput {
+    pub path: String,
+    /// The whole new content of the file.
+    pub content: String,
+    /// The ETag last read: the write is refused (conflict) when the file changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message; default `Update <path>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_delete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteInput {
+    pub path: String,
+    /// The ETag last read: refused (conflict) when the file changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_append`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppendInput {
+    /// The page; created when missing.
+    pub path: String,
+    pub content: String,
+    /// Put between the old content and the new text (default a newline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separator: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Tools that take one file (`quire_versions`, `quire_backlinks`, `quire_peek`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathInput {
+    pub path: String,
+}
+
+/// `quire_tree`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TreeInput {
+    /// A folder; the whole root when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// `quire_changes`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangesInput {
+    /// A commit id (the `cursor` of the previous page) or an RFC 3339 time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+/// `quire_search`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchInput {
+    /// Words (all must match), `AND`, `OR`, `NOT` or `-word`, `"phrases"`, `prefix*`,
+    /// parentheses.
+    pub q: String,
+    /// At most this many results (default 20, at most 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+    /// Only pages under this folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Only pages with this tag or one nested below it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+/// `quire_query`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryInput {
+    /// DQL: `TABLE|LIST|COUNT|DISTINCT … FROM … WHERE … SORT … GROUP BY … FLATTEN … LIMIT …`.
+    pub q: String,
+}
+
+/// `quire_query_meta`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetaInput {
+    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`.
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// A field to sort by; `-field` sorts descending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
+    /// At most this many pages (default 50, at most 1,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+}
+
+/// `quire_aggregate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateInput {
+    /// The frontmatter field to group by.
+    pub group: String,
+    /// What to compute per group: `count` (default), `sum(field)`, `avg(field)`, `min(field)`,
+    /// `max(field)`, comma-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calc: Option<String>,
+}
+
+/// `quire_graph_analytics`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyticsInput {
+    /// How many top pages to list (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+/// `quire_graph_path`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphPathInput {
+    pub from: String,
+    pub to: String,
+    /// Follow links in either direction.
+    #[serde(default)]
+    pub undirected: bool,
+}
+
+/// `quire_refactor_plan`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefactorPlanInput {
+    pub manifest: Manifest,
+    /// Include a unified diff of every rewritten page (larger answer).
+    #[serde(default)]
+    pub diffs: bool,
+}
+
+/// `quire_refactor_apply`. There is no `approved` field: over MCP only the user (through
+/// the client's confirmation) or a person (the approve endpoint) approves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefactorApplyInput {
+    pub manifest: Manifest,
+    /// The digest of the plan reviewed with `quire_refactor_plan`: nothing is written when the
+    /// workspace no longer produces it. Strongly recommended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The clock (RFC 3339) expressions see, when the manifest does not pin it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+    /// Summary line of the commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_refactor_revert`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefactorRevertInput {
+    /// The commit to revert (full or abbreviated id).
+    pub commit: String,
+    /// Only answer the revert plan.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Digest of the revert plan reviewed with `dry_run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+/// What `quire_refactor_apply` answers when it wrote nothing because approval is missing or
+/// was declined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NotApplied {
+    /// `declined` (the user said no) or `pending` (waits for a person's approval).
+    pub status: String,
+    pub message: String,
+    pub plan: Plan,
+}
