@@ -12,7 +12,7 @@ use quire_api::mcp::{
 };
 use quire_api::{
     Applied, BulkRequest, ClaimList, ClaimRequest, LintRequest, ReleaseRequest, Released,
-    RenameRequest,
+    RenameRequest, ScriptRequest,
 };
 use quire_service::{
     ApplyRequest, Error, ErrorCode, Expect, MetaQuery, Relink, SearchQuery, Space, WriteOptions,
@@ -220,6 +220,17 @@ for a person's approval (web UI or POST /refactor/approve) and the answer says s
 same digest again once approved. `now` pins the clock of date expressions.",
         schema: input::<RefactorApplyInput>,
         read_only: false,
+    },
+    Def {
+        name: "quire_refactor_script",
+        description: "Compute a manifest with a Starlark script and plan it, when the change \
+depends on what the pages hold. The script may call query(dql), files(glob), read(path), \
+frontmatter(path), links(path), slug(text), json.encode/decode and print, and returns the \
+manifest from main() (or sets `manifest`). It runs in a separate read-only process (256 MB, \
+30 s, no while, no recursion). Answers the manifest, what it printed and the plan; apply the \
+manifest with quire_refactor_apply. Nothing is written.",
+        schema: input::<ScriptRequest>,
+        read_only: true,
     },
     Def {
         name: "quire_refactor_revert",
@@ -491,6 +502,21 @@ fn blocking(space: &Space, name: &str, args: serde_json::Value, caller: &Caller)
             )?;
             let text = plan_summary(&plan);
             Ok(ok(&plan, text))
+        }
+        "quire_refactor_script" => {
+            let input: ScriptRequest = parse(name, args)?;
+            let answer = space.restructure().script(
+                &input.script,
+                input.diffs,
+                Some(&caller.actor),
+                &caller.client,
+            )?;
+            let text = format!(
+                "script output {} bytes; {}",
+                answer.output.len(),
+                plan_summary(&answer.plan)
+            );
+            Ok(ok(&answer, text))
         }
         "quire_refactor_revert" => {
             let input: RefactorRevertInput = parse(name, args)?;

@@ -271,6 +271,14 @@ fn stdio_serves_every_tool_and_resource() {
         assert!(root.join("notes/beta.md").exists());
         assert!(!err(&client, "quire_refactor_revert", json!({"commit": "not-a-commit"})).await.is_empty());
 
+        // A script computes a manifest in its own process; only the plan comes back.
+        let script = "def main():\n    print('moving beta')\n    return {'moves': [{'from': 'notes/beta.md', 'to': 'archive/'}]}\n";
+        let answer = ok(&client, "quire_refactor_script", json!({"script": script})).await;
+        assert_eq!(answer["output"], "moving beta\n");
+        assert_eq!(answer["plan"]["moves"][0]["to"], "archive/beta.md");
+        assert!(root.join("notes/beta.md").exists(), "a script writes nothing");
+        assert!(!err(&client, "quire_refactor_script", json!({"script": "while True: pass"})).await.is_empty());
+
         // Unknown tools are protocol errors.
         let unknown = client
             .peer()
