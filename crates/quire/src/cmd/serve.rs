@@ -104,11 +104,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let l = tokio::net::TcpListener::bind(mcp_addr)
                 .await
                 .with_context(|| format!("cannot listen for MCP on {mcp_addr} ([protocols.mcp] port, or --mcp-port; --no-mcp turns it off)"))?;
-            tracing::info!(
-                "MCP listening on http://{}{}",
-                l.local_addr()?,
-                quire_mcp::MCP_PATH
-            );
             Some(l)
         } else {
             None
@@ -127,6 +122,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             config.versioning.strategy,
             config.auth.kind
         );
+        // After the REST line: scripts and tests take the first address printed as the API.
+        if let Some(l) = &mcp_listener {
+            tracing::info!(
+                "MCP listening on http://{}{}",
+                l.local_addr()?,
+                quire_mcp::MCP_PATH
+            );
+        }
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
         let mcp_stop = Arc::new(tokio::sync::Notify::new());
