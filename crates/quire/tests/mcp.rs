@@ -381,6 +381,12 @@ fn http_serves_mcp_with_rest_approval_and_the_stdio_bridge() {
     std::fs::create_dir_all(&root).unwrap();
     strict_root(&root);
     let server = Server::start(&root, &[]);
+    // The MCP address is logged just after the API address the start waited for.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !server.log().contains("MCP listening on http://") && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     assert!(
         server.log().contains("MCP listening on http://"),
         "{}",
