@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
 
-use quire_store::{etag, DiskName, Root};
+use quire_store::{etag, BlobId, DiskName, Root, SeenFiles};
 use quire_vault::{DiskNames, PagePath, PageSummary, Vault};
 
 use crate::error::{Error, Result};
@@ -26,23 +26,29 @@ pub(crate) struct LinkModel {
 
 impl LinkModel {
     /// Builds the model from the files of `root`: reading and parsing run on every core, the
-    /// (cheap) inserts on one.
-    pub(crate) fn load(root: &Root) -> Result<LinkModel> {
+    /// (cheap) inserts on one. With `seen`, what was read of each page and canvas (its stat
+    /// data and blob id) is recorded there for the history's startup scan.
+    pub(crate) fn load(root: &Root, seen: Option<&mut SeenFiles>) -> Result<LinkModel> {
         let listing = root.listing()?;
         let files = &listing.files;
         let names = &listing.names;
+        let record = seen.is_some();
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(8);
         let chunk = files.len().div_ceil(threads).max(1);
-        let loaded: Vec<Result<Vec<Loaded>>> = std::thread::scope(|scope| {
+        let loaded: Vec<Result<(Vec<Loaded>, SeenFiles)>> = std::thread::scope(|scope| {
             let workers: Vec<_> = files
                 .chunks(chunk)
                 .map(|part| {
                     scope.spawn(move || {
-                        part.iter()
-                            .map(|p| load_file(root, p, names.non_nfc.get(p)))
-                            .collect()
+                        let mut seen = SeenFiles::new();
+                        let mut out = Vec::with_capacity(part.len());
+                        for p in part {
+                            let sink = if record { Some(&mut seen) } else { None };
+                            out.push(load_file(root, p, names.non_nfc.get(p), sink)?);
+                        }
+                        Ok((out, seen))
                     })
                 })
                 .collect();
@@ -55,10 +61,15 @@ impl LinkModel {
                 .collect()
         });
         let mut vault = Vault::new();
-        let mut etags = HashMap::new();
+        let mut etags = HashMap::with_capacity(files.len());
+        let mut seen = seen;
         for part in loaded {
-            for item in part? {
+            let (items, part_seen) = part?;
+            for item in items {
                 item.insert(&mut vault, &mut etags);
+            }
+            if let Some(seen) = seen.as_deref_mut() {
+                seen.extend(part_seen);
             }
         }
         Ok(LinkModel {
@@ -155,7 +166,12 @@ impl LinkModel {
         };
         let mut loaded = Vec::with_capacity(fresh.len());
         for path in &fresh {
-            loaded.push(load_file(root, path, listing.names.non_nfc.get(path))?);
+            loaded.push(load_file(
+                root,
+                path,
+                listing.names.non_nfc.get(path),
+                None,
+            )?);
         }
         let mut vault = self.vault.write().unwrap_or_else(|p| p.into_inner());
         let mut etags = self.etags.write().unwrap_or_else(|p| p.into_inner());
@@ -190,17 +206,28 @@ impl Loaded {
     }
 }
 
-/// Reads and parses one file; `disk` is its name on disk when that is not its path.
-fn load_file(root: &Root, path: &PagePath, disk: Option<&String>) -> Result<Loaded> {
+/// Reads and parses one file the listing found; `disk` is its name on disk when that is not
+/// its path. What was read is recorded in `seen` when given.
+fn load_file(
+    root: &Root,
+    path: &PagePath,
+    disk: Option<&String>,
+    seen: Option<&mut SeenFiles>,
+) -> Result<Loaded> {
     if !(path.is_page() || path.is_canvas()) {
         return Ok(Loaded::Other(path.clone()));
     }
-    let bytes = match disk {
-        // Read by the name the listing found: no folder scan per file.
-        Some(disk) => root.read_on_disk(&DiskName::new(disk.clone()))?,
-        None => root.read(path)?,
+    let disk = match disk {
+        Some(disk) => DiskName::new(disk.clone()),
+        None => DiskName::from(path),
     };
-    let tag = etag(&bytes);
+    // Read by the name the listing found: no folder scan or path checks per file.
+    let (bytes, stat) = root.read_listed(&disk)?;
+    let id = BlobId::of(&bytes);
+    if let (Some(seen), Some(stat)) = (seen, stat) {
+        seen.insert(disk, stat, id);
+    }
+    let tag = id.to_string();
     Ok(match std::str::from_utf8(&bytes) {
         Ok(text) if path.is_page() => {
             let summary = PageSummary::from_parsed(path, quire_syntax::parse(text));
