@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{mpsc, RwLock, RwLockReadGuard};
 
 use quire_store::{etag, BlobId, DiskName, Root, SeenFiles};
 use quire_vault::{DiskNames, PagePath, PageSummary, Vault};
@@ -25,10 +25,13 @@ pub(crate) struct LinkModel {
 }
 
 impl LinkModel {
-    /// Builds the model from the files of `root`: reading and parsing run on every core, the
-    /// (cheap) inserts on one. With `seen`, what was read of each page and canvas (its stat
+    /// Builds the model from the files of `root`: reading and parsing run on every core, and
+    /// the inserts (on the calling thread) take each batch of summaries as it comes, while
+    /// the rest are still read. With `seen`, what was read of each page and canvas (its stat
     /// data and blob id) is recorded there for the history's startup scan.
     pub(crate) fn load(root: &Root, seen: Option<&mut SeenFiles>) -> Result<LinkModel> {
+        /// Files a loader thread reads before handing their summaries over.
+        const BATCH: usize = 256;
         let listing = root.listing()?;
         let files = &listing.files;
         let names = &listing.names;
@@ -37,41 +40,50 @@ impl LinkModel {
             .map_or(1, |n| n.get())
             .min(8);
         let chunk = files.len().div_ceil(threads).max(1);
-        let loaded: Vec<Result<(Vec<Loaded>, SeenFiles)>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = files
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        let mut seen = SeenFiles::new();
-                        let mut out = Vec::with_capacity(part.len());
-                        for p in part {
-                            let sink = if record { Some(&mut seen) } else { None };
-                            out.push(load_file(root, p, names.non_nfc.get(p), sink)?);
-                        }
-                        Ok((out, seen))
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|_| Err(Error::internal("loader thread panicked")))
-                })
-                .collect()
-        });
         let mut vault = Vault::new();
         let mut etags = HashMap::with_capacity(files.len());
         let mut seen = seen;
-        for part in loaded {
-            let (items, part_seen) = part?;
-            for item in items {
-                item.insert(&mut vault, &mut etags);
+        std::thread::scope(|scope| {
+            let (sender, batches) = mpsc::sync_channel(4 * threads);
+            let workers: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| {
+                    let sender = sender.clone();
+                    scope.spawn(move || {
+                        for batch in part.chunks(BATCH) {
+                            let loaded = load_batch(root, batch, names, record);
+                            let failed = loaded.is_err();
+                            if sender.send(loaded).is_err() || failed {
+                                return;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            drop(sender);
+            let mut failure = None;
+            for batch in batches {
+                match batch {
+                    Ok((items, batch_seen)) => {
+                        for item in items {
+                            item.insert(&mut vault, &mut etags);
+                        }
+                        if let Some(seen) = seen.as_deref_mut() {
+                            seen.extend(batch_seen);
+                        }
+                    }
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                    }
+                }
             }
-            if let Some(seen) = seen.as_deref_mut() {
-                seen.extend(part_seen);
+            for worker in workers {
+                if worker.join().is_err() {
+                    failure.get_or_insert(Error::internal("loader thread panicked"));
+                }
             }
-        }
+            failure.map_or(Ok(()), Err)
+        })?;
         Ok(LinkModel {
             vault: RwLock::new(vault),
             etags: RwLock::new(etags),
@@ -204,6 +216,22 @@ impl Loaded {
             }
         }
     }
+}
+
+/// Reads and summarises a batch of listed files, with what was seen of each when `record`.
+fn load_batch(
+    root: &Root,
+    batch: &[PagePath],
+    names: &DiskNames,
+    record: bool,
+) -> Result<(Vec<Loaded>, SeenFiles)> {
+    let mut seen = SeenFiles::new();
+    let mut out = Vec::with_capacity(batch.len());
+    for path in batch {
+        let sink = if record { Some(&mut seen) } else { None };
+        out.push(load_file(root, path, names.non_nfc.get(path), sink)?);
+    }
+    Ok((out, seen))
 }
 
 /// Reads and parses one file the listing found; `disk` is its name on disk when that is not
