@@ -268,6 +268,9 @@ fn commit_locked(
 /// stay loose, as git makes them, so packs do not pile up.
 const PACK_FROM: usize = 32;
 
+/// A staged path with its new blob and mode, or `None` when it was removed.
+type Staged<'p> = (&'p str, Option<(Oid, FileMode)>);
+
 /// Stages exactly `paths` (as they are on disk now): what is on disk decides, whatever the
 /// action said (a path written and then removed before a batch commit is a deletion, and
 /// the other way round).
@@ -275,7 +278,7 @@ fn stage<'p>(
     workdir: &Path,
     index: &mut git2::Index,
     paths: &[&'p str],
-) -> Result<Vec<(&'p str, Option<(Oid, FileMode)>)>, StoreError> {
+) -> Result<Vec<Staged<'p>>, StoreError> {
     let mut staged = Vec::with_capacity(paths.len());
     for path in paths {
         let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
@@ -299,7 +302,7 @@ fn build_tree(
     repo: &Repository,
     index: &mut git2::Index,
     head: Option<&Commit<'_>>,
-    staged: &[(&str, Option<(Oid, FileMode)>)],
+    staged: &[Staged<'_>],
 ) -> Result<Oid, StoreError> {
     match head {
         // The index matches HEAD apart from the paths just staged (open makes it so and every
