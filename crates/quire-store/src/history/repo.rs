@@ -349,8 +349,21 @@ fn commit_packed(
     };
     // Back to the repository's own object database, whatever happened.
     repo.set_odb(&disk).map_err(git)?;
-    let Some((commit, objects)) = written? else {
-        return Ok(head.id());
+    let (commit, objects) = match written {
+        Ok(Some(written)) => written,
+        Ok(None) => return Ok(head.id()),
+        Err(e) => {
+            // The blobs staged before the failure are named by the index: keep them on disk.
+            let staged: Vec<Oid> = paths
+                .iter()
+                .filter_map(|path| index.get_path(Path::new(path), 0))
+                .map(|entry| entry.id)
+                .collect();
+            if let Err(spill) = store_loose(&memory, &disk, &staged) {
+                tracing::error!(error = %spill, "keeping the staged blobs failed");
+            }
+            return Err(e);
+        }
     };
     let stored = packed.and_then(|pack| {
         let pack = pack.unwrap_or_default();
@@ -363,14 +376,25 @@ fn commit_packed(
     if let Err(e) = stored {
         // The objects must be on disk before HEAD names them: loose, then.
         tracing::warn!(error = %e, "writing a pack failed; writing the objects loose");
-        for id in &objects {
-            let object = memory.read(*id).map_err(git)?;
-            disk.write(object.kind(), object.data()).map_err(git)?;
-        }
+        store_loose(&memory, &disk, &objects).map_err(git)?;
     }
     fault::point("store.commit.before_ref");
     advance_head(repo, head, commit, message)?;
     Ok(commit)
+}
+
+/// Copies `objects` from `memory` (where they may only be in memory) to the repository's
+/// object database on disk, as loose objects.
+fn store_loose(
+    memory: &git2::Odb<'_>,
+    disk: &git2::Odb<'_>,
+    objects: &[Oid],
+) -> Result<(), git2::Error> {
+    for id in objects {
+        let object = memory.read(*id)?;
+        disk.write(object.kind(), object.data())?;
+    }
+    Ok(())
 }
 
 /// Stages `paths`, writes the tree and the commit object (not moving HEAD), and returns the
