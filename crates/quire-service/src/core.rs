@@ -15,7 +15,7 @@ use crate::settings::FindSettings;
 
 use quire_index::Index;
 use quire_query::dql::ComputedField;
-use quire_store::{History, Root, WriterLock};
+use quire_store::{History, Root, SeenFiles, WriterLock};
 
 use crate::error::{Error, Result};
 use crate::events::EventBus;
@@ -77,12 +77,17 @@ impl SpaceCore {
             .map(|(name, expr)| ComputedField::new(name, expr))
             .collect::<std::result::Result<Vec<_>, String>>()
             .map_err(|e| Error::bad_request(format!("[dataview] computed_fields: {e}")))?;
-        let (root, history, writer) = match access {
+        let (root, history, writer, links) = match access {
             Access::Write { kind } => {
                 let lock = WriterLock::acquire(&settings.root, kind)?;
                 let root = Root::open(&settings.root, &lock)?;
-                let history = History::open(&root, &lock, settings.history.clone())?;
-                (root, history, Some(lock))
+                // The model reads every page after recovery and before the scan for changes
+                // made outside quire, which then need not read those pages again.
+                let opening = History::begin_open(&root, &lock, settings.history.clone())?;
+                let mut seen = SeenFiles::new();
+                let links = LinkModel::load(&root, Some(&mut seen))?;
+                let history = opening.finish(&seen)?;
+                (root, history, Some(lock), links)
             }
             Access::ReadOnly => {
                 let root = Root::open_read_only(&settings.root)?;
@@ -96,7 +101,8 @@ impl SpaceCore {
                         root.dir().display()
                     );
                 }
-                (root, history, None)
+                let links = LinkModel::load(&root, None)?;
+                (root, history, None, links)
             }
         };
         let claims = match (settings.claims.enabled, &writer) {
@@ -104,7 +110,7 @@ impl SpaceCore {
             (true, Some(_)) => open_claim_store(root.dir()),
             (true, None) => open_claims_read_only(root.dir()),
         };
-        let links = Arc::new(LinkModel::load(&root)?);
+        let links = Arc::new(links);
         for shadowed in &links.names().shadowed {
             tracing::warn!(space = %settings.name, "{}", shadowed.note());
         }

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{mpsc, RwLock, RwLockReadGuard};
 
-use quire_store::{etag, DiskName, Root};
+use quire_store::{etag, BlobId, DiskName, Root, SeenFiles};
 use quire_vault::{DiskNames, PagePath, PageSummary, Vault};
 
 use crate::error::{Error, Result};
@@ -25,42 +25,65 @@ pub(crate) struct LinkModel {
 }
 
 impl LinkModel {
-    /// Builds the model from the files of `root`: reading and parsing run on every core, the
-    /// (cheap) inserts on one.
-    pub(crate) fn load(root: &Root) -> Result<LinkModel> {
+    /// Builds the model from the files of `root`: reading and parsing run on every core, and
+    /// the inserts (on the calling thread) take each batch of summaries as it comes, while
+    /// the rest are still read. With `seen`, what was read of each page and canvas (its stat
+    /// data and blob id) is recorded there for the history's startup scan.
+    pub(crate) fn load(root: &Root, seen: Option<&mut SeenFiles>) -> Result<LinkModel> {
+        /// Files a loader thread reads before handing their summaries over.
+        const BATCH: usize = 256;
         let listing = root.listing()?;
         let files = &listing.files;
         let names = &listing.names;
+        let record = seen.is_some();
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(8);
         let chunk = files.len().div_ceil(threads).max(1);
-        let loaded: Vec<Result<Vec<Loaded>>> = std::thread::scope(|scope| {
+        let mut vault = Vault::new();
+        let mut etags = HashMap::with_capacity(files.len());
+        let mut seen = seen;
+        std::thread::scope(|scope| {
+            let (sender, batches) = mpsc::sync_channel(4 * threads);
             let workers: Vec<_> = files
                 .chunks(chunk)
                 .map(|part| {
+                    let sender = sender.clone();
                     scope.spawn(move || {
-                        part.iter()
-                            .map(|p| load_file(root, p, names.non_nfc.get(p)))
-                            .collect()
+                        for batch in part.chunks(BATCH) {
+                            let loaded = load_batch(root, batch, names, record);
+                            let failed = loaded.is_err();
+                            if sender.send(loaded).is_err() || failed {
+                                return;
+                            }
+                        }
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|_| Err(Error::internal("loader thread panicked")))
-                })
-                .collect()
-        });
-        let mut vault = Vault::new();
-        let mut etags = HashMap::new();
-        for part in loaded {
-            for item in part? {
-                item.insert(&mut vault, &mut etags);
+            drop(sender);
+            let mut failure = None;
+            for batch in batches {
+                match batch {
+                    Ok((items, batch_seen)) => {
+                        for item in items {
+                            item.insert(&mut vault, &mut etags);
+                        }
+                        if let Some(seen) = seen.as_deref_mut() {
+                            seen.extend(batch_seen);
+                        }
+                    }
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                    }
+                }
             }
-        }
+            for worker in workers {
+                if worker.join().is_err() {
+                    failure.get_or_insert(Error::internal("loader thread panicked"));
+                }
+            }
+            failure.map_or(Ok(()), Err)
+        })?;
         Ok(LinkModel {
             vault: RwLock::new(vault),
             etags: RwLock::new(etags),
@@ -155,7 +178,12 @@ impl LinkModel {
         };
         let mut loaded = Vec::with_capacity(fresh.len());
         for path in &fresh {
-            loaded.push(load_file(root, path, listing.names.non_nfc.get(path))?);
+            loaded.push(load_file(
+                root,
+                path,
+                listing.names.non_nfc.get(path),
+                None,
+            )?);
         }
         let mut vault = self.vault.write().unwrap_or_else(|p| p.into_inner());
         let mut etags = self.etags.write().unwrap_or_else(|p| p.into_inner());
@@ -190,17 +218,44 @@ impl Loaded {
     }
 }
 
-/// Reads and parses one file; `disk` is its name on disk when that is not its path.
-fn load_file(root: &Root, path: &PagePath, disk: Option<&String>) -> Result<Loaded> {
+/// Reads and summarises a batch of listed files, with what was seen of each when `record`.
+fn load_batch(
+    root: &Root,
+    batch: &[PagePath],
+    names: &DiskNames,
+    record: bool,
+) -> Result<(Vec<Loaded>, SeenFiles)> {
+    let mut seen = SeenFiles::new();
+    let mut out = Vec::with_capacity(batch.len());
+    for path in batch {
+        let sink = if record { Some(&mut seen) } else { None };
+        out.push(load_file(root, path, names.non_nfc.get(path), sink)?);
+    }
+    Ok((out, seen))
+}
+
+/// Reads and parses one file the listing found; `disk` is its name on disk when that is not
+/// its path. What was read is recorded in `seen` when given.
+fn load_file(
+    root: &Root,
+    path: &PagePath,
+    disk: Option<&String>,
+    seen: Option<&mut SeenFiles>,
+) -> Result<Loaded> {
     if !(path.is_page() || path.is_canvas()) {
         return Ok(Loaded::Other(path.clone()));
     }
-    let bytes = match disk {
-        // Read by the name the listing found: no folder scan per file.
-        Some(disk) => root.read_on_disk(&DiskName::new(disk.clone()))?,
-        None => root.read(path)?,
+    let disk = match disk {
+        Some(disk) => DiskName::new(disk.clone()),
+        None => DiskName::from(path),
     };
-    let tag = etag(&bytes);
+    // Read by the name the listing found: no folder scan or path checks per file.
+    let (bytes, stat) = root.read_listed(&disk)?;
+    let id = BlobId::of(&bytes);
+    if let (Some(seen), Some(stat)) = (seen, stat) {
+        seen.insert(disk, stat, id);
+    }
+    let tag = id.to_string();
     Ok(match std::str::from_utf8(&bytes) {
         Ok(text) if path.is_page() => {
             let summary = PageSummary::from_parsed(path, quire_syntax::parse(text));

@@ -66,6 +66,11 @@ impl Space {
         self.core.root.dir()
     }
 
+    /// One more handle on the link model (see [`crate::Service::close_for_exit`]).
+    pub(crate) fn link_model(&self) -> std::sync::Arc<crate::links::LinkModel> {
+        self.core.links.clone()
+    }
+
     pub(crate) fn root(&self) -> &quire_store::Root {
         &self.core.root
     }

@@ -83,7 +83,7 @@ impl StoreError {
         }
     }
 
-    pub(crate) fn git(action: &'static str) -> impl FnOnce(git2::Error) -> StoreError {
+    pub(crate) fn git(action: &'static str) -> impl Fn(git2::Error) -> StoreError + Copy {
         move |source| StoreError::Git { action, source }
     }
 

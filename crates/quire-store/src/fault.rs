@@ -1,7 +1,8 @@
 //! Test-only fault injection: abort the process at a named point to simulate a crash.
 //!
 //! Points in this crate: `store.write.before_rename` (temp file written, not yet renamed) and
-//! `store.commit.before_ref` (tree written, commit not yet made).
+//! `store.commit.before_ref` (tree written, commit not yet made; for a packed commit, the pack
+//! written and HEAD not yet moved).
 
 use std::sync::OnceLock;
 

@@ -7,21 +7,21 @@ mod history;
 pub mod journal;
 mod lock;
 mod root;
+mod seen;
 pub mod watch;
 
 pub use error::StoreError;
 pub use history::{
     Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, FileChange,
-    History, HistoryOptions, Recorded, Strategy, UnknownStrategy, VersionEntry,
+    History, HistoryOptions, OpeningHistory, Recorded, Strategy, UnknownStrategy, VersionEntry,
 };
 pub use journal::{Interrupted, JournalEntry, Recovery, JOURNAL_PATH};
 pub use lock::{LockHolder, WriterLock, WRITER_LOCK_PATH};
 pub use root::{DiskName, Durability, EntryKind, Listing, Root, TreeNode};
+pub use seen::{BlobId, FileStat, SeenFiles};
 
 /// The ETag of some content: its git blob id (SHA-1 of `blob <len>\0<bytes>`) in hex, the same
 /// whatever the versioning strategy.
 pub fn etag(bytes: &[u8]) -> String {
-    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
-        .expect("hashing bytes in memory does not fail")
-        .to_string()
+    BlobId::of(bytes).to_string()
 }

@@ -26,6 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
+use crate::seen::FileStat;
 
 /// Where the writer lock lives inside the root.
 pub const WRITER_LOCK_PATH: &str = ".quire/state/writer.lock";
@@ -96,6 +97,13 @@ struct Inner {
 }
 
 impl WriterLock {
+    /// The stat data of the lock file. Its change time is when this process last wrote its
+    /// record (on taking the lock, or announcing its API): a moment in the past by the
+    /// filesystem's own clock, so a file written after it has a change time not before it.
+    pub(crate) fn file_stat(&self) -> Option<FileStat> {
+        self.inner.file.metadata().ok().map(|m| FileStat::of(&m))
+    }
+
     /// Takes the writer lock of the root `dir` for a process of `kind` (`serve` or a command
     /// name), creating `.quire/state/` when needed. Fails with [`StoreError::Locked`], naming
     /// the holder, when another process holds it (or another handle in this process).

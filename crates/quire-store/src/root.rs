@@ -23,6 +23,7 @@ use unicode_normalization::{is_nfc, UnicodeNormalization};
 use crate::error::StoreError;
 use crate::fault;
 use crate::lock::WriterLock;
+use crate::seen::FileStat;
 
 /// Folder (below the root) that holds the temporary files of atomic writes. Keeping it inside
 /// the root puts it on the same filesystem, so the final `rename` is atomic.
@@ -257,6 +258,46 @@ impl Root {
     /// Reads a file by its name on disk (no other spelling is tried).
     pub fn read_on_disk(&self, name: &DiskName) -> Result<Vec<u8>, StoreError> {
         self.read_rel(name.as_str(), Spelling::Exact)
+    }
+
+    /// Reads a file that a [`Listing`] of this root has just reported, by its name on disk,
+    /// with the stat data of what was read (taken from the open file before its bytes).
+    ///
+    /// The walk that listed the file found a regular file below the root without following
+    /// symbolic links, so the per-folder checks of [`Root::read`] are left out; the file
+    /// itself is opened without following a link. A file that has become a link (or anything
+    /// else) since is read the checked way, without stat data.
+    pub fn read_listed(&self, name: &DiskName) -> Result<(Vec<u8>, Option<FileStat>), StoreError> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+
+        let rel = name.as_str();
+        if rel.starts_with('/')
+            || rel
+                .split('/')
+                .any(|c| matches!(c, "" | "." | "..") || c.eq_ignore_ascii_case(".git"))
+        {
+            return Err(StoreError::OutsideRoot { path: rel.into() });
+        }
+        let opened = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(self.dir.join(rel));
+        let mut file = match opened {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(map_io(rel, e)),
+            Err(_) => return Ok((self.read_on_disk(name)?, None)),
+        };
+        let meta = file.metadata().map_err(|e| map_io(rel, e))?;
+        if !meta.is_file() {
+            return Ok((self.read_on_disk(name)?, None));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        // Through `take`: `File::read_to_end` would ask the file's size again.
+        Read::take(&mut file, u64::MAX)
+            .read_to_end(&mut bytes)
+            .map_err(|e| map_io(rel, e))?;
+        Ok((bytes, Some(FileStat::of(&meta))))
     }
 
     /// Writes a file by its name on disk, like [`Root::write`]; never another spelling.

@@ -240,3 +240,53 @@ fn killed_during_a_burst_of_writes_the_root_opens_again_clean() {
         assert_eq!(history.version(&p("burst/0.md"), &head).unwrap(), on_disk);
     }
 }
+
+/// The child's work for a packed commit: write 40 notes and record them in one commit.
+#[test]
+fn child_writes_many_and_records_when_asked() {
+    let Some(dir) = std::env::var_os(CHILD_MANY_ROOT) else {
+        return;
+    };
+    let root = open_root(Path::new(&dir));
+    let history = open_history(&root, sync_git());
+    let mut changes = Vec::new();
+    for i in 0..40 {
+        let path = format!("many/n{i}.md");
+        root.write(&p(&path), format!("note {i}\n").as_bytes())
+            .unwrap();
+        changes.push(FileChange::new(p(&path), ChangeAction::Write));
+    }
+    history.record(&changes, "child", "many notes").unwrap();
+}
+
+/// Set only in the child process of the packed commit: the root it works on.
+const CHILD_MANY_ROOT: &str = "QUIRE_STORE_TEST_CHILD_MANY_ROOT";
+
+#[test]
+fn crash_after_a_commit_s_pack_before_head_moves_is_committed_at_the_next_open() {
+    let dir = committed_root();
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_writes_many_and_records_when_asked",
+            "--nocapture",
+        ])
+        .args(["--test-threads", "1"])
+        .env(CHILD_MANY_ROOT, dir.path())
+        .env("QUIRE_FAULT", "store.commit.before_ref")
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child aborted at the fault point");
+    let packs = fs::read_dir(dir.path().join(".git/objects/pack"))
+        .unwrap()
+        .count();
+    assert!(packs > 0, "the pack was written before HEAD moved");
+    let root = open_root(dir.path());
+    let history = open_history(&root, sync_git());
+    let head = history.head().unwrap();
+    assert_eq!(
+        history.version(&p("many/n17.md"), &head).unwrap(),
+        b"note 17\n"
+    );
+    assert_clean(dir.path());
+}

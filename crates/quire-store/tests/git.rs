@@ -602,3 +602,92 @@ fn ignored_state_paths_are_never_committed() {
     assert!(tree.get_path(".quire/state".as_ref()).is_err());
     assert_clean(&repo);
 }
+
+/// Every loose object file under `.git/objects/`.
+fn loose_objects(dir: &std::path::Path) -> usize {
+    let mut n = 0;
+    for entry in fs::read_dir(dir.join(".git/objects")).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if name.len() == 2 {
+            n += fs::read_dir(entry.path()).unwrap().count();
+        }
+    }
+    n
+}
+
+#[test]
+fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
+    let f = Fixture::new(sync_git());
+    f.write("keep.md", "kept\n", "alice");
+    f.write("old/gone.md", "bye\n", "alice");
+    let before_loose = loose_objects(f.dir.path());
+    let parent = f.repo().head().unwrap().target().unwrap();
+    let mut changes = Vec::new();
+    for i in 0..40 {
+        let path = format!("notes/sub{}/n{i}.md", i % 4);
+        f.root
+            .write(&p(&path), format!("note {i}\n").as_bytes())
+            .unwrap();
+        changes.push(change(&path, ChangeAction::Write));
+    }
+    f.root.remove(&p("old/gone.md")).unwrap();
+    changes.push(change("old/gone.md", ChangeAction::Delete));
+    let id = committed(f.history.record(&changes, "bob", "Many notes").unwrap());
+
+    let repo = f.repo();
+    assert_eq!(
+        loose_objects(f.dir.path()),
+        before_loose,
+        "nothing written loose"
+    );
+    let symbolic = repo.find_reference("HEAD").unwrap();
+    assert!(
+        symbolic.symbolic_target().is_some(),
+        "HEAD still names its branch"
+    );
+    let commit = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(commit.id().to_string(), id);
+    assert_eq!(commit.parent_id(0).unwrap(), parent);
+    assert_eq!(commit.author().name(), Some("bob"));
+    let tree = commit.tree().unwrap();
+    for i in [0, 17, 39] {
+        let path = format!("notes/sub{}/n{i}.md", i % 4);
+        let blob = tree
+            .get_path(std::path::Path::new(&path))
+            .unwrap()
+            .to_object(&repo)
+            .unwrap()
+            .peel_to_blob()
+            .unwrap();
+        assert_eq!(blob.content(), format!("note {i}\n").as_bytes());
+    }
+    assert!(tree.get_path(std::path::Path::new("old/gone.md")).is_err());
+    assert!(tree.get_path(std::path::Path::new("keep.md")).is_ok());
+    // Every object the commit reaches is in the object database.
+    let odb = repo.odb().unwrap();
+    tree.walk(git2::TreeWalkMode::PreOrder, |_, entry| {
+        assert!(odb.exists(entry.id()), "{:?} is stored", entry.name());
+        git2::TreeWalkResult::Ok
+    })
+    .unwrap();
+    // The reflog says what git says for a commit.
+    let reflog = repo.reflog("HEAD").unwrap();
+    assert_eq!(reflog.get(0).unwrap().message(), Some("commit: Many notes"));
+    f.history.flush().unwrap();
+    assert_clean(&repo);
+    assert_eq!(
+        f.history.versions(&p("notes/sub1/n17.md")).unwrap().len(),
+        1
+    );
+
+    // A small commit after it is loose again, on top of the packed one.
+    f.write("notes/sub0/n0.md", "changed\n", "carol");
+    assert_eq!(
+        loose_objects(f.dir.path()),
+        before_loose + 5,
+        "blob, 3 trees, commit"
+    );
+    f.history.flush().unwrap();
+    assert_clean(&f.repo());
+}

@@ -21,7 +21,9 @@ use super::{
     CommitFile, CommitFiles, HistoryOptions, Recorded, VersionEntry,
 };
 use crate::error::StoreError;
+use crate::lock::WriterLock;
 use crate::root::Root;
+use crate::seen::{BlobId, FileStat, SeenFiles};
 
 /// Author of the commits quire makes on its own (first import, recovery at open).
 const SYSTEM_ACTOR: &str = "quire";
@@ -30,21 +32,28 @@ const SYSTEM_ACTOR: &str = "quire";
 /// committed `.gitignore` is needed.
 const STATE_EXCLUDE: &str = "/.quire/state/";
 
-pub(crate) struct GitHistory {
-    repo: Arc<Repo>,
-    /// Async commits. Declared before `saver`: dropping it commits what is still queued.
-    batcher: Option<Batcher>,
-    /// Deferred `.git/index` saves of synchronous commits; dropping it saves what is left.
-    saver: Option<IndexSaver>,
+/// A repository opened whose work tree has not been scanned yet.
+pub(crate) struct OpeningGit {
+    repo: Repository,
+    /// Taken before the caller read the files it reports as seen: files whose change time is
+    /// older (on the same device) have not been written since.
+    stamp: Option<FileStat>,
 }
 
-impl GitHistory {
-    pub(crate) fn open(root: &Root, opts: &HistoryOptions) -> Result<GitHistory, StoreError> {
-        let repo = open_or_init(root.dir())?;
-        ensure_excluded(&repo)?;
-        compact_index(&repo)?;
-        commit_outside_changes(&repo)?;
-        let repo = Arc::new(Repo::new(repo));
+impl OpeningGit {
+    /// Commits what changed outside quire (see [`commit_outside_changes`]) and starts the
+    /// committing threads.
+    pub(crate) fn finish(
+        self,
+        opts: &HistoryOptions,
+        seen: &SeenFiles,
+    ) -> Result<GitHistory, StoreError> {
+        let known = Known {
+            seen,
+            stamp: self.stamp,
+        };
+        commit_outside_changes(&self.repo, &known)?;
+        let repo = Arc::new(Repo::new(self.repo));
         let (batcher, saver) = if opts.async_commit {
             let batcher = Batcher::start(Arc::clone(&repo), Bounds::of(opts));
             (Some(batcher), None)
@@ -55,6 +64,48 @@ impl GitHistory {
             repo,
             batcher,
             saver,
+        })
+    }
+}
+
+/// The blob ids of files read since the repository was opened, and when that was.
+struct Known<'a> {
+    seen: &'a SeenFiles,
+    stamp: Option<FileStat>,
+}
+
+impl Known<'_> {
+    /// The id of the file `rel` (whose stat data is now `meta`) as read earlier, when that
+    /// read is provably still the file's content: the stat data is unchanged, and its change
+    /// time is older than the stamp (so no write happened after the stamp, and the read came
+    /// after it).
+    fn id_of(&self, rel: &str, meta: &fs::Metadata) -> Option<Oid> {
+        let stamp = self.stamp.as_ref()?;
+        let (stat, id) = self.seen.get(rel)?;
+        let trusted =
+            *stat == FileStat::of(meta) && stat.dev == stamp.dev && stat.ctime < stamp.ctime;
+        trusted.then(|| Oid::from_bytes(id.as_bytes()).ok())?
+    }
+}
+
+pub(crate) struct GitHistory {
+    repo: Arc<Repo>,
+    /// Async commits. Declared before `saver`: dropping it commits what is still queued.
+    batcher: Option<Batcher>,
+    /// Deferred `.git/index` saves of synchronous commits; dropping it saves what is left.
+    saver: Option<IndexSaver>,
+}
+
+impl GitHistory {
+    /// Opens (or creates) the repository; [`OpeningGit::finish`] then makes the work tree
+    /// clean.
+    pub(crate) fn begin_open(root: &Root, lock: &WriterLock) -> Result<OpeningGit, StoreError> {
+        let repo = open_or_init(root.dir())?;
+        ensure_excluded(&repo)?;
+        compact_index(&repo)?;
+        Ok(OpeningGit {
+            repo,
+            stamp: lock.file_stat(),
         })
     }
 
@@ -452,15 +503,16 @@ fn compact_index(repo: &Repository) -> Result<(), StoreError> {
 /// or restored root: every file's times and inode differ). libgit2's status scan would hash
 /// each such file too, but it first looks up attribute files for every one (a `realpath` per
 /// folder level), which costs several times the hashing. Here each file whose stat data
-/// differs is read and hashed as a blob on every core; when the hash is the entry's, the
-/// entry takes the file's stat data. Files that changed are left for the status scan.
+/// differs is read and hashed as a blob on every core — unless `known` has its id from a read
+/// since the repository was opened — and when the id is the entry's, the entry takes the
+/// file's stat data. Files that changed are left for the status scan.
 ///
 /// Git's "racy clean" rule counts an entry whose file is not older than the index file as
 /// possibly changed (a write in the same instant keeps size and times), and libgit2 hashes
 /// those again, with the same look-ups, when it writes the index. So entries not older than
-/// the index are hashed here too — a changed one is marked (size 0) for the status scan to
+/// the index are checked here too — a changed one is marked (size 0) for the status scan to
 /// find — and then the index file's time is moved to now: none is racy any more.
-fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
+fn refresh_stat_data(repo: &Repository, known: &Known<'_>) -> Result<(), StoreError> {
     use std::os::unix::fs::MetadataExt;
 
     let workdir = repo
@@ -479,40 +531,72 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
         .map_err(|e| StoreError::git("index")(git2::Error::from_str(&e.to_string())))?;
     let mut index = repo.index().map_err(StoreError::git("index"))?;
     index.read(true).map_err(StoreError::git("index read"))?;
-    let stale: Vec<(git2::IndexEntry, fs::Metadata)> = index
-        .iter()
-        .filter(|e| (e.flags >> 12) & 0x3 == 0)
-        .filter_map(|e| {
-            let rel = std::str::from_utf8(&e.path).ok()?;
-            let meta = fs::symlink_metadata(workdir.join(rel)).ok()?;
-            if !meta.is_file() {
-                return None;
-            }
-            let same = meta.len() == u64::from(e.file_size)
-                && meta.mtime() == i64::from(e.mtime.seconds())
-                && meta.mtime_nsec() == i64::from(e.mtime.nanoseconds())
-                && meta.ctime() == i64::from(e.ctime.seconds())
-                && meta.ctime_nsec() == i64::from(e.ctime.nanoseconds())
-                && meta.ino() as u32 == e.ino;
-            let racy = (
-                i64::from(e.mtime.seconds()),
-                i64::from(e.mtime.nanoseconds()),
-            ) >= stamp;
-            (!same || racy).then_some((e, meta))
-        })
-        .collect();
-    if stale.is_empty() {
+    let mut refreshed: Vec<git2::IndexEntry> = Vec::new();
+    // Touched files whose content is not known: read and hashed below.
+    let mut unknown: Vec<(git2::IndexEntry, fs::Metadata)> = Vec::new();
+    for e in index.iter().filter(|e| (e.flags >> 12) & 0x3 == 0) {
+        let Ok(rel) = std::str::from_utf8(&e.path) else {
+            continue;
+        };
+        let Ok(meta) = fs::symlink_metadata(workdir.join(rel)) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let same = meta.len() == u64::from(e.file_size)
+            && meta.mtime() == i64::from(e.mtime.seconds())
+            && meta.mtime_nsec() == i64::from(e.mtime.nanoseconds())
+            && meta.ctime() == i64::from(e.ctime.seconds())
+            && meta.ctime_nsec() == i64::from(e.ctime.nanoseconds())
+            && meta.ino() as u32 == e.ino;
+        let racy = (
+            i64::from(e.mtime.seconds()),
+            i64::from(e.mtime.nanoseconds()),
+        ) >= stamp;
+        if same && !racy {
+            continue;
+        }
+        match known.id_of(rel, &meta) {
+            Some(id) if id == e.id => refreshed.push(with_stat(&e, &meta)),
+            Some(_) => refreshed.push(smudged(&e)),
+            None => unknown.push((e, meta)),
+        }
+    }
+    let read = unknown.len();
+    refreshed.extend(hash_entries(&workdir, &unknown));
+    if refreshed.is_empty() {
         return Ok(());
+    }
+    for entry in &refreshed {
+        index.add(entry).map_err(StoreError::git("index"))?;
+    }
+    index.write().map_err(StoreError::git("index write"))?;
+    tracing::debug!(
+        files = refreshed.len(),
+        read,
+        "refreshed the index's stat data"
+    );
+    Ok(())
+}
+
+/// Reads and hashes the files of `stale` on every core: each entry with the file's stat data
+/// when its id is the entry's, else marked for the status scan.
+fn hash_entries(
+    workdir: &Path,
+    stale: &[(git2::IndexEntry, fs::Metadata)],
+) -> Vec<git2::IndexEntry> {
+    if stale.is_empty() {
+        return Vec::new();
     }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     let chunk = stale.len().div_ceil(threads).max(1);
-    let refreshed: Vec<git2::IndexEntry> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let workers: Vec<_> = stale
             .chunks(chunk)
             .map(|part| {
-                let workdir = &workdir;
                 scope.spawn(move || {
                     part.iter()
                         .filter_map(|(entry, meta)| {
@@ -524,7 +608,8 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
                                 None
                             };
                             let id = bytes
-                                .and_then(|b| Oid::hash_object(git2::ObjectType::Blob, &b).ok());
+                                .map(|b| BlobId::of(&b))
+                                .and_then(|id| Oid::from_bytes(id.as_bytes()).ok());
                             Some(match id {
                                 Some(id) if id == entry.id => with_stat(entry, meta),
                                 // Changed (or unreadable): the status scan must hash it.
@@ -539,16 +624,7 @@ fn refresh_stat_data(repo: &Repository) -> Result<(), StoreError> {
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_default())
             .collect()
-    });
-    if refreshed.is_empty() {
-        return Ok(());
-    }
-    for entry in &refreshed {
-        index.add(entry).map_err(StoreError::git("index"))?;
-    }
-    index.write().map_err(StoreError::git("index write"))?;
-    tracing::debug!(files = refreshed.len(), "refreshed the index's stat data");
-    Ok(())
+    })
 }
 
 /// `entry` marked as possibly changed: a size no file has, so the status scan hashes it.
@@ -604,10 +680,10 @@ fn with_stat(entry: &git2::IndexEntry, meta: &fs::Metadata) -> git2::IndexEntry 
 /// stat data differs (touched, copied or restored files; an index written by another tool).
 /// It writes the refreshed stat data back to `.git/index` (`update_index`), so those files are
 /// hashed once, not at every start.
-fn commit_outside_changes(repo: &Repository) -> Result<(), StoreError> {
+fn commit_outside_changes(repo: &Repository, known: &Known<'_>) -> Result<(), StoreError> {
     let unborn = head_commit(repo)?.is_none();
     if !unborn {
-        if let Err(e) = refresh_stat_data(repo) {
+        if let Err(e) = refresh_stat_data(repo, known) {
             // Only a shortcut: the status scan below hashes what this did not refresh.
             tracing::debug!(error = %e, "refreshing the index's stat data failed");
         }

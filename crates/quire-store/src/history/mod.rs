@@ -17,6 +17,7 @@ use crate::error::StoreError;
 use crate::journal::Interrupted;
 use crate::lock::WriterLock;
 use crate::root::{DiskName, Root};
+use crate::seen::SeenFiles;
 
 pub use batch::Backlog;
 
@@ -238,6 +239,39 @@ enum Backend {
     None,
 }
 
+/// A history being opened for writing: recovered and opened, its work tree not scanned yet
+/// (see [`History::begin_open`]).
+pub struct OpeningHistory {
+    backend: Opening,
+    root: Root,
+    opts: HistoryOptions,
+}
+
+enum Opening {
+    Git(git::OpeningGit),
+    Cow(cow::CowHistory),
+    None,
+}
+
+impl OpeningHistory {
+    /// Scans the work tree and commits whatever differs from HEAD (git), so the work tree is
+    /// clean afterwards. A file `seen` read since [`History::begin_open`] and untouched since
+    /// is not read again.
+    pub fn finish(self, seen: &SeenFiles) -> Result<History, StoreError> {
+        let backend = match self.backend {
+            Opening::Git(git) => Backend::Git(git.finish(&self.opts, seen)?),
+            Opening::Cow(cow) => Backend::Cow(cow),
+            Opening::None => Backend::None,
+        };
+        Ok(History {
+            backend,
+            root: self.root,
+            read_only: false,
+            interrupted: None,
+        })
+    }
+}
+
 impl History {
     /// Opens the history of `root` for writing, under the root's writer lock, and recovers
     /// from a crash. Git: stale git lock files are removed first (the lock's holder knows no
@@ -250,6 +284,19 @@ impl History {
         lock: &WriterLock,
         opts: HistoryOptions,
     ) -> Result<History, StoreError> {
+        History::begin_open(root, lock, opts)?.finish(&SeenFiles::new())
+    }
+
+    /// [`History::open`] in two steps, for a caller that reads every file of the root anyway:
+    /// this one recovers an interrupted change and opens (or creates) the repository;
+    /// [`OpeningHistory::finish`] scans the work tree and commits what changed outside quire,
+    /// taking the blob ids of files the caller read in between from its [`SeenFiles`] instead
+    /// of reading those files again.
+    pub fn begin_open(
+        root: &Root,
+        lock: &WriterLock,
+        opts: HistoryOptions,
+    ) -> Result<OpeningHistory, StoreError> {
         if root.is_read_only() {
             return Err(StoreError::ReadOnly {
                 path: root.dir().display().to_string(),
@@ -268,21 +315,20 @@ impl History {
             git::remove_stale_locks(root.dir())?;
         }
         // A change a crash interrupted is finished or undone before anything looks at the
-        // work tree (the recovery commit below must not record half a change).
+        // work tree (the recovery commit must not record half a change).
         crate::journal::recover(root, |entries| match opts.strategy {
             Strategy::Git => git::head_holds(root.dir(), entries),
             Strategy::Cow | Strategy::None => false,
         })?;
         let backend = match opts.strategy {
-            Strategy::Git => Backend::Git(git::GitHistory::open(root, &opts)?),
-            Strategy::Cow => Backend::Cow(cow::CowHistory::open(root, &opts)?),
-            Strategy::None => Backend::None,
+            Strategy::Git => Opening::Git(git::GitHistory::begin_open(root, lock)?),
+            Strategy::Cow => Opening::Cow(cow::CowHistory::open(root, &opts)?),
+            Strategy::None => Opening::None,
         };
-        Ok(History {
+        Ok(OpeningHistory {
             backend,
             root: root.clone(),
-            read_only: false,
-            interrupted: None,
+            opts,
         })
     }
 

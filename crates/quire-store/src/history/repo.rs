@@ -17,6 +17,7 @@
 
 use std::collections::HashSet;
 use std::fs;
+use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -222,56 +223,32 @@ fn commit_locked(
         index.read(false).map_err(StoreError::git("index read"))?;
     }
     let mut seen = HashSet::new();
-    let mut staged: Vec<(&str, Option<(Oid, FileMode)>)> = Vec::new();
-    for (path, _action) in changes {
-        if path.starts_with(".quire/state/") || !seen.insert(path.as_str()) {
-            continue;
-        }
-        // What is on disk now decides, whatever the action said: a path written and then
-        // removed before a batch commit is a deletion, and the other way round.
-        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
-        let rel = Path::new(path);
-        if on_disk {
-            add_settled(&mut index, rel)?;
-            let entry = index.get_path(rel, 0).ok_or_else(|| {
-                StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
-            })?;
-            staged.push((path, Some((entry.id, file_mode(entry.mode)))));
-        } else {
-            index.remove_path(rel).map_err(StoreError::git("remove"))?;
-            staged.push((path, None));
-        }
-    }
+    let paths: Vec<&str> = changes
+        .iter()
+        .map(|(path, _)| path.as_str())
+        .filter(|path| !path.starts_with(".quire/state/") && seen.insert(*path))
+        .collect();
     let head = head_commit(repo)?;
-    let tree = match &head {
-        // The index matches HEAD apart from the paths just staged (open makes it so and every
-        // commit keeps it so), so HEAD's tree with these updates is the index's tree. Building
-        // it this way rewrites only the trees on the changed paths; `write_tree` would also
-        // re-read every tree of the repository to refresh the index's tree cache.
-        Some(head) => match updated_tree(repo, head, &staged) {
-            Ok(tree) => tree,
-            Err(e) => {
-                // A file replacing a folder (or the reverse) is beyond in-place tree updates.
-                tracing::debug!(error = %e, "tree update refused; writing the tree from the index");
-                index.write_tree().map_err(StoreError::git("write tree"))?
+    let oid = match &head {
+        Some(head) if paths.len() >= PACK_FROM => {
+            commit_packed(repo, workdir, &mut index, &paths, head, author, message)?
+        }
+        _ => {
+            let staged = stage(workdir, &mut index, &paths)?;
+            let tree = build_tree(repo, &mut index, head.as_ref(), &staged)?;
+            match head.as_ref().filter(|h| h.tree_id() == tree) {
+                Some(head) => head.id(),
+                None => {
+                    fault::point("store.commit.before_ref");
+                    commit_with(
+                        repo,
+                        tree,
+                        &author_signature(author)?,
+                        message,
+                        head.as_ref(),
+                    )?
+                }
             }
-        },
-        None => index.write_tree().map_err(StoreError::git("write tree"))?,
-    };
-    let unchanged = head
-        .as_ref()
-        .filter(|h| h.tree_id() == tree)
-        .map(Commit::id);
-    let oid = match unchanged {
-        Some(head) => head,
-        None => {
-            fault::point("store.commit.before_ref");
-            let sig = match author {
-                Author::Actor(actor) => signature(actor)?,
-                Author::Batch => Signature::now(trailer::BATCH_NAME, trailer::BATCH_EMAIL)
-                    .map_err(StoreError::git("signature"))?,
-            };
-            commit_with(repo, tree, &sig, message, head.as_ref())?
         }
     };
     drop(index);
@@ -282,6 +259,224 @@ fn commit_locked(
         state.save_index()?;
     }
     Ok(oid)
+}
+
+/// Commits of at least this many files write their new objects (blobs, trees, the commit)
+/// as one pack file instead of one loose file each: creating files is the largest cost of a
+/// big commit, all the more on a filesystem that has just deleted many (ext4 with `discard`
+/// skips the inodes freed in the last minute, one inode-table read each). Smaller commits
+/// stay loose, as git makes them, so packs do not pile up.
+const PACK_FROM: usize = 32;
+
+/// A staged path with its new blob and mode, or `None` when it was removed.
+type Staged<'p> = (&'p str, Option<(Oid, FileMode)>);
+
+/// Stages exactly `paths` (as they are on disk now): what is on disk decides, whatever the
+/// action said (a path written and then removed before a batch commit is a deletion, and
+/// the other way round).
+fn stage<'p>(
+    workdir: &Path,
+    index: &mut git2::Index,
+    paths: &[&'p str],
+) -> Result<Vec<Staged<'p>>, StoreError> {
+    let mut staged = Vec::with_capacity(paths.len());
+    for path in paths {
+        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
+        let rel = Path::new(path);
+        if on_disk {
+            add_settled(index, rel)?;
+            let entry = index.get_path(rel, 0).ok_or_else(|| {
+                StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
+            })?;
+            staged.push((*path, Some((entry.id, file_mode(entry.mode)))));
+        } else {
+            index.remove_path(rel).map_err(StoreError::git("remove"))?;
+            staged.push((*path, None));
+        }
+    }
+    Ok(staged)
+}
+
+/// The tree of the index after staging: HEAD's tree with the staged updates.
+fn build_tree(
+    repo: &Repository,
+    index: &mut git2::Index,
+    head: Option<&Commit<'_>>,
+    staged: &[Staged<'_>],
+) -> Result<Oid, StoreError> {
+    match head {
+        // The index matches HEAD apart from the paths just staged (open makes it so and every
+        // commit keeps it so), so HEAD's tree with these updates is the index's tree. Building
+        // it this way rewrites only the trees on the changed paths; `write_tree` would also
+        // re-read every tree of the repository to refresh the index's tree cache.
+        Some(head) => match updated_tree(repo, head, staged) {
+            Ok(tree) => Ok(tree),
+            Err(e) => {
+                // A file replacing a folder (or the reverse) is beyond in-place tree updates.
+                tracing::debug!(error = %e, "tree update refused; writing the tree from the index");
+                index.write_tree().map_err(StoreError::git("write tree"))
+            }
+        },
+        None => index.write_tree().map_err(StoreError::git("write tree")),
+    }
+}
+
+/// [`commit_locked`] for many files: the objects are written to memory (reads still find
+/// every object on disk), packed into one pack file, and only then does HEAD move.
+fn commit_packed(
+    repo: &Repository,
+    workdir: &Path,
+    index: &mut git2::Index,
+    paths: &[&str],
+    head: &Commit<'_>,
+    author: Author<'_>,
+    message: &str,
+) -> Result<Oid, StoreError> {
+    let git = StoreError::git("commit");
+    let disk = repo.odb().map_err(git)?;
+    let memory = git2::Odb::new().map_err(git)?;
+    memory.add_new_mempack_backend(3).map_err(git)?;
+    let objects_dir = repo.commondir().join("objects");
+    let objects_dir = objects_dir
+        .to_str()
+        .ok_or_else(|| git(git2::Error::from_str("the objects folder is not UTF-8")))?;
+    memory.add_disk_alternate(objects_dir).map_err(git)?;
+    repo.set_odb(&memory).map_err(git)?;
+    let written = write_commit_objects(repo, workdir, index, paths, head, author, message);
+    let packed = match &written {
+        Ok(Some((_, objects))) => pack_of(repo, objects).map(Some),
+        _ => Ok(None),
+    };
+    // Back to the repository's own object database, whatever happened.
+    repo.set_odb(&disk).map_err(git)?;
+    let (commit, objects) = match written {
+        Ok(Some(written)) => written,
+        Ok(None) => return Ok(head.id()),
+        Err(e) => {
+            // The blobs staged before the failure are named by the index: keep them on disk.
+            let staged: Vec<Oid> = paths
+                .iter()
+                .filter_map(|path| index.get_path(Path::new(path), 0))
+                .map(|entry| entry.id)
+                .collect();
+            if let Err(spill) = store_loose(&memory, &disk, &staged) {
+                tracing::error!(error = %spill, "keeping the staged blobs failed");
+            }
+            return Err(e);
+        }
+    };
+    let stored = packed.and_then(|pack| {
+        let pack = pack.unwrap_or_default();
+        let mut writer = disk.packwriter()?;
+        writer
+            .write_all(&pack)
+            .map_err(|e| git2::Error::from_str(&e.to_string()))?;
+        writer.commit().map(|_| ())
+    });
+    if let Err(e) = stored {
+        // The objects must be on disk before HEAD names them: loose, then.
+        tracing::warn!(error = %e, "writing a pack failed; writing the objects loose");
+        store_loose(&memory, &disk, &objects).map_err(git)?;
+    }
+    fault::point("store.commit.before_ref");
+    advance_head(repo, head, commit, message)?;
+    Ok(commit)
+}
+
+/// Copies `objects` from `memory` (where they may only be in memory) to the repository's
+/// object database on disk, as loose objects.
+fn store_loose(
+    memory: &git2::Odb<'_>,
+    disk: &git2::Odb<'_>,
+    objects: &[Oid],
+) -> Result<(), git2::Error> {
+    for id in objects {
+        let object = memory.read(*id)?;
+        disk.write(object.kind(), object.data())?;
+    }
+    Ok(())
+}
+
+/// Stages `paths`, writes the tree and the commit object (not moving HEAD), and returns the
+/// commit with every object it may have added: the staged blobs, the trees on the changed
+/// paths, the commit. `None` when the tree is HEAD's.
+fn write_commit_objects(
+    repo: &Repository,
+    workdir: &Path,
+    index: &mut git2::Index,
+    paths: &[&str],
+    head: &Commit<'_>,
+    author: Author<'_>,
+    message: &str,
+) -> Result<Option<(Oid, Vec<Oid>)>, StoreError> {
+    let git = StoreError::git("commit");
+    let staged = stage(workdir, index, paths)?;
+    let tree = build_tree(repo, index, Some(head), &staged)?;
+    if tree == head.tree_id() {
+        return Ok(None);
+    }
+    let tree = repo.find_tree(tree).map_err(git)?;
+    let sig = author_signature(author)?;
+    let commit = repo
+        .commit(None, &sig, &sig, message, &tree, &[head])
+        .map_err(git)?;
+    let mut objects: Vec<Oid> = staged.iter().filter_map(|(_, e)| e.map(|e| e.0)).collect();
+    objects.push(tree.id());
+    for (path, _) in &staged {
+        let mut dir = Path::new(path).parent();
+        while let Some(folder) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(entry) = tree.get_path(folder) {
+                objects.push(entry.id());
+            }
+            dir = folder.parent();
+        }
+    }
+    objects.push(commit);
+    objects.sort();
+    objects.dedup();
+    Ok(Some((commit, objects)))
+}
+
+/// One pack of `objects`, read through the repository's object database.
+fn pack_of(repo: &Repository, objects: &[Oid]) -> Result<Vec<u8>, git2::Error> {
+    let mut builder = repo.packbuilder()?;
+    for id in objects {
+        builder.insert_object(*id, None)?;
+    }
+    let mut buf = git2::Buf::new();
+    builder.write_buf(&mut buf)?;
+    Ok(buf.to_vec())
+}
+
+/// Moves the branch HEAD names (or a detached HEAD) from `parent` to `commit`, with the
+/// reflog line git writes for a commit.
+fn advance_head(
+    repo: &Repository,
+    parent: &Commit<'_>,
+    commit: Oid,
+    message: &str,
+) -> Result<(), StoreError> {
+    let git = StoreError::git("commit");
+    let head = repo.find_reference("HEAD").map_err(git)?;
+    let name = head.symbolic_target().unwrap_or("HEAD").to_owned();
+    let summary = message.lines().next().unwrap_or_default();
+    repo.reference_matching(
+        &name,
+        commit,
+        true,
+        parent.id(),
+        &format!("commit: {summary}"),
+    )
+    .map_err(git)?;
+    Ok(())
+}
+
+fn author_signature(author: Author<'_>) -> Result<Signature<'static>, StoreError> {
+    match author {
+        Author::Actor(actor) => signature(actor),
+        Author::Batch => Signature::now(trailer::BATCH_NAME, trailer::BATCH_EMAIL)
+            .map_err(StoreError::git("signature")),
+    }
 }
 
 /// HEAD's tree with the staged paths replaced or removed.

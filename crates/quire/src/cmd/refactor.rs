@@ -148,10 +148,12 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
         Venue::Root(root) => {
             let service = venue::open_root(&root, Purpose::Read)?;
             let manifest = quire_service::parse_manifest(&body, format)?;
-            service
+            let plan = service
                 .default_space()
                 .restructure()
-                .plan(&manifest, args.diff, None)?
+                .plan(&manifest, args.diff, None)?;
+            service.close_for_exit();
+            plan
         }
         Venue::Server(remote) => plan_remotely(&remote, &body, args.diff, None)?,
     };
@@ -332,6 +334,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
                 message: None,
             };
             let (applied, _) = r.apply(&req).map_err(|e| refused(e.into()))?;
+            service.close_for_exit();
             print_applied(&applied);
         }
         Venue::Server(remote) => {
@@ -380,6 +383,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
             let (applied, _) = r
                 .revert(&args.commit, Some(&plan.digest), t.actor(), "cli")
                 .map_err(|e| refused(e.into()))?;
+            service.close_for_exit();
             print_applied(&applied);
         }
         Venue::Server(remote) => {
