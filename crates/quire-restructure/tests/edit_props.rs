@@ -9,30 +9,14 @@ use proptest::prelude::*;
 use quire_restructure::{
     plan, EditEntry, Manifest, PlanOptions, Planned, Replace, Select, SplitEntry,
 };
-use quire_syntax::{parse, parse_canvas, Link};
-use quire_testkit::{generate, VaultSpec};
+use quire_syntax::{parse, Link};
+use quire_testkit::VaultSpec;
 use quire_vault::{PagePath, Resolution, Step, Vault};
 
-use support::MemoryRoot;
+use support::{links_of, MemoryRoot};
 
 fn root_of(seed: u64, pages: usize) -> MemoryRoot {
-    let mut root = MemoryRoot::default();
-    for file in generate(&VaultSpec::new(seed, pages)).files {
-        let text = match file.text() {
-            Some(text) => text.to_owned(),
-            None => format!("binary {}", file.path),
-        };
-        root.insert(&file.path, &text);
-    }
-    root
-}
-
-fn links_of(path: &PagePath, text: &str) -> Vec<Link> {
-    if path.is_canvas() {
-        parse_canvas(text)
-    } else {
-        parse(text).links
-    }
+    support::generated(&VaultSpec::new(seed, pages))
 }
 
 fn cases() -> u32 {

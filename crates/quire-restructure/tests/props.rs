@@ -7,30 +7,14 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use quire_restructure::{plan, Manifest, MoveEntry, PlanOptions, Planned};
-use quire_syntax::{parse, parse_canvas, replace_spans, Link};
-use quire_testkit::{generate, VaultSpec};
+use quire_syntax::replace_spans;
+use quire_testkit::VaultSpec;
 use quire_vault::{PagePath, Resolution, Step};
 
-use support::MemoryRoot;
+use support::{links_of, MemoryRoot};
 
 fn root_of(spec: &VaultSpec) -> MemoryRoot {
-    let mut root = MemoryRoot::default();
-    for file in generate(spec).files {
-        let text = match file.text() {
-            Some(text) => text.to_owned(),
-            None => format!("binary {}", file.path),
-        };
-        root.insert(&file.path, &text);
-    }
-    root
-}
-
-fn links_of(path: &PagePath, text: &str) -> Vec<Link> {
-    if path.is_canvas() {
-        parse_canvas(text)
-    } else {
-        parse(text).links
-    }
+    support::generated(spec)
 }
 
 /// One move entry drawn from numbers: a file to a folder, a folder to a new folder, or a

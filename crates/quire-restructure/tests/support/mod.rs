@@ -156,3 +156,25 @@ pub fn load_dir(dir: &std::path::Path) -> MemoryRoot {
     }
     root
 }
+
+/// A generated vault as a memory root (binary files stand in as text).
+pub fn generated(spec: &quire_testkit::VaultSpec) -> MemoryRoot {
+    let mut root = MemoryRoot::default();
+    for file in quire_testkit::generate(spec).files {
+        let text = match file.text() {
+            Some(text) => text.to_owned(),
+            None => format!("binary {}", file.path),
+        };
+        root.insert(&file.path, &text);
+    }
+    root
+}
+
+/// The links of a page or canvas.
+pub fn links_of(path: &PagePath, text: &str) -> Vec<quire_syntax::Link> {
+    if path.is_canvas() {
+        quire_syntax::parse_canvas(text)
+    } else {
+        quire_syntax::parse(text).links
+    }
+}
