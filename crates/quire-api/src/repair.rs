@@ -12,11 +12,16 @@ use crate::restructure::Manifest;
 pub struct BrokenWikiLink {
     /// The page holding the link.
     pub source: String,
+    /// The link's line in the page (1-based).
+    pub line: u32,
     /// The target as written.
     pub target: String,
-    /// The closest existing file (the match `fix-broken` would use), if any.
+    /// The closest existing file (the match `fix-broken` would use), if exactly one.
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
     pub best_match: Option<String>,
+    /// Files that match equally well (an ambiguous match, which `fix-broken` leaves alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
 }
 
 /// `GET /links/broken`.
@@ -62,6 +67,9 @@ pub struct FixBrokenResult {
     pub fixes: Vec<LinkFix>,
     pub count: usize,
     pub dry_run: bool,
+    /// Broken links whose match is ambiguous (several files match equally well): left alone.
+    #[serde(default)]
+    pub ambiguous: Vec<BrokenWikiLink>,
 }
 
 /// A move made without relinking.

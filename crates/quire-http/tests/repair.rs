@@ -19,6 +19,14 @@ fn server() -> TestServer {
             ),
             ("index.md", "[[notes/alpha]] and [[gamma]] and [[Beta]]\n"),
             ("lonely.md", "# Lonely\n"),
+            // A file-name match, and an ambiguous one (two files of that name).
+            ("archive/2019/delta.md", "# Delta\n"),
+            ("a/dup.md", "# Dup A\n"),
+            ("b/dup.md", "# Dup B\n"),
+            (
+                "links.md",
+                "# Links\n\nOld [[projects/delta]].\nTwice [[old/dup]].\n",
+            ),
         ],
     )
 }
@@ -29,7 +37,7 @@ async fn broken_links_name_their_best_match() {
     let r = s.get("/api/quire/links/broken").await;
     assert_eq!(r.status, 200, "{}", r.text());
     let body = r.json();
-    assert_eq!(body["count"], 4, "{body}");
+    assert_eq!(body["count"], 6, "{body}");
     let broken = body["broken"].as_array().unwrap();
     let find = |target: &str| {
         broken
@@ -42,6 +50,15 @@ async fn broken_links_name_their_best_match() {
     assert_eq!(find("notes/alpha")["match"], "06-notes/alpha.md");
     assert!(find("nowhere at all").get("match").is_none());
     assert!(find("gamma").get("match").is_none());
+    // Each link says where it is.
+    assert_eq!(find("notes/beta")["source"], "06-notes/alpha.md");
+    assert_eq!(find("notes/beta")["line"], 3);
+    // Match order: a path suffix ignoring `06-`, then the file name.
+    assert_eq!(find("projects/delta")["match"], "archive/2019/delta.md");
+    assert_eq!(find("projects/delta")["line"], 3);
+    let dup = find("old/dup");
+    assert!(dup.get("match").is_none(), "{dup}");
+    assert_eq!(dup["candidates"], json!(["a/dup.md", "b/dup.md"]));
 }
 
 #[tokio::test]
@@ -77,7 +94,8 @@ async fn fix_broken_dry_run_writes_nothing_then_fixes_each_page_in_its_own_commi
     assert_eq!(r.status, 200, "{}", r.text());
     let body = r.json();
     assert_eq!(body["dry_run"], true);
-    assert_eq!(body["count"], 2, "{body}");
+    assert_eq!(body["count"], 3, "{body}");
+    assert_eq!(body["ambiguous"][0]["target"], "old/dup", "{body}");
     assert_eq!(s.commit_count(), commits);
 
     let r = s
@@ -95,10 +113,21 @@ async fn fix_broken_dry_run_writes_nothing_then_fixes_each_page_in_its_own_commi
         body["fixes"],
         json!([
             {"source": "06-notes/alpha.md", "old_target": "notes/beta", "new_target": "06-notes/beta"},
-            {"source": "index.md", "old_target": "notes/alpha", "new_target": "06-notes/alpha"}
+            {"source": "index.md", "old_target": "notes/alpha", "new_target": "06-notes/alpha"},
+            {"source": "links.md", "old_target": "projects/delta", "new_target": "archive/2019/delta"}
         ])
     );
-    assert_eq!(s.commit_count(), commits + 2, "one commit per fixed page");
+    assert_eq!(
+        body["ambiguous"],
+        json!([{"source": "links.md", "line": 4, "target": "old/dup",
+                "candidates": ["a/dup.md", "b/dup.md"]}])
+    );
+    assert_eq!(s.commit_count(), commits + 3, "one commit per fixed page");
+    assert_eq!(
+        s.disk("links.md").unwrap(),
+        "# Links\n\nOld [[archive/2019/delta]].\nTwice [[old/dup]].\n",
+        "the ambiguous link is left alone"
+    );
     assert_eq!(s.head_author(), "fixer");
     assert_eq!(
         s.disk("index.md").unwrap(),

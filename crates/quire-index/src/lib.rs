@@ -34,7 +34,7 @@ pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
 pub const INDEX_FILE: &str = ".quire/state/index.db";
 
 /// The schema this build writes; any other value in `schema_version` means "recreate".
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a statement waits for another connection (another process on the same root, such
 /// as `quire refactor apply --root`) to finish writing before it fails.

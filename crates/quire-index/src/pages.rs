@@ -4,7 +4,9 @@
 //!
 //! `pages.id` is the FTS5 rowid of the page, so a search joins the two without a lookup by
 //! path. Writes replace whole pages: every row of a path goes and comes back in one
-//! transaction, so a reader never sees half a page.
+//! transaction, so a reader never sees half a page — except the FTS5 row of a page whose
+//! searchable text is unchanged (a frontmatter edit), which stays: removing a row from FTS5
+//! costs a tokenization of its old text, the dearest part of replacing a page.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use serde_json::Value;
@@ -22,7 +24,10 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         mtime_ms    INTEGER NOT NULL,
         word_count  INTEGER NOT NULL,
         frontmatter TEXT NOT NULL,
-        trusted     INTEGER NOT NULL
+        trusted     INTEGER NOT NULL,
+        -- A hash of the searchable text (title, headings, body): a page whose text is the
+        -- same keeps its FTS5 row when only its frontmatter changed.
+        text_hash   INTEGER NOT NULL
     );
     CREATE TABLE frontmatter (
         path       TEXT NOT NULL,
@@ -181,6 +186,11 @@ fn delete_page(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
         tx.prepare_cached("DELETE FROM pages WHERE id = ?1")?
             .execute([id])?;
     }
+    delete_side_rows(tx, path)
+}
+
+/// Deletes the rows of `path` outside `pages` and `fts`.
+fn delete_side_rows(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
     for sql in [
         "DELETE FROM frontmatter WHERE path = ?1",
         "DELETE FROM links WHERE source = ?1",
@@ -192,13 +202,57 @@ fn delete_page(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Replaces the rows of `page`. A page already indexed with the same searchable text keeps
+/// its id and its FTS5 row; any other page is deleted and inserted.
+fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()> {
+    let hash = text_hash(page);
+    let indexed: Option<(i64, i64)> = tx
+        .prepare_cached("SELECT id, text_hash FROM pages WHERE path = ?1")?
+        .query_row([&page.path], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    match indexed {
+        Some((id, same)) if same == hash => {
+            tx.prepare_cached(
+                "UPDATE pages SET size = ?2, mtime_ms = ?3, word_count = ?4, frontmatter = ?5,
+                 trusted = ?6 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                i64::try_from(page.size).unwrap_or(i64::MAX),
+                page.mtime_ms,
+                page.word_count,
+                page.frontmatter.to_string(),
+                is_trusted(&page.frontmatter),
+            ])?;
+            delete_side_rows(tx, &page.path)?;
+            insert_side_rows(tx, page)
+        }
+        _ => {
+            delete_page(tx, &page.path)?;
+            insert_page(tx, page)
+        }
+    }
+}
+
+/// The hash stored in `pages.text_hash`: of what the FTS5 row holds. (SipHash with fixed
+/// keys: the same text gives the same value in every run.)
+fn text_hash(page: &PageRecord) -> i64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    page.title.hash(&mut hasher);
+    for heading in &page.headings {
+        heading.text.hash(&mut hasher);
+    }
+    page.body.hash(&mut hasher);
+    hasher.finish() as i64
+}
+
 /// Inserts every row of `page`, whose path has no rows yet.
 fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
-    let frontmatter = page.frontmatter.to_string();
     connection
         .prepare_cached(
-            "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted,
+             text_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?
         .execute(params![
             page.path,
@@ -206,12 +260,33 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             i64::try_from(page.size).unwrap_or(i64::MAX),
             page.mtime_ms,
             page.word_count,
-            frontmatter,
+            page.frontmatter.to_string(),
             is_trusted(&page.frontmatter),
+            text_hash(page),
         ])?;
     let id = connection.last_insert_rowid();
+    let headings_text: String = page
+        .headings
+        .iter()
+        .flat_map(|heading| [heading.text.as_str(), "\n"])
+        .collect();
+    connection
+        .prepare_cached(
+            "INSERT INTO fts (rowid, path, title, headings, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            id,
+            page.path,
+            space_cjk(&page.title),
+            space_cjk(&headings_text),
+            space_cjk(&page.body),
+        ])?;
+    insert_side_rows(connection, page)
+}
 
-    let mut headings_text = String::new();
+/// Inserts the rows of `page` outside `pages` and `fts`: headings, typed frontmatter, links
+/// and tags.
+fn insert_side_rows(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
     {
         let mut insert = connection.prepare_cached(
             "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -224,22 +299,8 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
                 heading.slug,
                 heading.line
             ])?;
-            headings_text.push_str(&heading.text);
-            headings_text.push('\n');
         }
     }
-    connection
-        .prepare_cached(
-            "INSERT INTO fts (rowid, path, title, headings, body) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            id,
-            page.path,
-            space_cjk(&page.title),
-            space_cjk(&headings_text),
-            space_cjk(&page.body),
-        ])?;
-
     if let Value::Object(map) = &page.frontmatter {
         let mut insert = connection.prepare_cached(
             "INSERT INTO frontmatter (path, key, value_text, value_num, value_date)
@@ -288,8 +349,7 @@ impl Index {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
         for page in pages {
-            delete_page(&tx, &page.path).map_err(sql)?;
-            insert_page(&tx, page).map_err(sql)?;
+            replace_page(&tx, page).map_err(sql)?;
         }
         tx.commit().map_err(sql)
     }
@@ -514,6 +574,41 @@ mod tests {
             rows(&index, "SELECT body FROM fts ORDER BY path"),
             ["second", "other"]
         );
+    }
+
+    #[test]
+    fn a_frontmatter_edit_keeps_the_search_row_and_replaces_the_rest() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "same words");
+        a.frontmatter = json!({"status": "draft"});
+        a.tags = vec!["old".into()];
+        index.replace_pages(&[a.clone()]).unwrap();
+        let id = rows(&index, "SELECT CAST(id AS TEXT) FROM pages");
+
+        a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
+        a.tags = vec!["new".into()];
+        a.size += 30;
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(rows(&index, "SELECT CAST(id AS TEXT) FROM pages"), id);
+        assert_eq!(rows(&index, "SELECT body FROM fts"), ["same words"]);
+        assert_eq!(
+            rows(
+                &index,
+                "SELECT key || '=' || value_text FROM frontmatter ORDER BY key"
+            ),
+            ["reviewed=2025-01-01", "status=done"]
+        );
+        assert_eq!(index.tags().unwrap(), [("new".to_string(), 1)]);
+        assert_eq!(
+            rows(&index, "SELECT CAST(size AS TEXT) FROM pages"),
+            [(a.size).to_string()]
+        );
+
+        // A new title is searchable text: the row is replaced.
+        a.title = "Renamed".into();
+        index.replace_pages(&[a]).unwrap();
+        assert_eq!(rows(&index, "SELECT title FROM fts"), ["Renamed"]);
+        assert_eq!(rows(&index, "SELECT count(*) || '' FROM fts"), ["1"]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! after the first file was written restores the pre-images of every file of the change, so
 //! nothing half-written stays on disk.
 
-use quire_store::{etag, fault, DiskName, FileChange, JournalEntry, Recorded};
+use quire_store::{etag, fault, DiskName, FileChange, JournalEntry, Recorded, StoreError};
 use quire_vault::PagePath;
 
 use quire_api::Event;
@@ -185,18 +185,9 @@ impl SpaceCore {
             self.root.write_journal(&entries)?;
             fault::point("after-journal");
         }
-        for (written, p) in prepared.iter().enumerate() {
-            let result = match &p.after {
-                Some(bytes) => self.root.write_on_disk(&p.disk, bytes),
-                None => self.root.remove_on_disk(&p.disk),
-            };
-            if let Err(e) = result {
-                self.roll_back(&prepared[..written], journaled);
-                return Err(e.into());
-            }
-            if written == 0 {
-                fault::point("after-first-write");
-            }
+        if let (done, Some(e)) = self.write_files(&prepared) {
+            self.roll_back(&done, journaled);
+            return Err(e.into());
         }
         fault::point("after-write");
 
@@ -216,6 +207,14 @@ impl SpaceCore {
             ("", _) => format!("Change {} files", prepared.len()),
             (text, _) => text.to_string(),
         };
+        // The index step starts before the commit and runs beside it (the index thread reads
+        // the files just written); the answer waits for both. A failed commit restores the
+        // files and tells the index of the restored contents.
+        let indexing = self.start_indexing(
+            prepared
+                .iter()
+                .map(|p| (&p.path, &p.disk, p.after.as_deref())),
+        );
         let recorded = match change.commit {
             CommitMode::AsConfigured => self.history.record(&changes, &change.actor, &message),
             CommitMode::Now => self.history.record_now(&changes, &change.actor, &message),
@@ -224,7 +223,12 @@ impl SpaceCore {
             Ok(Recorded::Committed(id)) => applied.commit = Some(id),
             Ok(_) => {}
             Err(e) => {
-                self.roll_back(&prepared, journaled);
+                self.roll_back(&prepared.iter().collect::<Vec<_>>(), journaled);
+                self.index_files(
+                    prepared
+                        .iter()
+                        .map(|p| (&p.path, &p.disk, p.before.as_deref())),
+                );
                 return Err(Error::internal(format!(
                     "commit failed, change rolled back: {e}"
                 )));
@@ -236,12 +240,7 @@ impl SpaceCore {
                 tracing::error!("removing the journal failed (recovered at next start): {e}");
             }
         }
-
-        self.index_files(
-            prepared
-                .iter()
-                .map(|p| (&p.path, &p.disk, p.after.as_deref())),
-        );
+        indexing.wait();
         self.announce(&prepared, &change);
         Ok(applied)
     }
@@ -252,9 +251,22 @@ impl SpaceCore {
         &self,
         files: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)> + Clone,
     ) {
+        self.start_indexing(files).wait();
+    }
+
+    /// [`SpaceCore::index_files`] without waiting for the index thread: the link model has
+    /// the new contents when this returns; the index has them once the answer's `wait`
+    /// returns.
+    fn start_indexing<'a>(
+        &self,
+        files: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)> + Clone,
+    ) -> Indexing<'_> {
         self.links.index_changes(&self.root, files.clone());
-        if let Some(indexer) = &self.indexer {
-            indexer.changed(files.map(|(path, _, _)| path.clone()).collect());
+        let sent = self.indexer.as_ref().is_some_and(|indexer| {
+            indexer.changed(files.map(|(path, _, _)| path.clone()).collect())
+        });
+        Indexing {
+            indexer: self.indexer.as_ref().filter(|_| sent),
         }
     }
 
@@ -266,7 +278,79 @@ impl SpaceCore {
         }
     }
 
-    fn roll_back(&self, prepared: &[Prepared], journaled: bool) {
+    /// Writes and removes the prepared files: removals first (a file may make way for a
+    /// folder), then the writes — spread over the cores when there are many. Returns the
+    /// files done (to roll back on failure) and the first failure.
+    fn write_files<'a>(&self, prepared: &'a [Prepared]) -> (Vec<&'a Prepared>, Option<StoreError>) {
+        let one = |p: &Prepared| match &p.after {
+            Some(bytes) => self.root.write_on_disk(&p.disk, bytes),
+            None => self.root.remove_on_disk(&p.disk),
+        };
+        let (removals, writes): (Vec<&Prepared>, Vec<&Prepared>) =
+            prepared.iter().partition(|p| p.after.is_none());
+        let mut done = Vec::with_capacity(prepared.len());
+        let split = writes.len().min(1);
+        for p in removals.into_iter().chain(writes[..split].iter().copied()) {
+            if let Err(e) = one(p) {
+                return (done, Some(e));
+            }
+            done.push(p);
+            if done.len() == 1 {
+                fault::point("after-first-write");
+            }
+        }
+        let rest = &writes[split..];
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if rest.len() < PARALLEL_WRITES_FROM || threads < 2 {
+            for p in rest {
+                if let Err(e) = one(p) {
+                    return (done, Some(e));
+                }
+                done.push(p);
+            }
+            return (done, None);
+        }
+        let chunk = rest.len().div_ceil(threads);
+        let outcomes: Vec<(Vec<&Prepared>, Option<StoreError>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = rest
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut written = Vec::with_capacity(part.len());
+                        for p in part {
+                            if let Err(e) = one(p) {
+                                return (written, Some(e));
+                            }
+                            written.push(*p);
+                        }
+                        (written, None)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .zip(rest.chunks(chunk))
+                .map(|(worker, part)| {
+                    // A thread that panicked may have written any file of its part.
+                    worker.join().unwrap_or_else(|_| {
+                        let error = StoreError::Io {
+                            path: String::new(),
+                            source: std::io::Error::other("a writing thread panicked"),
+                        };
+                        (part.to_vec(), Some(error))
+                    })
+                })
+                .collect()
+        });
+        let mut failure = None;
+        for (written, error) in outcomes {
+            done.extend(written);
+            failure = failure.or(error);
+        }
+        (done, failure)
+    }
+
+    fn roll_back(&self, prepared: &[&Prepared], journaled: bool) {
         let mut clean = true;
         for p in prepared.iter().rev() {
             let result = match &p.before {
@@ -318,6 +402,24 @@ impl SpaceCore {
 }
 
 /// A change names files at most once, and never a reserved path; the actor is a plain name.
+/// From this many files, a change's writes are spread over threads.
+const PARALLEL_WRITES_FROM: usize = 64;
+
+/// Changes sent to the index thread: [`Indexing::wait`] returns once they are indexed (at
+/// once when indexing is asynchronous).
+#[must_use]
+struct Indexing<'a> {
+    indexer: Option<&'a crate::indexing::Indexer>,
+}
+
+impl Indexing<'_> {
+    fn wait(self) {
+        if let Some(indexer) = self.indexer {
+            indexer.wait_if_sync();
+        }
+    }
+}
+
 fn validate(change: &Change) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));

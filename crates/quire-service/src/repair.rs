@@ -34,10 +34,13 @@ impl Repair<'_> {
                     continue;
                 }
                 if vault.resolve(source, link).path().is_none() {
+                    let found = matcher.best(&link.target);
                     broken.push(BrokenWikiLink {
                         source: source.to_string(),
+                        line: link.line,
                         target: link.target.clone(),
-                        best_match: matcher.best(&link.target).map(|p| p.to_string()),
+                        best_match: found.one().map(|p| p.to_string()),
+                        candidates: found.candidates(),
                     });
                 }
             }
@@ -78,6 +81,7 @@ impl Repair<'_> {
             let vault = self.0.links.vault();
             let matcher = Matcher::new(&vault);
             let mut by_page: BTreeMap<PagePath, Vec<LinkFix>> = BTreeMap::new();
+            let mut ambiguous = Vec::new();
             for (source, summary) in vault.pages() {
                 for link in &summary.links {
                     if link.kind != LinkKind::Wiki || link.target.trim().is_empty() {
@@ -86,8 +90,19 @@ impl Repair<'_> {
                     if vault.resolve(source, link).path().is_some() {
                         continue;
                     }
-                    let Some(found) = matcher.best(&link.target) else {
-                        continue;
+                    let found = match matcher.best(&link.target) {
+                        Found::One(path) => path,
+                        Found::Nothing => continue,
+                        many @ Found::Ambiguous(_) => {
+                            ambiguous.push(BrokenWikiLink {
+                                source: source.to_string(),
+                                line: link.line,
+                                target: link.target.clone(),
+                                best_match: None,
+                                candidates: many.candidates(),
+                            });
+                            continue;
+                        }
                     };
                     if let Some(new) = target_text(&vault, source, &link.target, found) {
                         by_page.entry(source.clone()).or_default().push(LinkFix {
@@ -98,8 +113,9 @@ impl Repair<'_> {
                     }
                 }
             }
-            by_page
+            (by_page, ambiguous)
         };
+        let (planned, ambiguous) = planned;
         let mut fixes = Vec::new();
         for (page, page_fixes) in planned {
             if dry_run {
@@ -147,6 +163,7 @@ impl Repair<'_> {
             fixes,
             count,
             dry_run,
+            ambiguous,
         })
     }
 
@@ -227,7 +244,8 @@ impl Repair<'_> {
 
 /// Finds the file a broken link most likely meant: exact path, then a path suffix ignoring
 /// numeric folder prefixes such as `06-`, then the same file name (restructuring spec,
-/// `fix-broken`). Ties go to the fewest folders, then byte order.
+/// `fix-broken`). Several files at the first step that finds any is an ambiguous match, which
+/// `fix-broken` leaves alone and reports.
 struct Matcher<'v> {
     files: Vec<&'v PagePath>,
 }
@@ -239,13 +257,15 @@ impl<'v> Matcher<'v> {
         Matcher { files }
     }
 
-    fn best(&self, target: &str) -> Option<&'v PagePath> {
+    /// The file `target` most likely meant. Each step of the match order is tried in turn;
+    /// the first that finds files decides, and two or more files there make it ambiguous.
+    fn best(&self, target: &str) -> Found<'v> {
         let target = target
             .trim()
             .trim_start_matches('/')
             .trim_start_matches("./");
         if target.is_empty() {
-            return None;
+            return Found::Nothing;
         }
         let with_md = if target.ends_with(".md") || target.contains('.') && !target.ends_with('.') {
             vec![target.to_owned(), format!("{target}.md")]
@@ -253,30 +273,59 @@ impl<'v> Matcher<'v> {
             vec![format!("{target}.md")]
         };
         let lower: Vec<String> = with_md.iter().map(|t| t.to_lowercase()).collect();
-        if let Some(found) = self
-            .files
-            .iter()
-            .find(|p| lower.contains(&p.as_str().to_lowercase()))
-        {
-            return Some(found);
+        let exact = self.all(|p| lower.contains(&p.as_str().to_lowercase()));
+        if exact != Found::Nothing {
+            return exact;
         }
         let stripped: Vec<String> = lower.iter().map(|t| strip_numbers(t)).collect();
-        if let Some(found) = self.files.iter().find(|p| {
+        let suffix = self.all(|p| {
             let path = strip_numbers(&p.as_str().to_lowercase());
             stripped
                 .iter()
                 .any(|t| path == *t || path.ends_with(&format!("/{t}")))
-        }) {
-            return Some(found);
+        });
+        if suffix != Found::Nothing {
+            return suffix;
         }
-        let name = lower
+        let names: Vec<String> = lower
             .iter()
-            .map(|t| t.rsplit('/').next().unwrap_or(t).to_owned());
-        let names: Vec<String> = name.collect();
-        self.files
-            .iter()
-            .find(|p| names.contains(&p.name().to_lowercase()))
-            .copied()
+            .map(|t| t.rsplit('/').next().unwrap_or(t).to_owned())
+            .collect();
+        self.all(|p| names.contains(&p.name().to_lowercase()))
+    }
+
+    fn all(&self, matches: impl Fn(&PagePath) -> bool) -> Found<'v> {
+        let found: Vec<&'v PagePath> = self.files.iter().copied().filter(|p| matches(p)).collect();
+        match found.as_slice() {
+            [] => Found::Nothing,
+            [one] => Found::One(one),
+            _ => Found::Ambiguous(found),
+        }
+    }
+}
+
+/// What [`Matcher::best`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Found<'v> {
+    Nothing,
+    One(&'v PagePath),
+    /// Several files match equally well: the link is left alone.
+    Ambiguous(Vec<&'v PagePath>),
+}
+
+impl<'v> Found<'v> {
+    fn one(&self) -> Option<&'v PagePath> {
+        match self {
+            Found::One(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    fn candidates(&self) -> Vec<String> {
+        match self {
+            Found::Ambiguous(paths) => paths.iter().map(|p| p.to_string()).collect(),
+            _ => Vec::new(),
+        }
     }
 }
 

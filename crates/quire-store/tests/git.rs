@@ -624,11 +624,15 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
     let before_loose = loose_objects(f.dir.path());
     let parent = f.repo().head().unwrap().target().unwrap();
     let mut changes = Vec::new();
+    // Sizes of one, two and three bytes in the pack's entry headers.
+    let text = |i: usize| match i {
+        5 => "long line\n".repeat(30_000),
+        6 => "x".repeat(200),
+        _ => format!("note {i}\n"),
+    };
     for i in 0..40 {
         let path = format!("notes/sub{}/n{i}.md", i % 4);
-        f.root
-            .write(&p(&path), format!("note {i}\n").as_bytes())
-            .unwrap();
+        f.root.write(&p(&path), text(i).as_bytes()).unwrap();
         changes.push(change(&path, ChangeAction::Write));
     }
     f.root.remove(&p("old/gone.md")).unwrap();
@@ -651,7 +655,7 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
     assert_eq!(commit.parent_id(0).unwrap(), parent);
     assert_eq!(commit.author().name(), Some("bob"));
     let tree = commit.tree().unwrap();
-    for i in [0, 17, 39] {
+    for i in [0, 5, 6, 17, 39] {
         let path = format!("notes/sub{}/n{i}.md", i % 4);
         let blob = tree
             .get_path(std::path::Path::new(&path))
@@ -660,7 +664,7 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
             .unwrap()
             .peel_to_blob()
             .unwrap();
-        assert_eq!(blob.content(), format!("note {i}\n").as_bytes());
+        assert_eq!(blob.content(), text(i).as_bytes());
     }
     assert!(tree.get_path(std::path::Path::new("old/gone.md")).is_err());
     assert!(tree.get_path(std::path::Path::new("keep.md")).is_ok());

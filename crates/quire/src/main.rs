@@ -31,6 +31,9 @@ enum Command {
     /// Serve MCP (the agent protocol) on stdin/stdout; through the server holding the root
     /// when one runs, else on the root itself.
     Mcp(cmd::mcp::Args),
+    /// Link health: broken wiki links (with the file each most likely meant) and orphan
+    /// pages. `quire refactor fix-broken` repairs the broken ones.
+    Links(cmd::links::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Reindex(args) => cmd::find::reindex(args),
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
+        Command::Links(args) => cmd::links::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

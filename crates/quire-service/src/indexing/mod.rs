@@ -168,14 +168,16 @@ impl Indexer {
         }
     }
 
-    /// The pipeline's hook: these files were written or removed. Waits for the index when
-    /// indexing is synchronous.
-    pub(crate) fn changed(&self, paths: Vec<PagePath>) {
+    /// The pipeline's hook: these files were written or removed. Says whether any was sent
+    /// to the index thread; [`Indexer::wait_if_sync`] waits for them.
+    pub(crate) fn changed(&self, paths: Vec<PagePath>) -> bool {
         let paths: Vec<PagePath> = paths.into_iter().filter(|p| p.is_page()).collect();
-        if paths.is_empty() {
-            return;
-        }
-        if self.send(Message::Changed(paths)) && self.sync {
+        !paths.is_empty() && self.send(Message::Changed(paths))
+    }
+
+    /// Waits until everything changed so far is indexed, when indexing is synchronous.
+    pub(crate) fn wait_if_sync(&self) {
+        if self.sync {
             self.flush();
         }
     }

@@ -23,8 +23,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use flate2::write::ZlibEncoder;
+use flate2::Compression;
 use git2::build::TreeUpdateBuilder;
-use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
+use git2::{Commit, ErrorCode, FileMode, ObjectType, Oid, Repository, Signature};
+use sha1::{Digest, Sha1};
 
 use super::{trailer, ChangeAction};
 use crate::error::StoreError;
@@ -344,7 +347,7 @@ fn commit_packed(
     repo.set_odb(&memory).map_err(git)?;
     let written = write_commit_objects(repo, workdir, index, paths, head, author, message);
     let packed = match &written {
-        Ok(Some((_, objects))) => pack_of(repo, objects).map(Some),
+        Ok(Some((_, objects))) => pack_of(&memory, objects).map(Some),
         _ => Ok(None),
     };
     // Back to the repository's own object database, whatever happened.
@@ -437,15 +440,47 @@ fn write_commit_objects(
     Ok(Some((commit, objects)))
 }
 
-/// One pack of `objects`, read through the repository's object database.
-fn pack_of(repo: &Repository, objects: &[Oid]) -> Result<Vec<u8>, git2::Error> {
-    let mut builder = repo.packbuilder()?;
+/// One pack of `objects` as read from `odb`: every object whole (no deltas) and deflated at
+/// zlib's fastest level. For the many small blobs of a bulk change, libgit2's pack builder
+/// spends most of a commit searching deltas; `git gc` finds them later anyway.
+fn pack_of(odb: &git2::Odb<'_>, objects: &[Oid]) -> Result<Vec<u8>, git2::Error> {
+    let count = u32::try_from(objects.len())
+        .map_err(|_| git2::Error::from_str("too many objects for one pack"))?;
+    let mut pack = Vec::with_capacity(objects.len() * 512);
+    pack.extend_from_slice(b"PACK");
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    pack.extend_from_slice(&count.to_be_bytes());
     for id in objects {
-        builder.insert_object(*id, None)?;
+        let object = odb.read(*id)?;
+        let kind: u8 = match object.kind() {
+            ObjectType::Commit => 1,
+            ObjectType::Tree => 2,
+            ObjectType::Blob => 3,
+            ObjectType::Tag => 4,
+            other => {
+                return Err(git2::Error::from_str(&format!(
+                    "cannot pack an object of kind {other}"
+                )))
+            }
+        };
+        let data = object.data();
+        // The entry header: the kind and the size, 4 bits then 7 bits a byte, low first.
+        let mut size = data.len();
+        let mut byte = (kind << 4) | (size & 0x0f) as u8;
+        size >>= 4;
+        while size > 0 {
+            pack.push(byte | 0x80);
+            byte = (size & 0x7f) as u8;
+            size >>= 7;
+        }
+        pack.push(byte);
+        let mut deflate = ZlibEncoder::new(&mut pack, Compression::fast());
+        let deflated = deflate.write_all(data).and_then(|()| deflate.finish());
+        deflated.map_err(|e| git2::Error::from_str(&format!("deflating an object: {e}")))?;
     }
-    let mut buf = git2::Buf::new();
-    builder.write_buf(&mut buf)?;
-    Ok(buf.to_vec())
+    let checksum = Sha1::digest(&pack);
+    pack.extend_from_slice(&checksum);
+    Ok(pack)
 }
 
 /// Moves the branch HEAD names (or a detached HEAD) from `parent` to `commit`, with the

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
 use quire_api::{
-    Applied, AppliedResult, ApplyRequest, Plan, RevertRequest, ScriptRequest, ScriptResponse,
+    Applied, AppliedResult, ApplyRequest, FixBrokenRequest, FixBrokenResult, Plan, RevertRequest,
+    ScriptRequest, ScriptResponse,
 };
 use quire_service::{Error, ErrorCode, ManifestFormat};
 
@@ -32,6 +33,22 @@ enum Command {
     Apply(ApplyArgs),
     /// Undo a commit (a restructuring or any other) as a new commit, after you confirm.
     Revert(RevertArgs),
+    /// Rewrite broken wiki links to the file each most likely meant (exact path, then a
+    /// path suffix ignoring numeric folder prefixes such as `06-`, then the file name), one
+    /// commit per page. Ambiguous matches are listed and left alone.
+    FixBroken(FixBrokenArgs),
+}
+
+#[derive(ClapArgs)]
+struct FixBrokenArgs {
+    /// Only list what would be fixed; nothing is written.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the answer as JSON (the shape of POST /refactor/fix-broken).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    target: Target,
 }
 
 #[derive(ClapArgs)]
@@ -132,6 +149,87 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Command::Script(a) => script(a),
         Command::Apply(a) => apply(a),
         Command::Revert(a) => revert(a),
+        Command::FixBroken(a) => fix_broken(a),
+    }
+}
+
+fn fix_broken(args: FixBrokenArgs) -> anyhow::Result<()> {
+    let t = &args.target;
+    let purpose = if args.dry_run {
+        Purpose::Read
+    } else {
+        Purpose::Write("refactor fix-broken")
+    };
+    let venue = venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)?;
+    let service = match &venue {
+        Venue::Root(root) => Some(venue::open_root(root, purpose)?),
+        Venue::Server(_) => None,
+    };
+    let opts = quire_service::WriteOptions::by(t.actor());
+    let fix = |dry_run: bool| -> anyhow::Result<FixBrokenResult> {
+        Ok(match (&venue, &service) {
+            (Venue::Server(remote), _) => remote.post_json(
+                "/refactor/fix-broken",
+                &[("X-Actor", t.actor())],
+                &FixBrokenRequest { dry_run },
+            )?,
+            (Venue::Root(_), Some(service)) => service
+                .default_space()
+                .repair()
+                .fix_broken(dry_run, &opts)?,
+            (Venue::Root(_), None) => unreachable!("a root venue opens the root"),
+        })
+    };
+    let preview = fix(true)?;
+    if args.json && args.dry_run {
+        println!("{}", serde_json::to_string_pretty(&preview)?);
+        return Ok(());
+    }
+    if !args.json {
+        print_fixes(&preview);
+    }
+    if args.dry_run {
+        println!("Dry run: nothing was written.");
+        return Ok(());
+    }
+    if preview.fixes.is_empty() {
+        println!("Nothing to fix.");
+        return Ok(());
+    }
+    if !confirm(
+        &format!("Fix {} links (one commit per page)?", preview.count),
+        t.yes,
+    )? {
+        println!("Nothing was written.");
+        return Ok(());
+    }
+    let done = fix(false)?;
+    if let Some(service) = service {
+        service.close_for_exit();
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&done)?);
+    } else {
+        println!("Fixed {} links.", done.count);
+    }
+    Ok(())
+}
+
+fn print_fixes(answer: &FixBrokenResult) {
+    for fix in &answer.fixes {
+        println!(
+            "{}: [[{}]] → [[{}]]",
+            fix.source, fix.old_target, fix.new_target
+        );
+    }
+    for link in &answer.ambiguous {
+        println!(
+            "{}:{}: [[{}]] left alone, ambiguous: {}",
+            link.source,
+            link.line,
+            link.target,
+            link.candidates.join(", ")
+        );
     }
 }
 
