@@ -3,10 +3,8 @@
 //! the lookups on them (backlinks, tag counts) and the content stamp in `meta`.
 //!
 //! `pages.id` is the FTS5 rowid of the page, so a search joins the two without a lookup by
-//! path. Writes replace whole pages: every row of a path goes and comes back in one
-//! transaction, so a reader never sees half a page — except the FTS5 row of a page whose
-//! searchable text is unchanged (a frontmatter edit), which stays: removing a row from FTS5
-//! costs a tokenization of its old text, the dearest part of replacing a page.
+//! path. Writes replace whole pages in one transaction, so a reader never sees half a page;
+//! rows a replacement would write back unchanged stay (see `replace_page`).
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use serde_json::Value;
@@ -25,9 +23,13 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         word_count  INTEGER NOT NULL,
         frontmatter TEXT NOT NULL,
         trusted     INTEGER NOT NULL,
-        -- A hash of the searchable text (title, headings, body): a page whose text is the
-        -- same keeps its FTS5 row when only its frontmatter changed.
-        text_hash   INTEGER NOT NULL
+        -- What a replacement compares (see `replace_page`): hashes of the searchable text
+        -- (title, headings, body), of the links and of the tags, and the line the body
+        -- starts on.
+        text_hash   INTEGER NOT NULL,
+        links_hash  INTEGER NOT NULL,
+        tags_hash   INTEGER NOT NULL,
+        body_line   INTEGER NOT NULL
     );
     CREATE TABLE frontmatter (
         path       TEXT NOT NULL,
@@ -101,6 +103,8 @@ pub struct PageRecord {
     pub size: u64,
     pub mtime_ms: i64,
     pub word_count: u32,
+    /// Lines before the body (the frontmatter's, 0 without one).
+    pub body_line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -186,11 +190,6 @@ fn delete_page(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
         tx.prepare_cached("DELETE FROM pages WHERE id = ?1")?
             .execute([id])?;
     }
-    delete_side_rows(tx, path)
-}
-
-/// Deletes the rows of `path` outside `pages` and `fts`.
-fn delete_side_rows(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
     for sql in [
         "DELETE FROM frontmatter WHERE path = ?1",
         "DELETE FROM links WHERE source = ?1",
@@ -202,57 +201,137 @@ fn delete_side_rows(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Replaces the rows of `page`. A page already indexed with the same searchable text keeps
-/// its id and its FTS5 row; any other page is deleted and inserted.
-fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()> {
-    let hash = text_hash(page);
-    let indexed: Option<(i64, i64)> = tx
-        .prepare_cached("SELECT id, text_hash FROM pages WHERE path = ?1")?
-        .query_row([&page.path], |row| Ok((row.get(0)?, row.get(1)?)))
-        .optional()?;
-    match indexed {
-        Some((id, same)) if same == hash => {
-            tx.prepare_cached(
-                "UPDATE pages SET size = ?2, mtime_ms = ?3, word_count = ?4, frontmatter = ?5,
-                 trusted = ?6 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                i64::try_from(page.size).unwrap_or(i64::MAX),
-                page.mtime_ms,
-                page.word_count,
-                page.frontmatter.to_string(),
-                is_trusted(&page.frontmatter),
-            ])?;
-            delete_side_rows(tx, &page.path)?;
-            insert_side_rows(tx, page)
-        }
-        _ => {
-            delete_page(tx, &page.path)?;
-            insert_page(tx, page)
+/// What `pages` keeps of a page to tell what a replacement changes.
+struct Kept {
+    id: i64,
+    hashes: Hashes,
+    frontmatter: String,
+}
+
+/// The hashes of a page's rows, lines counted from the start of the body, so that a page
+/// whose frontmatter grew by a line has the same hashes (its rows only move down).
+#[derive(PartialEq, Eq)]
+struct Hashes {
+    text: i64,
+    links: i64,
+    tags: i64,
+    body_line: i64,
+}
+
+impl Hashes {
+    /// SipHash with fixed keys: the same rows give the same values in every run.
+    fn of(page: &PageRecord) -> Hashes {
+        use std::hash::{Hash, Hasher};
+        let hash = |feed: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            feed(&mut hasher);
+            hasher.finish() as i64
+        };
+        let body_line = i64::from(page.body_line);
+        Hashes {
+            text: hash(&|h| {
+                page.title.hash(h);
+                for heading in &page.headings {
+                    heading.text.hash(h);
+                }
+                page.body.hash(h);
+            }),
+            links: hash(&|h| {
+                for link in &page.links {
+                    link.target_text.hash(h);
+                    link.resolved.hash(h);
+                    link.kind.hash(h);
+                    (i64::from(link.line) - body_line).hash(h);
+                }
+            }),
+            tags: hash(&|h| page.tags.hash(h)),
+            body_line,
         }
     }
 }
 
-/// The hash stored in `pages.text_hash`: of what the FTS5 row holds. (SipHash with fixed
-/// keys: the same text gives the same value in every run.)
-fn text_hash(page: &PageRecord) -> i64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    page.title.hash(&mut hasher);
-    for heading in &page.headings {
-        heading.text.hash(&mut hasher);
+/// Replaces the rows of `page`. A page indexed before with the same searchable text keeps its
+/// id and its FTS5 row (removing an FTS5 row costs a tokenization of its old text, the
+/// dearest part of a replacement), its headings and, when they are the same, its links and
+/// tags — rows moved down by as many lines as the frontmatter grew. Any other page is deleted
+/// and inserted.
+fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()> {
+    let hashes = Hashes::of(page);
+    let kept: Option<Kept> = tx
+        .prepare_cached(
+            "SELECT id, text_hash, links_hash, tags_hash, body_line, frontmatter
+             FROM pages WHERE path = ?1",
+        )?
+        .query_row([&page.path], |row| {
+            Ok(Kept {
+                id: row.get(0)?,
+                hashes: Hashes {
+                    text: row.get(1)?,
+                    links: row.get(2)?,
+                    tags: row.get(3)?,
+                    body_line: row.get(4)?,
+                },
+                frontmatter: row.get(5)?,
+            })
+        })
+        .optional()?;
+    let kept = match kept {
+        Some(kept) if kept.hashes.text == hashes.text => kept,
+        _ => {
+            delete_page(tx, &page.path)?;
+            return insert_page(tx, page);
+        }
+    };
+    let frontmatter = page.frontmatter.to_string();
+    tx.prepare_cached(
+        "UPDATE pages SET size = ?2, mtime_ms = ?3, word_count = ?4, frontmatter = ?5,
+         trusted = ?6, links_hash = ?7, tags_hash = ?8, body_line = ?9 WHERE id = ?1",
+    )?
+    .execute(params![
+        kept.id,
+        i64::try_from(page.size).unwrap_or(i64::MAX),
+        page.mtime_ms,
+        page.word_count,
+        frontmatter,
+        is_trusted(&page.frontmatter),
+        hashes.links,
+        hashes.tags,
+        hashes.body_line,
+    ])?;
+    let moved = hashes.body_line - kept.hashes.body_line;
+    if moved != 0 {
+        tx.prepare_cached("UPDATE headings SET line = line + ?2 WHERE path = ?1")?
+            .execute(params![page.path, moved])?;
     }
-    page.body.hash(&mut hasher);
-    hasher.finish() as i64
+    if kept.hashes.links != hashes.links {
+        tx.prepare_cached("DELETE FROM links WHERE source = ?1")?
+            .execute([&page.path])?;
+        insert_links(tx, page)?;
+    } else if moved != 0 {
+        tx.prepare_cached("UPDATE links SET line = line + ?2 WHERE source = ?1")?
+            .execute(params![page.path, moved])?;
+    }
+    if kept.hashes.tags != hashes.tags {
+        tx.prepare_cached("DELETE FROM tags WHERE path = ?1")?
+            .execute([&page.path])?;
+        insert_tags(tx, page)?;
+    }
+    if kept.frontmatter != frontmatter {
+        tx.prepare_cached("DELETE FROM frontmatter WHERE path = ?1")?
+            .execute([&page.path])?;
+        insert_frontmatter(tx, page)?;
+    }
+    Ok(())
 }
 
 /// Inserts every row of `page`, whose path has no rows yet.
 fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
+    let hashes = Hashes::of(page);
     connection
         .prepare_cached(
             "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted,
-             text_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+             text_hash, links_hash, tags_hash, body_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             page.path,
@@ -262,7 +341,10 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             page.word_count,
             page.frontmatter.to_string(),
             is_trusted(&page.frontmatter),
-            text_hash(page),
+            hashes.text,
+            hashes.links,
+            hashes.tags,
+            hashes.body_line,
         ])?;
     let id = connection.last_insert_rowid();
     let headings_text: String = page
@@ -281,57 +363,63 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             space_cjk(&headings_text),
             space_cjk(&page.body),
         ])?;
-    insert_side_rows(connection, page)
+    let mut insert = connection.prepare_cached(
+        "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for heading in &page.headings {
+        insert.execute(params![
+            page.path,
+            heading.level,
+            heading.text,
+            heading.slug,
+            heading.line
+        ])?;
+    }
+    insert_frontmatter(connection, page)?;
+    insert_links(connection, page)?;
+    insert_tags(connection, page)
 }
 
-/// Inserts the rows of `page` outside `pages` and `fts`: headings, typed frontmatter, links
-/// and tags.
-fn insert_side_rows(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
-    {
-        let mut insert = connection.prepare_cached(
-            "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for heading in &page.headings {
-            insert.execute(params![
-                page.path,
-                heading.level,
-                heading.text,
-                heading.slug,
-                heading.line
-            ])?;
+/// The typed rows of the frontmatter: one per key, or per item of a list.
+fn insert_frontmatter(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
+    let Value::Object(map) = &page.frontmatter else {
+        return Ok(());
+    };
+    let mut insert = connection.prepare_cached(
+        "INSERT INTO frontmatter (path, key, value_text, value_num, value_date)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (key, value) in map {
+        let values: &[Value] = match value {
+            Value::Array(items) => items,
+            one => std::slice::from_ref(one),
+        };
+        for value in values {
+            let (text, num, date) = typed(value);
+            insert.execute(params![page.path, key, text, num, date])?;
         }
     }
-    if let Value::Object(map) = &page.frontmatter {
-        let mut insert = connection.prepare_cached(
-            "INSERT INTO frontmatter (path, key, value_text, value_num, value_date)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for (key, value) in map {
-            let values: &[Value] = match value {
-                Value::Array(items) => items,
-                one => std::slice::from_ref(one),
-            };
-            for value in values {
-                let (text, num, date) = typed(value);
-                insert.execute(params![page.path, key, text, num, date])?;
-            }
-        }
+    Ok(())
+}
+
+fn insert_links(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
+    let mut insert = connection.prepare_cached(
+        "INSERT INTO links (source, target_text, resolved_path, kind, line)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for link in &page.links {
+        insert.execute(params![
+            page.path,
+            link.target_text,
+            link.resolved,
+            link.kind,
+            link.line
+        ])?;
     }
-    {
-        let mut insert = connection.prepare_cached(
-            "INSERT INTO links (source, target_text, resolved_path, kind, line)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for link in &page.links {
-            insert.execute(params![
-                page.path,
-                link.target_text,
-                link.resolved,
-                link.kind,
-                link.line
-            ])?;
-        }
-    }
+    Ok(())
+}
+
+fn insert_tags(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
     let mut insert =
         connection.prepare_cached("INSERT OR IGNORE INTO tags (path, tag) VALUES (?1, ?2)")?;
     for tag in &page.tags {
@@ -609,6 +697,49 @@ mod tests {
         index.replace_pages(&[a]).unwrap();
         assert_eq!(rows(&index, "SELECT title FROM fts"), ["Renamed"]);
         assert_eq!(rows(&index, "SELECT count(*) || '' FROM fts"), ["1"]);
+    }
+
+    #[test]
+    fn a_longer_frontmatter_moves_the_kept_rows_down() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "# Top\n\n[[b]]\n");
+        a.body_line = 3;
+        a.headings = vec![HeadingRecord {
+            level: 1,
+            text: "Top".into(),
+            slug: "top".into(),
+            line: 4,
+        }];
+        a.links = vec![link("b", Some("b.md"), 6)];
+        a.tags = vec!["t".into()];
+        index.replace_pages(&[a.clone()]).unwrap();
+
+        // One more frontmatter line: everything below it moves down by one.
+        a.body_line = 4;
+        a.headings[0].line = 5;
+        a.links[0].line = 7;
+        a.frontmatter = json!({"added": true});
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 7)]);
+        assert_eq!(
+            rows(&index, "SELECT text || ':' || line FROM headings"),
+            ["Top:5"]
+        );
+        assert_eq!(rows(&index, "SELECT key FROM frontmatter"), ["added"]);
+
+        // The same text whose link now resolves elsewhere: the link rows are replaced.
+        a.links[0].resolved = Some("elsewhere/b.md".into());
+        a.tags = vec!["t".into(), "u".into()];
+        index.replace_pages(&[a]).unwrap();
+        assert!(index.backlinks("b.md").unwrap().is_empty());
+        assert_eq!(
+            index.backlinks("elsewhere/b.md").unwrap(),
+            [("a.md".to_string(), 7)]
+        );
+        assert_eq!(
+            index.tags().unwrap(),
+            [("t".to_string(), 1), ("u".to_string(), 1)]
+        );
     }
 
     #[test]

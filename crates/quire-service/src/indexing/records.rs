@@ -81,6 +81,12 @@ impl PageText<'_> {
             size: self.size,
             mtime_ms: self.mtime_ms,
             word_count: self.word_count(),
+            body_line: self
+                .text
+                .get(..self.parsed.body_start)
+                .unwrap_or("")
+                .matches('\n')
+                .count() as u32,
         }
     }
 
