@@ -92,6 +92,7 @@ fn page(i: usize, words: &[String], rng: &mut Rng) -> PageRecord {
         links,
         mtime_ms: 1_700_000_000_000 + i as i64,
         word_count: WORDS_PER_PAGE as u32,
+        body_line: 0,
     }
 }
 
