@@ -48,6 +48,8 @@ pub(crate) struct SpaceCore {
     pub(crate) view_refresh: ViewRefreshState,
     /// How restructuring scripts run; `None` when the embedding binary offers none.
     pub(crate) script: Option<ScriptRunner>,
+    /// The last plan made, for an apply of the same manifest.
+    pub(crate) last_plan: crate::restructure::PlanCache,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -154,6 +156,7 @@ impl SpaceCore {
             writer,
             view_refresh,
             script: settings.script,
+            last_plan: Default::default(),
         })
     }
 }

@@ -120,6 +120,35 @@ fn a_file_changed_behind_the_link_model_is_a_conflict_at_apply() {
 }
 
 #[test]
+fn a_page_written_between_plan_and_apply_is_planned_again() {
+    let t = TestSpace::new(&files());
+    let r = t.space.restructure();
+    let reviewed = r.plan(&move_b(), false, Some("alice")).unwrap();
+    // A new page linking the moved one arrives after the plan was reviewed.
+    t.space
+        .files()
+        .write(
+            "notes/c.md",
+            b"# C\n\n[B](b.md)\n".to_vec(),
+            &WriteOptions::by("bob"),
+        )
+        .unwrap();
+    let mut req = request(move_b(), "cli");
+    req.digest = Some(reviewed.digest.clone());
+    let err = r.apply(&req).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict, "{}", err.message);
+    let fresh = err.plan().unwrap().digest.clone();
+    assert_ne!(fresh, reviewed.digest);
+
+    req.digest = Some(fresh);
+    r.apply(&req).unwrap();
+    assert_eq!(
+        t.disk("notes/c.md").unwrap(),
+        "# C\n\n[B](../archive/b.md)\n"
+    );
+}
+
+#[test]
 fn an_agent_over_the_limits_needs_a_persons_approval_used_once() {
     let strict = quire_config::Config::from_toml_str("[refactor]\napproval_files = 1\n", &|_| None)
         .unwrap()

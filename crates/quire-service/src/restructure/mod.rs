@@ -14,6 +14,7 @@ mod rename;
 mod revert;
 mod script;
 
+pub(crate) use planning::PlanCache;
 use quire_api::{
     AppliedResult, PendingApproval, Renamed, RenamedDir, ScriptResponse, WorkspaceEditPlan,
     WorkspaceEditRequest,

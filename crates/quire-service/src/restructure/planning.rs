@@ -1,6 +1,9 @@
 //! Planning a manifest against the space's live link model: the planner's workspace, with the
 //! files read lazily, only for the pages the plan must rewrite.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
 use quire_restructure::{Manifest, PageTimes, PlanOptions, Planned, SourceFile, Workspace};
 use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
@@ -72,6 +75,21 @@ pub(super) fn planned(
 ) -> Result<Planned> {
     let personal_files = personal_files(core)?;
     let claimed = Claims(core).claimed_by_others(actor.unwrap_or(""))?;
+    let key = PlanKey {
+        manifest: serde_json::to_string(manifest).unwrap_or_default(),
+        actor: actor.map(str::to_owned),
+        diffs,
+        head: core.history.head(),
+        generation: core.links.generation(),
+        claimed: claimed.clone(),
+        personal_files: personal_files.clone(),
+    };
+    let reusable = manifest.now.is_some() || manifest.edits.is_empty();
+    if reusable {
+        if let Some(planned) = core.last_plan.get(&key) {
+            return Ok(planned);
+        }
+    }
     let names = core.links.names().clone();
     let vault = core.links.vault();
     let source = DiskSource { core };
@@ -86,11 +104,47 @@ pub(super) fn planned(
         actor: actor.map(str::to_owned),
         names,
     };
-    Ok(quire_restructure::plan(
-        &workspace,
-        manifest,
-        &PlanOptions { diffs, now: None },
-    ))
+    let planned = quire_restructure::plan(&workspace, manifest, &PlanOptions { diffs, now: None });
+    drop(vault);
+    // The link model may have moved on while planning: such a plan is not kept.
+    if reusable && core.links.generation() == key.generation {
+        core.last_plan.put(key, &planned);
+    }
+    Ok(planned)
+}
+
+/// The last plan made, so that applying the plan just reviewed does not plan it again. It is
+/// reused only for the same manifest, actor and `diffs`, while HEAD, the link model, the
+/// claims and the personal-state files are unchanged, and only when the plan cannot depend
+/// on the clock (the manifest pins `now`, or has no edits). Apply still re-checks every
+/// file's ETag under the write lock, so a file changed behind the link model's back is a
+/// conflict, never a wrong write.
+#[derive(Default)]
+pub(crate) struct PlanCache(Mutex<Option<(PlanKey, Planned)>>);
+
+#[derive(PartialEq)]
+pub(crate) struct PlanKey {
+    manifest: String,
+    actor: Option<String>,
+    diffs: bool,
+    head: Option<String>,
+    generation: u64,
+    claimed: BTreeMap<PagePath, String>,
+    personal_files: Vec<PagePath>,
+}
+
+impl PlanCache {
+    fn get(&self, key: &PlanKey) -> Option<Planned> {
+        let cached = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        cached
+            .as_ref()
+            .filter(|(k, _)| k == key)
+            .map(|(_, planned)| planned.clone())
+    }
+
+    fn put(&self, key: PlanKey, planned: &Planned) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, planned.clone()));
+    }
 }
 
 /// The `.quire/personal/*.json` files that exist.
