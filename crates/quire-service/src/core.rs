@@ -48,6 +48,9 @@ pub(crate) struct SpaceCore {
     pub(crate) view_refresh: ViewRefreshState,
     /// How restructuring scripts run; `None` when the embedding binary offers none.
     pub(crate) script: Option<ScriptRunner>,
+    /// Texts an editor holds unsaved, standing in for their files (read-only spaces only;
+    /// see `unsaved.rs`).
+    pub(crate) unsaved: std::sync::RwLock<HashMap<PagePath, String>>,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -154,6 +157,7 @@ impl SpaceCore {
             writer,
             view_refresh,
             script: settings.script,
+            unsaved: Default::default(),
         })
     }
 }
