@@ -31,6 +31,10 @@ enum Command {
     /// Serve MCP (the agent protocol) on stdin/stdout; through the server holding the root
     /// when one runs, else on the root itself.
     Mcp(cmd::mcp::Args),
+    /// Serve the markdown language server (LSP) on stdin/stdout for an editor: links,
+    /// backlinks, diagnostics, completion, heading renames and file renames that keep links.
+    /// Reads the root without writing it; the editor applies the edits.
+    Lsp(cmd::lsp::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Reindex(args) => cmd::find::reindex(args),
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
+        Command::Lsp(args) => cmd::lsp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

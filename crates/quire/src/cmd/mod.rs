@@ -2,6 +2,7 @@
 
 pub mod find;
 pub mod init;
+pub mod lsp;
 pub mod mcp;
 mod preflight;
 pub mod refactor;
