@@ -24,7 +24,7 @@ local ok, err = pcall(function()
   table.insert(log, 'attached: ' .. client.name)
 
   -- Go to the definition of [[hub#Next Steps]] (line 3, on "Next").
-  vim.api.nvim_win_set_cursor(0, { 3, 22 })
+  vim.api.nvim_win_set_cursor(0, { 3, 12 })
   vim.lsp.buf.definition()
   assert(vim.wait(15000, function()
     return vim.api.nvim_buf_get_name(0):match('/hub%.md$') ~= nil
