@@ -77,7 +77,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
     let (server, client) = Connection::memory();
     let serving = std::thread::spawn(move || {
-        let open = move |_: &Path| -> Result<Arc<quire_service::Space>, String> { Ok(space.clone()) };
+        let open =
+            move |_: &Path| -> Result<Arc<quire_service::Space>, String> { Ok(space.clone()) };
         quire_lsp::serve(
             &server,
             quire_lsp::Launch {
@@ -86,7 +87,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             },
         )
     });
-    let mut c = Client { conn: client, id: 0 };
+    let mut c = Client {
+        conn: client,
+        id: 0,
+    };
     c.request(
         "initialize",
         json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
@@ -98,7 +102,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
 
     // willRenameFiles of the hub.
-    let uri = |path: &str| format!("{root_uri}/{}", quire_api::workspace_edit::encode_uri_path(path));
+    let uri = |path: &str| {
+        format!(
+            "{root_uri}/{}",
+            quire_api::workspace_edit::encode_uri_path(path)
+        )
+    };
     let params = json!({"files": [{"oldUri": uri(&hub), "newUri": uri("hubs/Central hub.md")}]});
     let mut times = Vec::new();
     let mut edits = 0;
@@ -106,14 +115,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let start = Instant::now();
         let answer = c.request("workspace/willRenameFiles", params.clone())?;
         times.push(start.elapsed());
-        edits = answer["documentChanges"]
-            .as_array()
-            .map_or(0, |d| d.iter().map(|e| e["edits"].as_array().map_or(0, Vec::len)).sum());
+        edits = answer["documentChanges"].as_array().map_or(0, |d| {
+            d.iter()
+                .map(|e| e["edits"].as_array().map_or(0, Vec::len))
+                .sum()
+        });
     }
     if edits < args.hub {
         bail!("willRenameFiles rewrote {edits} links, fewer than the hub's backlinks");
     }
-    report("willRenameFiles of the hub", &mut times, &format!("{edits} link edits"));
+    report(
+        "willRenameFiles of the hub",
+        &mut times,
+        &format!("{edits} link edits"),
+    );
 
     // Diagnostics of a long page: opened, then changed (each change republishes).
     let text = long_page(&pages, args.lines);
@@ -139,7 +154,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         count = published;
     }
     report(
-        &format!("diagnostics of the {}-line page (open, then 7 edits)", args.lines),
+        &format!(
+            "diagnostics of the {}-line page (open, then 7 edits)",
+            args.lines
+        ),
         &mut times,
         &format!("{count} diagnostics"),
     );
@@ -197,15 +215,20 @@ impl Client {
         let _ = self
             .conn
             .sender
-            .send(Message::Notification(Notification::new(method.into(), params)));
+            .send(Message::Notification(Notification::new(
+                method.into(),
+                params,
+            )));
     }
 
     fn request(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
         self.id += 1;
         let id = RequestId::from(self.id);
-        self.conn
-            .sender
-            .send(Message::Request(Request::new(id.clone(), method.into(), params)))?;
+        self.conn.sender.send(Message::Request(Request::new(
+            id.clone(),
+            method.into(),
+            params,
+        )))?;
         loop {
             match self.conn.receiver.recv_timeout(Duration::from_secs(60))? {
                 Message::Response(r) if r.id == id => {
@@ -222,8 +245,12 @@ impl Client {
     /// Waits for the diagnostics of the given version; returns how many there are.
     fn diagnostics(&mut self, version: i32) -> anyhow::Result<usize> {
         loop {
-            if let Message::Notification(n) = self.conn.receiver.recv_timeout(Duration::from_secs(60))? {
-                if n.method == "textDocument/publishDiagnostics" && n.params["version"] == json!(version) {
+            if let Message::Notification(n) =
+                self.conn.receiver.recv_timeout(Duration::from_secs(60))?
+            {
+                if n.method == "textDocument/publishDiagnostics"
+                    && n.params["version"] == json!(version)
+                {
                     return Ok(n.params["diagnostics"].as_array().map_or(0, Vec::len));
                 }
             }

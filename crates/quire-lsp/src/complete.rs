@@ -45,7 +45,11 @@ impl Server {
                         LinkKind::Wiki => page.to_owned(),
                         _ => quire_syntax::percent_decode(page),
                     };
-                    self.space.vault().resolve_target(&path, kind, &page).path().cloned()
+                    self.space
+                        .vault()
+                        .resolve_target(&path, kind, &page)
+                        .path()
+                        .cloned()
                 };
                 let Some(target) = target else {
                     return Ok(Value::Null);
@@ -96,7 +100,6 @@ impl Server {
                     })
                     .collect();
                 hits.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
-                let incomplete = hits.len() > LIMIT;
                 hits.truncate(LIMIT);
                 let at = range(typed_start);
                 let items: Vec<Value> = hits
@@ -112,7 +115,9 @@ impl Server {
                                "textEdit": {"range": at, "newText": text}})
                     })
                     .collect();
-                Ok(json!({"isIncomplete": incomplete, "items": items}))
+                // Matched here (fuzzily, titles too), so the editor asks again as the user
+                // types rather than filtering this list by its own rules.
+                Ok(json!({"isIncomplete": true, "items": items}))
             }
         }
     }
@@ -121,7 +126,11 @@ impl Server {
 /// The shortest wiki target naming `file` from `from` without ambiguity: the stem (name for
 /// another file), else the path (without `.md` for a page).
 fn wiki_target(vault: &quire_vault::Vault, from: &PagePath, file: &PagePath) -> String {
-    let short = if file.is_page() { file.stem() } else { file.name() };
+    let short = if file.is_page() {
+        file.stem()
+    } else {
+        file.name()
+    };
     let names = |target: &str| {
         matches!(vault.resolve_wiki(from, target),
             Resolution::Resolved { path, candidates, .. } if &path == file && candidates.is_empty())

@@ -48,9 +48,14 @@ impl Server {
         };
         let new_name = p.new_name.trim();
         if new_name.is_empty() || new_name.contains(['\n', '\r']) {
-            return Err(Failure::invalid("a heading needs a one-line, non-empty text"));
+            return Err(Failure::invalid(
+                "a heading needs a one-line, non-empty text",
+            ));
         }
-        if let Some(c) = new_name.chars().find(|c| matches!(c, '[' | ']' | '|' | '#' | '^')) {
+        if let Some(c) = new_name
+            .chars()
+            .find(|c| matches!(c, '[' | ']' | '|' | '#' | '^'))
+        {
             return Err(Failure::invalid(format!(
                 "a heading that links name cannot contain {c:?}"
             )));
@@ -180,7 +185,8 @@ fn fragment_range<'t>(text: &'t str, link: &Link) -> Option<(Range<usize>, &'t s
     let end = rest
         .find(|c: char| match link.kind {
             LinkKind::Wiki => matches!(c, '|' | ']'),
-            _ => matches!(c, ')' | '>' | '"' | '\'') || c.is_whitespace(),
+            _ if link.angle => c == '>',
+            _ => matches!(c, ')' | '"' | '\'') || c.is_whitespace(),
         })
         .unwrap_or(rest.len());
     Some((start + 1..start + 1 + end, &rest[..end]))

@@ -158,14 +158,14 @@ impl Server {
                 }));
             }
         }
-        for (source, spans) in self.links_reaching(&wanted) {
+        for (source, links) in self.links_reaching(&wanted) {
             let Some(text) = self.text_of(&source) else {
                 continue;
             };
             let lines = Lines::new(&text);
             let uri = self.roots.uri_of(source.as_str());
-            for span in spans {
-                out.push(json!({"uri": uri, "range": lines.range(&span)}));
+            for link in links {
+                out.push(json!({"uri": uri, "range": lines.range(&link.span)}));
             }
         }
         Ok(Value::Array(out))
@@ -198,16 +198,15 @@ impl Server {
         }
     }
 
-    /// Every link reaching what is wanted, as byte spans per source page (by path): the
-    /// page's backlinks, and for an anchor also the page's own `[[#…]]` links.
-    fn links_reaching(&self, wanted: &Wanted) -> Vec<(PagePath, Vec<Range<usize>>)> {
+    /// Every link reaching what is wanted, by source page (in path order, then by position):
+    /// the page's backlinks, and for an anchor also the page's own `[[#…]]` links.
+    fn links_reaching(&self, wanted: &Wanted) -> Vec<(PagePath, Vec<Link>)> {
         let vault = self.space.vault();
         let page = wanted.page();
-        let mut found: Vec<(PagePath, Range<usize>)> = vault
+        let mut found: Vec<(PagePath, Link)> = vault
             .backlinks(page)
             .into_iter()
             .filter(|(_, link)| wanted.reached_by(link.fragment.as_deref()))
-            .map(|(source, link)| (source, link.span))
             .collect();
         if matches!(wanted, Wanted::Anchor { .. }) {
             if let Some(summary) = vault.page(page) {
@@ -217,44 +216,9 @@ impl Server {
                         .iter()
                         .filter(|l| l.kind != LinkKind::Canvas && l.target.is_empty())
                         .filter(|l| wanted.reached_by(l.fragment.as_deref()))
-                        .map(|l| (page.clone(), l.span.clone())),
+                        .map(|l| (page.clone(), l.clone())),
                 );
             }
-        }
-        found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.start.cmp(&b.1.start)));
-        let mut out: Vec<(PagePath, Vec<Range<usize>>)> = Vec::new();
-        for (source, span) in found {
-            match out.last_mut() {
-                Some((last, spans)) if *last == source => spans.push(span),
-                _ => out.push((source, vec![span])),
-            }
-        }
-        out
-    }
-
-    /// The links reaching a heading of a page, with each source's link occurrences.
-    pub fn heading_links(&self, page: &PagePath, heading: &Heading) -> Vec<(PagePath, Vec<Link>)> {
-        let wanted = Wanted::Anchor {
-            page: page.clone(),
-            heading: Some(heading.clone()),
-            block: None,
-            at: heading.span.clone(),
-        };
-        let vault = self.space.vault();
-        let mut found: Vec<(PagePath, Link)> = vault
-            .backlinks(page)
-            .into_iter()
-            .filter(|(_, link)| wanted.reached_by(link.fragment.as_deref()))
-            .collect();
-        if let Some(summary) = vault.page(page) {
-            found.extend(
-                summary
-                    .links
-                    .iter()
-                    .filter(|l| l.kind != LinkKind::Canvas && l.target.is_empty())
-                    .filter(|l| wanted.reached_by(l.fragment.as_deref()))
-                    .map(|l| (page.clone(), l.clone())),
-            );
         }
         found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.span.start.cmp(&b.1.span.start)));
         let mut out: Vec<(PagePath, Vec<Link>)> = Vec::new();
@@ -265,6 +229,16 @@ impl Server {
             }
         }
         out
+    }
+
+    /// The links reaching a heading of a page, by source page.
+    pub fn heading_links(&self, page: &PagePath, heading: &Heading) -> Vec<(PagePath, Vec<Link>)> {
+        self.links_reaching(&Wanted::Anchor {
+            page: page.clone(),
+            heading: Some(heading.clone()),
+            block: None,
+            at: heading.span.clone(),
+        })
     }
 
     /// A preview of the link's target: the section a fragment names, else the page's first
@@ -298,12 +272,18 @@ impl Server {
                         .headings
                         .iter()
                         .position(|h| names_heading(h, fragment))
-                        .map(|i| parsed.headings[i].span.start..section_end(&parsed, i, text.len())),
+                        .map(|i| {
+                            parsed.headings[i].span.start..section_end(&parsed, i, text.len())
+                        }),
                 },
                 None => None,
             }
             .unwrap_or(parsed.body_start..text.len());
-            let preview: Vec<&str> = text[body].trim_start_matches('\n').lines().take(LINES).collect();
+            let preview: Vec<&str> = text[body]
+                .trim_start_matches('\n')
+                .lines()
+                .take(LINES)
+                .collect();
             value.push_str("\n\n---\n\n");
             value.push_str(preview.join("\n").trim_end());
         }
@@ -315,14 +295,24 @@ impl Server {
         let (_, doc) = self.doc(p.text_document.uri.as_str())?;
         let lines = Lines::new(&doc.text);
         let count = doc.parsed.headings.len();
-        Ok(Value::Array(symbols(&doc.parsed, &lines, doc.text.len(), 0..count)))
+        Ok(Value::Array(symbols(
+            &doc.parsed,
+            &lines,
+            doc.text.len(),
+            0..count,
+        )))
     }
 
     /// Pages (by title) and headings whose names hold the query's characters in order,
     /// ignoring case; closer matches first.
     pub fn workspace_symbols(&self, p: WorkspaceSymbolParams) -> Answer {
         const LIMIT: usize = 256;
-        let query: Vec<char> = p.query.to_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+        let query: Vec<char> = p
+            .query
+            .to_lowercase()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let vault = self.space.vault();
         let mut hits: Vec<(u32, Value)> = Vec::new();
         for (path, summary) in vault.pages() {
@@ -330,23 +320,31 @@ impl Server {
                 continue;
             }
             let uri = self.roots.uri_of(path.as_str());
-            if let Some(score) = fuzzy(&query, &summary.title).or_else(|| fuzzy(&query, path.as_str())) {
-                hits.push((score, json!({
-                    "name": summary.title,
-                    "kind": 1,
-                    "containerName": path.as_str(),
-                    "location": {"uri": uri, "range": range_json((0, 0), (0, 0))},
-                })));
+            if let Some(score) =
+                fuzzy(&query, &summary.title).or_else(|| fuzzy(&query, path.as_str()))
+            {
+                hits.push((
+                    score,
+                    json!({
+                        "name": summary.title,
+                        "kind": 1,
+                        "containerName": path.as_str(),
+                        "location": {"uri": uri, "range": range_json((0, 0), (0, 0))},
+                    }),
+                ));
             }
             for heading in &summary.headings {
                 if let Some(score) = fuzzy(&query, &heading.text) {
                     let line = heading.line.saturating_sub(1);
-                    hits.push((score + 1, json!({
-                        "name": heading.text,
-                        "kind": 15,
-                        "containerName": path.as_str(),
-                        "location": {"uri": uri, "range": range_json((line, 0), (line, 0))},
-                    })));
+                    hits.push((
+                        score + 1,
+                        json!({
+                            "name": heading.text,
+                            "kind": 15,
+                            "containerName": path.as_str(),
+                            "location": {"uri": uri, "range": range_json((line, 0), (line, 0))},
+                        }),
+                    ));
                 }
             }
         }
@@ -409,5 +407,8 @@ pub fn fuzzy(query: &[char], name: &str) -> Option<u32> {
             None => break,
         }
     }
-    chars.peek().is_none().then_some(10_000 + gaps * 8 + lower.len() as u32)
+    chars
+        .peek()
+        .is_none()
+        .then_some(10_000 + gaps * 8 + lower.len() as u32)
 }

@@ -70,7 +70,11 @@ pub fn client_root(params: &Value) -> Option<String> {
     params["rootUri"]
         .as_str()
         .map(str::to_owned)
-        .or_else(|| params["workspaceFolders"][0]["uri"].as_str().map(str::to_owned))
+        .or_else(|| {
+            params["workspaceFolders"][0]["uri"]
+                .as_str()
+                .map(str::to_owned)
+        })
         .or_else(|| {
             params["rootPath"]
                 .as_str()
@@ -190,14 +194,15 @@ impl Server {
         let Notification { method, params } = notification;
         let done = match method.as_str() {
             "textDocument/didOpen" => serde_json::from_value(params).map(|p| self.did_open(p)),
-            "textDocument/didChange" => {
-                serde_json::from_value(params).map(|p| self.did_change(p))
-            }
+            "textDocument/didChange" => serde_json::from_value(params).map(|p| self.did_change(p)),
             "textDocument/didClose" => serde_json::from_value(params).map(|p| self.did_close(p)),
             "workspace/didChangeWatchedFiles" => {
                 serde_json::from_value::<DidChangeWatchedFilesParams>(params).map(|p| {
-                    let uris: Vec<String> =
-                        p.changes.iter().map(|c| c.uri.as_str().to_owned()).collect();
+                    let uris: Vec<String> = p
+                        .changes
+                        .iter()
+                        .map(|c| c.uri.as_str().to_owned())
+                        .collect();
                     self.reread(uris.iter().map(String::as_str));
                 })
             }
@@ -317,10 +322,9 @@ impl Server {
 
     /// The open document a request names.
     pub fn doc(&self, uri: &str) -> Result<(PagePath, &Doc), Failure> {
-        let path = self
-            .roots
-            .path_of(uri)
-            .ok_or_else(|| Failure::invalid(format!("{uri} is not a page of this knowledge base")))?;
+        let path = self.roots.path_of(uri).ok_or_else(|| {
+            Failure::invalid(format!("{uri} is not a page of this knowledge base"))
+        })?;
         match self.docs.get(&path) {
             Some(doc) => Ok((path, doc)),
             None => Err(Failure::invalid(format!(

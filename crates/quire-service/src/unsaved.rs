@@ -75,9 +75,7 @@ impl SpaceCore {
                     Some(text) => Some(text.clone().into_bytes()),
                     None => match self.root.read_on_disk(&disk) {
                         Ok(bytes) => Some(bytes),
-                        Err(StoreError::NotFound { .. }) | Err(StoreError::IsFolder { .. }) => {
-                            None
-                        }
+                        Err(StoreError::NotFound { .. }) | Err(StoreError::IsFolder { .. }) => None,
                         Err(e) => return Err(e.into()),
                     },
                 };

@@ -85,8 +85,7 @@ impl Client {
             json!({"processId": null, "rootUri": client.root_uri, "capabilities": {}}),
         );
         assert!(
-            init["result"]["capabilities"]["workspace"]["fileOperations"]["willRename"]
-                .is_object(),
+            init["result"]["capabilities"]["workspace"]["fileOperations"]["willRename"].is_object(),
             "{init}"
         );
         client.notify("initialized", json!({}));
@@ -159,7 +158,12 @@ impl Client {
         };
         // A round trip makes sure every notification sent before it has arrived.
         self.result("workspace/symbol", json!({"query": "zzzz-none"}));
-        let found = self.notifications.iter().rev().find(|m| matches(m)).cloned();
+        let found = self
+            .notifications
+            .iter()
+            .rev()
+            .find(|m| matches(m))
+            .cloned();
         let found = found.unwrap_or_else(|| panic!("no diagnostics for {path} v{version}"));
         found["params"]["diagnostics"].as_array().unwrap().clone()
     }
@@ -217,7 +221,10 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, content).unwrap();
     }
-    let out = quire().args(["init", root.to_str().unwrap()]).output().unwrap();
+    let out = quire()
+        .args(["init", root.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     (dir, root)
 }
@@ -297,7 +304,11 @@ fn definition_goes_to_pages_headings_and_blocks() {
     let response = c.request("textDocument/definition", json!({"textDocument": 3}));
     assert_eq!(response["error"]["code"], -32602, "{response}");
     c.shutdown();
-    assert_eq!(snapshot(&root), before, "the language server wrote the root");
+    assert_eq!(
+        snapshot(&root),
+        before,
+        "the language server wrote the root"
+    );
 }
 
 #[test]
@@ -500,7 +511,10 @@ fn symbols_of_the_document_and_the_workspace() {
     assert_eq!(symbols[0]["children"][0]["range"]["start"]["line"], 7);
     let found = c.result("workspace/symbol", json!({"query": "nxtstp"}));
     assert_eq!(found[0]["name"], "Next Steps", "{found}");
-    assert_eq!(path_of(&c, found[0]["location"]["uri"].as_str().unwrap()), "hub.md");
+    assert_eq!(
+        path_of(&c, found[0]["location"]["uri"].as_str().unwrap()),
+        "hub.md"
+    );
     let found = c.result("workspace/symbol", json!({"query": "the hub"}));
     assert_eq!(found[0]["name"], "The Hub", "{found}");
     assert_eq!(found[0]["kind"], 1);
@@ -552,7 +566,10 @@ fn renaming_a_heading_renames_every_fragment_link_to_it() {
     // Bad names and places are refused with the reason.
     at["newName"] = json!("a|b");
     let response = c.request("textDocument/rename", at.clone());
-    assert!(response["error"]["message"].as_str().unwrap().contains("'|'"));
+    assert!(response["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'|'"));
     at["newName"] = json!("  ");
     assert!(c.request("textDocument/rename", at).get("error").is_some());
     let mut at = c.position("hub.md", 5, 2);
@@ -578,7 +595,10 @@ fn a_code_action_creates_the_missing_page() {
     });
     let actions = c.result("textDocument/codeAction", params);
     assert_eq!(actions.as_array().unwrap().len(), 1, "{actions}");
-    assert_eq!(actions[0]["title"], "Create the missing page missing page.md");
+    assert_eq!(
+        actions[0]["title"],
+        "Create the missing page missing page.md"
+    );
     let changes = &actions[0]["edit"]["documentChanges"];
     assert_eq!(changes[0]["kind"], "create");
     assert_eq!(changes[0]["uri"], json!(c.uri("missing page.md")));
@@ -628,7 +648,13 @@ fn plan_edits(root: &Path, manifest: &str) -> Vec<(String, u64, String, String)>
     let file = root.parent().unwrap().join("m.yaml");
     std::fs::write(&file, manifest).unwrap();
     let out = quire()
-        .args(["refactor", "plan", file.to_str().unwrap(), "--json", "--root"])
+        .args([
+            "refactor",
+            "plan",
+            file.to_str().unwrap(),
+            "--json",
+            "--root",
+        ])
         .arg(root)
         .output()
         .unwrap();
@@ -661,10 +687,14 @@ fn will_rename_files_answers_the_plan_of_the_same_move() {
     let before = snapshot(&root);
     let mut c = Client::start(&root);
     // A file.
-    let params = json!({"files": [{"oldUri": c.uri("hub.md"), "newUri": c.uri("archive/hub 2.md")}]});
+    let params =
+        json!({"files": [{"oldUri": c.uri("hub.md"), "newUri": c.uri("archive/hub 2.md")}]});
     let edit = c.result("workspace/willRenameFiles", params);
     let got = rename_edits(&c, &root, &edit);
-    let planned = plan_edits(&root, "moves:\n  - from: hub.md\n    to: archive/hub 2.md\n");
+    let planned = plan_edits(
+        &root,
+        "moves:\n  - from: hub.md\n    to: archive/hub 2.md\n",
+    );
     assert!(!planned.is_empty());
     assert_eq!(got, planned);
     assert!(got.contains(&(
@@ -692,7 +722,10 @@ fn will_rename_files_answers_the_plan_of_the_same_move() {
         .find(|d| d["textDocument"]["uri"] == json!(c.uri("c.md")))
         .cloned()
         .expect("the open buffer's link is rewritten");
-    assert_eq!(c_edit["edits"][0]["range"]["start"], json!({"line": 2, "character": 6}));
+    assert_eq!(
+        c_edit["edits"][0]["range"]["start"],
+        json!({"line": 2, "character": 6})
+    );
     // A rename onto an existing file: no edits (the plan refuses it) and a warning.
     let params = json!({"files": [{"oldUri": c.uri("hub.md"), "newUri": c.uri("index.md")}]});
     assert_eq!(c.result("workspace/willRenameFiles", params), Value::Null);
@@ -704,7 +737,11 @@ fn will_rename_files_answers_the_plan_of_the_same_move() {
     let params = json!({"files": [{"oldUri": "file:///elsewhere/a.md", "newUri": "file:///elsewhere/b.md"}]});
     assert_eq!(c.result("workspace/willRenameFiles", params), Value::Null);
     c.shutdown();
-    assert_eq!(snapshot(&root), before, "the language server wrote the root");
+    assert_eq!(
+        snapshot(&root),
+        before,
+        "the language server wrote the root"
+    );
 }
 
 #[test]
@@ -742,7 +779,11 @@ fn beside_a_running_server_it_reads_and_leaves_the_writing_to_the_server() {
     assert_eq!(path_of(&c, def["uri"].as_str().unwrap()), "hub.md");
     let params = json!({"files": [{"oldUri": c.uri("hub.md"), "newUri": c.uri("h.md")}]});
     let edit = c.result("workspace/willRenameFiles", params);
-    assert_eq!(edit["documentChanges"].as_array().unwrap().len(), 2, "{edit}");
+    assert_eq!(
+        edit["documentChanges"].as_array().unwrap().len(),
+        2,
+        "{edit}"
+    );
     // The server still holds the root and writes it.
     let page = ureq::put(&format!("{}/file?path=new.md", server.base))
         .send_bytes(b"# New\n")

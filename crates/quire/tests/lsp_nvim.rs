@@ -37,7 +37,10 @@ fn neovim_goes_to_a_definition_and_renames_a_file() {
         "# A\n\nSee [[hub#Next Steps]] and [md](../hub.md).\n",
     )
     .unwrap();
-    let out = quire().args(["init", root.to_str().unwrap()]).output().unwrap();
+    let out = quire()
+        .args(["init", root.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let result = dir.path().join("result.txt");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/nvim/check.lua");
@@ -65,7 +68,10 @@ fn neovim_goes_to_a_definition_and_renames_a_file() {
     }
     let report = std::fs::read_to_string(&result).expect("the script reports");
     assert!(report.starts_with("OK"), "{report}");
-    assert!(report.contains("definition: ") && report.contains("/hub.md line 5"), "{report}");
+    assert!(
+        report.contains("definition: ") && report.contains("/hub.md line 5"),
+        "{report}"
+    );
     // The rename happened on disk, and the linking page's links follow it.
     assert!(root.join("archive/hub2.md").exists());
     assert!(!root.join("hub.md").exists());
