@@ -135,7 +135,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let page_uri = uri("bench/long page.md");
     let mut times = Vec::new();
     let mut count = 0;
-    for version in 1..=8 {
+    for version in 1..=8i32 {
         let start = Instant::now();
         if version == 1 {
             c.notify(
@@ -143,7 +143,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 json!({"textDocument": {"uri": page_uri, "languageId": "markdown", "version": 1, "text": text}}),
             );
         } else {
-            let changed = format!("{text}\nline {version}: [[{}]]\n", pages[version]);
+            let changed = format!("{text}\nline {version}: [[{}]]\n", pages[version as usize]);
             c.notify(
                 "textDocument/didChange",
                 json!({"textDocument": {"uri": page_uri, "version": version}, "contentChanges": [{"text": changed}]}),
@@ -232,10 +232,10 @@ impl Client {
         loop {
             match self.conn.receiver.recv_timeout(Duration::from_secs(60))? {
                 Message::Response(r) if r.id == id => {
-                    if let Some(e) = r.error {
-                        bail!("{method}: {}", e.message);
-                    }
-                    return Ok(r.result.unwrap_or(Value::Null));
+                    return match r.response_result {
+                        Ok(value) => Ok(value),
+                        Err(e) => bail!("{method}: {}", e.message),
+                    };
                 }
                 _ => {}
             }
