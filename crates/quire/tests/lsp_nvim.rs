@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use support::{quire, text};
@@ -53,6 +53,7 @@ fn neovim_goes_to_a_definition_and_renames_a_file() {
         .env("XDG_STATE_HOME", dir.path().join("state"))
         .env("XDG_DATA_HOME", dir.path().join("data"))
         .current_dir(&root)
+        .stdout(Stdio::null())
         .spawn()
         .expect("nvim starts");
     let deadline = Instant::now() + Duration::from_secs(90);
