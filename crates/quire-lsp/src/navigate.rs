@@ -61,6 +61,11 @@ pub fn heading_on_line(parsed: &ParsedPage, line: u32) -> Option<(usize, &Headin
         .find(|(_, h)| h.line == line + 1)
 }
 
+/// Is this heading the page's title (its first level-1 heading)?
+fn is_title(parsed: &ParsedPage, heading: &Heading) -> bool {
+    heading.level == 1 && parsed.headings.iter().find(|h| h.level == 1) == Some(heading)
+}
+
 /// What references are asked for.
 enum Wanted {
     Page(PagePath),
@@ -124,7 +129,8 @@ impl Server {
     }
 
     /// References: of the link's target under the cursor (its heading or block when the
-    /// link has a fragment), else of the heading on the cursor's line, else of the page.
+    /// link has a fragment), else of the heading on the cursor's line (the title aside),
+    /// else of the page.
     pub fn references(&self, p: ReferenceParams) -> Answer {
         let (path, doc, offset) = self.offset_in(&p.text_document_position)?;
         let line = p.text_document_position.position.line;
@@ -136,13 +142,14 @@ impl Server {
                 self.wanted_by_link(target, link)
             }
             None => match heading_on_line(&doc.parsed, line) {
-                Some((_, heading)) => Wanted::Anchor {
+                // The title (the first level-1 heading) stands for the page.
+                Some((_, heading)) if !is_title(&doc.parsed, heading) => Wanted::Anchor {
                     page: path.clone(),
                     heading: Some(heading.clone()),
                     block: None,
                     at: heading.span.clone(),
                 },
-                None => Wanted::Page(path.clone()),
+                _ => Wanted::Page(path.clone()),
             },
         };
         let mut out = Vec::new();

@@ -343,6 +343,8 @@ fn references_are_backlinks_of_a_page_and_of_a_heading_from_open_buffers_too() {
             ("notes/b.md".into(), 2)
         ]
     );
+    // On the title: the page's backlinks too.
+    assert_eq!(refs(&mut c, 3, 3).len(), 5);
     // On a heading: the links to that heading, by text and by slug.
     assert_eq!(
         refs(&mut c, 7, 4),
