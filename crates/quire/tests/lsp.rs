@@ -757,6 +757,23 @@ fn saved_changes_and_renames_on_disk_are_read_again() {
     let uri = c.uri("missing page.md");
     c.notify("workspace/didCreateFiles", json!({"files": [{"uri": uri}]}));
     assert_eq!(c.diagnostics("notes/b.md", 1).len(), 1);
+    // A page saved by the editor (reported by its file watcher) links to b.md.
+    std::fs::write(root.join("c.md"), "# C\n\n[[notes/b]]\n").unwrap();
+    let uri = c.uri("c.md");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri, "type": 2}]}),
+    );
+    let mut at = c.position("notes/b.md", 0, 2);
+    at["context"] = json!({"includeDeclaration": false});
+    let refs = c.result("textDocument/references", at);
+    assert!(
+        refs.as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["uri"] == json!(c.uri("c.md"))),
+        "{refs}"
+    );
     // A folder renamed on disk.
     std::fs::rename(root.join("folder"), root.join("moved")).unwrap();
     let (old, new) = (c.uri("folder"), c.uri("moved"));
