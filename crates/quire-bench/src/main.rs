@@ -8,6 +8,7 @@ mod apply;
 mod edits;
 mod extract;
 mod load;
+mod lsp;
 mod plan;
 mod put;
 mod resolve;
@@ -40,6 +41,8 @@ enum Command {
     Load(load::Args),
     /// Search and DQL over loopback HTTP (index built at start), the grep tier, and `rg`.
     Search(search::Args),
+    /// The language server: willRenameFiles of a hub, diagnostics of a long page.
+    Lsp(lsp::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -54,6 +57,7 @@ fn main() -> anyhow::Result<()> {
         Command::Edits(args) => edits::run(&args),
         Command::Load(args) => load::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;

@@ -50,6 +50,9 @@ pub(crate) struct SpaceCore {
     pub(crate) script: Option<ScriptRunner>,
     /// The last plan made, for an apply of the same manifest.
     pub(crate) last_plan: crate::restructure::PlanCache,
+    /// Texts an editor holds unsaved, standing in for their files (read-only spaces only;
+    /// see `unsaved.rs`).
+    pub(crate) unsaved: std::sync::RwLock<HashMap<PagePath, String>>,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -157,6 +160,7 @@ impl SpaceCore {
             view_refresh,
             script: settings.script,
             last_plan: Default::default(),
+            unsaved: Default::default(),
         })
     }
 }

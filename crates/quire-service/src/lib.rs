@@ -26,6 +26,7 @@ mod restructure;
 mod service;
 mod settings;
 mod space;
+mod unsaved;
 mod versions;
 mod views;
 mod watching;

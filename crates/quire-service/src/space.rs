@@ -141,6 +141,22 @@ impl Space {
         self.core.record_outside(seen)
     }
 
+    /// Sets (`Some`) or drops (`None`) the text an editor holds unsaved for a page: until it
+    /// is dropped, links, backlinks and plans answer as if it were the file (dropping it reads
+    /// the file again). Only for a read-only space (a bad request otherwise); nothing is
+    /// written.
+    pub fn set_unsaved(&self, path: &quire_vault::PagePath, text: Option<String>) -> Result<()> {
+        self.core.set_unsaved(path, text)
+    }
+
+    /// Reads files (or folders: every file below them) again after another program (an
+    /// editor) changed them on disk. Only for a read-only space, whose model nothing else
+    /// keeps current (a bad request otherwise); unsaved texts keep standing in for their
+    /// files.
+    pub fn reread(&self, paths: &[quire_vault::PagePath]) -> Result<()> {
+        self.core.reread(paths)
+    }
+
     /// Every move made without relinking that quire has seen or been told of.
     pub fn raw_moves(&self) -> Result<Vec<RawMove>> {
         self.core.raw_moves()

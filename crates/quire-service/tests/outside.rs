@@ -258,3 +258,65 @@ fn a_folder_reported_as_a_whole_stands_for_every_file_below_it() {
     assert_eq!(done.written, [p("new/deep/z.md")]);
     assert!(t.space.vault().contains(&p("new/deep/z.md")));
 }
+
+/// An editor's unsaved texts (the language server's read-only space): they stand in for
+/// their files in links and plans, are dropped again, and a re-read picks up what another
+/// program saved; nothing is written. A writable space refuses both.
+#[test]
+fn unsaved_texts_and_rereads_serve_a_read_only_space_only() {
+    let t = TestSpace::new(&files());
+    let err = t
+        .space
+        .set_unsaved(&p("a.md"), Some("# A\n".into()))
+        .unwrap_err();
+    assert_eq!(err.code, quire_service::ErrorCode::BadRequest);
+    assert!(t.space.reread(&[p("a.md")]).is_err());
+
+    let reader = quire_service::Space::open_as(
+        quire_service::SpaceSettings {
+            name: "reader".into(),
+            root: t.root().to_path_buf(),
+            history: support::sync_git(),
+            assets: Default::default(),
+            refactor: Default::default(),
+            claims: Default::default(),
+            find: Default::default(),
+            script: None,
+        },
+        &quire_service::Access::ReadOnly,
+    )
+    .unwrap();
+    let before = t.head();
+    // An unsaved page and an unsaved link to it.
+    reader
+        .set_unsaved(&p("new.md"), Some("# New\n".into()))
+        .unwrap();
+    reader
+        .set_unsaved(&p("a.md"), Some("# A\n\nSee [[new]] and [[b]].\n".into()))
+        .unwrap();
+    assert_eq!(
+        reader.vault().resolve_wiki(&p("a.md"), "new").path(),
+        Some(&p("new.md"))
+    );
+    assert_eq!(reader.vault().backlinks(&p("new.md")).len(), 1);
+    // Plans read the unsaved text.
+    let manifest = quire_service::parse_manifest(
+        b"moves:\n  - from: new.md\n    to: old.md\n",
+        quire_service::ManifestFormat::Yaml,
+    )
+    .unwrap();
+    let plan = reader.restructure().plan(&manifest, false, None).unwrap();
+    assert_eq!(plan.edits.len(), 1, "{:?}", plan.edits);
+    assert_eq!(plan.edits[0].links[0].new, "old");
+    // Dropped: back to the files.
+    reader.set_unsaved(&p("new.md"), None).unwrap();
+    reader.set_unsaved(&p("a.md"), None).unwrap();
+    assert!(!reader.vault().contains(&p("new.md")));
+    assert!(reader.vault().backlinks(&p("b.md")).len() == 1);
+    // Saved by another program, then re-read.
+    std::fs::write(t.root().join("c.md"), "# C\n[[b]]\n").unwrap();
+    reader.reread(&[p("c.md")]).unwrap();
+    assert_eq!(reader.vault().backlinks(&p("b.md")).len(), 2);
+    assert_eq!(t.head(), before, "nothing was committed");
+    assert!(!t.root().join("new.md").exists());
+}

@@ -34,6 +34,10 @@ enum Command {
     /// Link health: broken wiki links (with the file each most likely meant) and orphan
     /// pages. `quire refactor fix-broken` repairs the broken ones.
     Links(cmd::links::Args),
+    /// Serve the markdown language server (LSP) on stdin/stdout for an editor: links,
+    /// backlinks, diagnostics, completion, heading renames and file renames that keep links.
+    /// Reads the root without writing it; the editor applies the edits.
+    Lsp(cmd::lsp::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
         Command::Links(args) => cmd::links::run(args),
+        Command::Lsp(args) => cmd::lsp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,6 +24,10 @@ impl quire_restructure::Source for DiskSource<'_> {
     /// cache learnt it then carries an ETag older than its text, and apply's re-check of the
     /// ETag under the write lock refuses it with a conflict and a fresh plan.
     fn read(&self, path: &PagePath) -> Option<SourceFile> {
+        if let Some(text) = self.core.unsaved_text(path) {
+            let etag = etag(text.as_bytes());
+            return Some(SourceFile { text, etag });
+        }
         let bytes = self.core.root.read(path).ok()?;
         let etag = self
             .core

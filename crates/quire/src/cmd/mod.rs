@@ -3,6 +3,7 @@
 pub mod find;
 pub mod init;
 pub mod links;
+pub mod lsp;
 pub mod mcp;
 mod preflight;
 pub mod refactor;
