@@ -8,6 +8,7 @@ mod apply;
 mod edits;
 mod extract;
 mod load;
+mod mcp;
 mod plan;
 mod put;
 mod resolve;
@@ -38,6 +39,8 @@ enum Command {
     Plan(plan::Args),
     /// Many clients as many actors against the real server: commit lag, authors, SIGTERM.
     Load(load::Args),
+    /// MCP round trips of quire_read and quire_search over stdio and streamable HTTP.
+    Mcp(mcp::Args),
     /// Search and DQL over loopback HTTP (index built at start), the grep tier, and `rg`.
     Search(search::Args),
     /// Everything above with the sizes.
@@ -54,6 +57,7 @@ fn main() -> anyhow::Result<()> {
         Command::Edits(args) => edits::run(&args),
         Command::Load(args) => load::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
