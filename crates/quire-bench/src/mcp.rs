@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::Args as ClapArgs;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientInfo};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
@@ -34,7 +34,7 @@ pub struct Args {
     pub seed: u64,
 }
 
-type Client = RunningService<RoleClient, ClientInfo>;
+type Client = RunningService<RoleClient, ClientConfig>;
 
 /// Untimed calls before the timed ones.
 const WARMUP: usize = 20;
@@ -123,8 +123,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     baseline
 }
 
-fn info(name: &str) -> ClientInfo {
-    ClientInfo::new(
+fn info(name: &str) -> ClientConfig {
+    ClientConfig::new(
         ClientCapabilities::default(),
         rmcp::model::Implementation::new(name, "1.0"),
     )

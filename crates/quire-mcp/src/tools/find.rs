@@ -92,7 +92,7 @@ pub(super) const AREA: Area = Area {
     call,
 };
 
-fn call(space: &Space, name: &str, args: serde_json::Value, caller: &Caller) -> Answer {
+fn call(space: &Space, name: &str, args: serde_json::Value, _caller: &Caller) -> Answer {
     match name {
         "quire_search" => {
             let input: SearchInput = parse(name, args)?;

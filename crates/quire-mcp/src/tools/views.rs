@@ -17,7 +17,8 @@ pub(super) const AREA: Area = Area {
         },
         Def {
             name: "quire_views_get",
-            description: "One saved view by `name`. Cheap.",
+            description: "One saved view by `name`: its DQL query, filters, sort, grouping and \
+    layout. Run it with quire_views_execute. Cheap (one small file).",
             schema: input::<ViewNameInput>,
             read_only: true,
         },
