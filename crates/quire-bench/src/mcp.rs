@@ -61,7 +61,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .collect();
     let step = (pages.len() / n).max(1);
-    let reads: Vec<String> = (0..n).map(|i| pages[(i * step) % pages.len()].clone()).collect();
+    let reads: Vec<String> = (0..n)
+        .map(|i| pages[(i * step) % pages.len()].clone())
+        .collect();
     let words = vocabulary(&root, 200)?;
     let queries: Vec<String> = (0..n)
         .map(|i| {
@@ -131,13 +133,14 @@ fn info(name: &str) -> ClientConfig {
 }
 
 async fn stdio(binary: &Path, root: &Path) -> anyhow::Result<Client> {
-    let transport = TokioChildProcess::new(tokio::process::Command::new(binary).configure(|cmd| {
-        cmd.arg("mcp")
-            .arg("--root")
-            .arg(root)
-            .env("QUIRE_LOG", "warn")
-            .env_remove("QUIRE_API_KEY");
-    }))?;
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(binary).configure(|cmd| {
+            cmd.arg("mcp")
+                .arg("--root")
+                .arg(root)
+                .env("QUIRE_LOG", "warn")
+                .env_remove("QUIRE_API_KEY");
+        }))?;
     Ok(info("bench-stdio").serve(transport).await?)
 }
 

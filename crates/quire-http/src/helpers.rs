@@ -4,10 +4,7 @@
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_api::{
-    Change, ChangeAction, JsonFeed, LintReport, LintRequest, Peek,
-    Section, Timeline,
-};
+use quire_api::{Change, ChangeAction, JsonFeed, LintReport, LintRequest, Peek, Section, Timeline};
 use quire_service::SectionOf;
 use serde::Deserialize;
 use utoipa::IntoParams;

@@ -20,98 +20,99 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_read",
             description: "Read one file. `path` may be a root-relative path, a page name or a \
-    [[wiki link]] (resolved as a link at the root would be). Use `metadata_only` for frontmatter, \
-    title, headings and links without the body, and `if_not_etag` with the etag you hold to get \
-    `unchanged: true` instead of the text. Cheap: one file from disk.",
+[[wiki link]] (resolved as a link at the root would be). Use `metadata_only` for frontmatter, \
+title, headings and links without the body, and `if_not_etag` with the etag you hold to get \
+`unchanged: true` instead of the text. Cheap: one file from disk.",
             schema: input::<ReadInput>,
             read_only: true,
         },
         Def {
             name: "quire_write",
             description: "Create or replace one file with `content` (one git commit, indexed, \
-    announced). Pass the etag from quire_read as `if_match` so a concurrent edit is not \
-    overwritten (conflict error instead). To move or rename use quire_rename, never write + delete.",
+announced). Pass the etag from quire_read as `if_match` so a concurrent edit is not \
+overwritten (conflict error instead). To move or rename use quire_rename, never write + delete.",
             schema: input::<WriteInput>,
             read_only: false,
         },
         Def {
             name: "quire_delete",
             description: "Delete one file (one commit). Links to it become broken; prefer \
-    quire_refactor_plan with a merge when the page has backlinks (see quire_backlinks).",
+quire_refactor_plan with a merge when the page has backlinks (see quire_backlinks).",
             schema: input::<DeleteInput>,
             read_only: false,
         },
         Def {
             name: "quire_bulk_write",
             description: "Write several files at once, all or nothing, as one commit. Use it \
-    instead of many quire_write calls when the files belong together.",
+instead of many quire_write calls when the files belong together.",
             schema: input::<BulkRequest>,
             read_only: false,
         },
         Def {
             name: "quire_append",
             description: "Append text to a page (created when missing), with `separator` (default \
-    a newline) in between. Safe against concurrent writers. Good for logs and journals.",
+a newline) in between. Safe against concurrent writers. Good for logs and journals.",
             schema: input::<AppendInput>,
             read_only: false,
         },
         Def {
             name: "quire_tree",
             description: "The files and folders below `path` (the whole root when absent). Call \
-    it first to see what exists; on a large root, pass a folder.",
+it first to see what exists; on a large root, pass a folder.",
             schema: input::<TreeInput>,
             read_only: true,
         },
         Def {
             name: "quire_versions",
             description: "The history of one file: every commit that changed it, newest first, \
-    with author and time.",
+with author and time.",
             schema: input::<PathInput>,
             read_only: true,
         },
         Def {
             name: "quire_changes",
             description: "The change feed of the whole root, oldest first from `since` (a commit \
-    id, the `cursor` of the previous answer, or an RFC 3339 time). Use it to catch up after a \
-    while away.",
+id, the `cursor` of the previous answer, or an RFC 3339 time). Use it to catch up after a \
+while away.",
             schema: input::<ChangesInput>,
             read_only: true,
         },
         Def {
             name: "quire_timeline",
             description: "The newest changes of the whole root, newest first: path, write or \
-    delete, author, time, commit. `type` keeps only writes or only deletes; `limit` (default 50, \
-    at most 500). Use it to see what happened lately; quire_changes pages through everything. \
-    Reads the newest 500 changes of the history.",
+delete, author, time, commit. `type` keeps only writes or only deletes; `limit` (default 50, \
+at most 500). Use it to see what happened lately; quire_changes pages through everything. \
+Reads the newest 500 changes of the history.",
             schema: input::<TimelineInput>,
             read_only: true,
         },
         Def {
             name: "quire_feed",
             description: "The newest changes as a JSON Feed 1.1 (the items of GET /feed.json): \
-    one item per change with title, summary, author and time; a written file's item links to its \
-    quire://file/ resource. For clients that follow feeds; quire_timeline is the plainer list.",
+one item per change with title, summary, author and time; a written file's item links to its \
+quire://file/ resource. For clients that follow feeds; quire_timeline is the plainer list.",
             schema: input::<LimitInput>,
             read_only: true,
         },
         Def {
             name: "quire_claim",
             description: "Claim a page for a while (`lease_duration`, default 30m) so other \
-    agents and restructurings leave it alone while you work on it. Release it when done.",
+agents and restructurings leave it alone while you work on it. Release it when done.",
             schema: input::<ClaimRequest>,
             read_only: false,
         },
         Def {
             name: "quire_release",
             description: "Release a claim you hold, as soon as you are done with the page, so \
-    others may work on it.",
+others may work on it.",
             schema: input::<ReleaseRequest>,
             read_only: false,
         },
         Def {
             name: "quire_claims_list",
-            description: "Every active claim: path, holder and expiry. Check it before editing pages \
-    other agents may be working on.",
+            description:
+                "Every active claim: path, holder and expiry. Check it before editing pages \
+other agents may be working on.",
             schema: empty,
             read_only: true,
         },
@@ -294,4 +295,3 @@ fn read(space: &Space, input: ReadInput) -> Answer {
     answer.content = vec![ContentBlock::text(text)];
     Ok(answer)
 }
-

@@ -15,76 +15,77 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_search",
             description: "Full-text search ranked by BM25 (title counts most): words, AND, OR, \
-    NOT/-word, \"phrases\", prefix*, with `path` (folder) and `tag` filters. Answers paths, titles \
-    and snippets, not whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
+NOT/-word, \"phrases\", prefix*, with `path` (folder) and `tag` filters. Answers paths, titles \
+and snippets, not whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
             schema: input::<SearchInput>,
             read_only: true,
         },
         Def {
             name: "quire_query",
             description: "Run a DQL query over frontmatter, tags, links and file data: TABLE, \
-    LIST, COUNT, DISTINCT … FROM … WHERE … SORT … GROUP BY … FLATTEN … LIMIT. In memory; bounded \
-    by the configured row and time limits.",
+LIST, COUNT, DISTINCT … FROM … WHERE … SORT … GROUP BY … FLATTEN … LIMIT. In memory; bounded \
+by the configured row and time limits.",
             schema: input::<QueryInput>,
             read_only: true,
         },
         Def {
             name: "quire_query_meta",
-            description: "Pages whose frontmatter matches a `where` expression (`status = \"open\" \
-    and priority > 2`), sorted and paged, with their frontmatter. Simpler than quire_query when \
-    you only filter.",
+            description:
+                "Pages whose frontmatter matches a `where` expression (`status = \"open\" \
+and priority > 2`), sorted and paged, with their frontmatter. Simpler than quire_query when \
+you only filter.",
             schema: input::<MetaInput>,
             read_only: true,
         },
         Def {
             name: "quire_aggregate",
             description: "Group pages by a frontmatter field and compute `count`, `sum(f)`, \
-    `avg(f)`, `min(f)`, `max(f)` per group.",
+`avg(f)`, `min(f)`, `max(f)` per group.",
             schema: input::<AggregateInput>,
             read_only: true,
         },
         Def {
             name: "quire_backlinks",
             description: "The pages linking to `path`, with the line of each link. Check it \
-    before deleting or merging a page.",
+before deleting or merging a page.",
             schema: input::<PathInput>,
             read_only: true,
         },
         Def {
             name: "quire_graph_analytics",
             description: "The link graph at a glance: counts, orphans, top pages by PageRank and \
-    by links in and out. Costs one pass over the graph (cached until the next change).",
+by links in and out. Costs one pass over the graph (cached until the next change).",
             schema: input::<AnalyticsInput>,
             read_only: true,
         },
         Def {
             name: "quire_graph_centrality",
             description: "The most central pages: PageRank and betweenness (how many shortest \
-    chains of links pass through a page). Finds the hubs a restructuring must keep working. \
-    Betweenness is sampled from `sample` source pages (default 50; exact when it covers every \
-    page): each sampled page costs a pass over the graph, so keep it small on large roots.",
+chains of links pass through a page). Finds the hubs a restructuring must keep working. \
+Betweenness is sampled from `sample` source pages (default 50; exact when it covers every \
+page): each sampled page costs a pass over the graph, so keep it small on large roots.",
             schema: input::<CentralityInput>,
             read_only: true,
         },
         Def {
             name: "quire_graph_communities",
             description: "Clusters of closely linked pages (Louvain). Useful to propose folders \
-    or hub pages. Costs a pass over the whole graph.",
+or hub pages. Costs a pass over the whole graph.",
             schema: empty,
             read_only: true,
         },
         Def {
             name: "quire_graph_path",
             description: "The shortest chain of links from one page to another (`undirected` \
-    follows links both ways).",
+follows links both ways).",
             schema: input::<GraphPathInput>,
             read_only: true,
         },
         Def {
             name: "quire_graph_walk",
             description: "One step around a page: the pages it links to, the pages linking to it \
-    and, with `neighbors`, the other pages of its folder. Use it to explore around a page before \
-    reading further. Cheap (the in-memory link graph).",
+and, with `neighbors`, the other pages of its folder. Use it to explore around a page before \
+reading further. Cheap (the in-memory link graph).",
             schema: input::<WalkInput>,
             read_only: true,
         },

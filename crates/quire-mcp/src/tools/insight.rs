@@ -13,60 +13,60 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_context",
             description: "The knowledge base's own guidance: the texts of .quire/playbook.md (how \
-    to work here), .quire/SCHEMA.md (page types and fields) and .quire/index.md (where things \
-    are), empty when missing. Call it first in a session and follow it. Cheap (three files).",
+to work here), .quire/SCHEMA.md (page types and fields) and .quire/index.md (where things \
+are), empty when missing. Call it first in a session and follow it. Cheap (three files).",
             schema: empty,
             read_only: true,
         },
         Def {
             name: "quire_analytics",
             description: "The health dashboard of the whole knowledge base: how many pages, and \
-    how many are stale (past `review-by`), orphaned, empty or without frontmatter, broken links, \
-    the share of wiki links that resolve, and the ten pages changed last. A good first look at \
-    what needs care. Cheap (the in-memory catalog); unavailable while the first index pass runs.",
+how many are stale (past `review-by`), orphaned, empty or without frontmatter, broken links, \
+the share of wiki links that resolve, and the ten pages changed last. A good first look at \
+what needs care. Cheap (the in-memory catalog); unavailable while the first index pass runs.",
             schema: empty,
             read_only: true,
         },
         Def {
             name: "quire_health_check",
             description: "The health of one page: words, links, backlinks, age, and its issues \
-    (broken links, past `review-by`, no frontmatter, empty, orphan). Check a page before and \
-    after you edit it. Cheap.",
+(broken links, past `review-by`, no frontmatter, empty, orphan). Check a page before and \
+after you edit it. Cheap.",
             schema: input::<PathInput>,
             read_only: true,
         },
         Def {
             name: "quire_eligible",
             description: "What to work on next: actionable pages from their frontmatter (`status` \
-    not done, closed, archived, cancelled, completed or verified), most urgent `priority` first, \
-    then the soonest `due`; `limit` (default 20, at most 500). Cheap (the in-memory catalog).",
+not done, closed, archived, cancelled, completed or verified), most urgent `priority` first, \
+then the soonest `due`; `limit` (default 20, at most 500). Cheap (the in-memory catalog).",
             schema: input::<LimitInput>,
             read_only: true,
         },
         Def {
             name: "quire_velocity",
             description: "How fast pages change over `period` (`Nd`, `Nw`, `Nm`; default 30d), \
-    from the git history: hot and cold pages, bursts of edits, pages only one author ever \
-    touched; `path` keeps one folder. Reads the history of the period: cost grows with its \
-    commits. Unavailable when versioning is off.",
+from the git history: hot and cold pages, bursts of edits, pages only one author ever \
+touched; `path` keeps one folder. Reads the history of the period: cost grows with its \
+commits. Unavailable when versioning is off.",
             schema: input::<VelocityInput>,
             read_only: true,
         },
         Def {
             name: "quire_memory_report",
             description: "How episodic memory pages (under `prefix`, default the configured \
-    episodes folder) have been consolidated: which some page's `merged-from`/`derived-from` \
-    frontmatter names, and which are still unmerged. Use it to pick episodes to consolidate. \
-    Cheap (the in-memory catalog).",
+episodes folder) have been consolidated: which some page's `merged-from`/`derived-from` \
+frontmatter names, and which are still unmerged. Use it to pick episodes to consolidate. \
+Cheap (the in-memory catalog).",
             schema: input::<MemoryInput>,
             read_only: true,
         },
         Def {
             name: "quire_eval",
             description: "Score full-text search on questions whose answers you know \
-    (`queries: [{question, expected_paths}]`): hit rate, MRR and precision at 5 over the first \
-    10 results, per question too. Use it to check that pages you wrote are findable. Runs one \
-    search per question; these searches stay out of the search analytics.",
+(`queries: [{question, expected_paths}]`): hit rate, MRR and precision at 5 over the first \
+10 results, per question too. Use it to check that pages you wrote are findable. Runs one \
+search per question; these searches stay out of the search analytics.",
             schema: input::<EvalRequest>,
             read_only: true,
         },

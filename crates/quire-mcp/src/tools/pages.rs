@@ -12,23 +12,23 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_peek",
             description: "A short look at a page: title, a ~200 character snippet, frontmatter, \
-    links out and in, headings and word count. Cheaper than reading it whole.",
+links out and in, headings and word count. Cheaper than reading it whole.",
             schema: input::<PathInput>,
             read_only: true,
         },
         Def {
             name: "quire_section",
             description: "One section of a page: a heading (by its text or slug in `heading`, or \
-    its position from 0 in `index`; exactly one of them) and its text up to the next heading of \
-    the same or a higher level, with its line numbers. Reads one file; cheaper in tokens than \
-    quire_read on long pages (see the headings with quire_read metadata_only or quire_peek).",
+its position from 0 in `index`; exactly one of them) and its text up to the next heading of \
+the same or a higher level, with its line numbers. Reads one file; cheaper in tokens than \
+quire_read on long pages (see the headings with quire_read metadata_only or quire_peek).",
             schema: input::<SectionInput>,
             read_only: true,
         },
         Def {
             name: "quire_lint",
             description: "Check a page (`path`) or text (`content`, as if stored at `path`) for \
-    broken links and anchors, heading problems and frontmatter errors. Run it before writing.",
+broken links and anchors, heading problems and frontmatter errors. Run it before writing.",
             schema: input::<LintRequest>,
             read_only: true,
         },

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use quire_api::mcp::{
-    NotApplied, RefactorApplyInput, RefactorPlanInput, RefactorRevertInput,
-};
+use quire_api::mcp::{NotApplied, RefactorApplyInput, RefactorPlanInput, RefactorRevertInput};
 use quire_api::{Applied, RenameRequest, ScriptRequest};
 use quire_service::{ApplyRequest, Error, ErrorCode, Expect, Relink, Space};
 use rmcp::service::{ElicitationError, Peer};
@@ -24,45 +22,47 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_rename",
             description: "Move or rename one file and rewrite every link to it (default \
-    `relink: true`), as one commit. Never overwrites an existing file. Cost grows with the number \
-    of pages linking to it.",
+`relink: true`), as one commit. Never overwrites an existing file. Cost grows with the number \
+of pages linking to it.",
             schema: input::<RenameRequest>,
             read_only: false,
         },
         Def {
             name: "quire_refactor_plan",
-            description: "Plan a restructuring from a manifest (moves, merges, edits, tag renames, \
-    relinks, split) without writing anything: which files move, every link rewritten, conflicts, \
-    integrity and the `digest` to apply it with. Says whether the user must confirm it \
-    (`approval`). Reads only the pages it rewrites.",
+            description:
+                "Plan a restructuring from a manifest (moves, merges, edits, tag renames, \
+relinks, split) without writing anything: which files move, every link rewritten, conflicts, \
+integrity and the `digest` to apply it with. Says whether the user must confirm it \
+(`approval`). Reads only the pages it rewrites.",
             schema: input::<RefactorPlanInput>,
             read_only: true,
         },
         Def {
             name: "quire_refactor_apply",
-            description: "Apply a planned manifest as exactly one revertible commit, keeping every \
-    link working. Pass the plan's `digest`: nothing is written when the workspace changed since. \
-    Plans over the approval limits ask the user to confirm (when the client can ask), else wait \
-    for a person's approval (web UI or POST /refactor/approve) and the answer says so; apply the \
-    same digest again once approved. `now` pins the clock of date expressions.",
+            description:
+                "Apply a planned manifest as exactly one revertible commit, keeping every \
+link working. Pass the plan's `digest`: nothing is written when the workspace changed since. \
+Plans over the approval limits ask the user to confirm (when the client can ask), else wait \
+for a person's approval (web UI or POST /refactor/approve) and the answer says so; apply the \
+same digest again once approved. `now` pins the clock of date expressions.",
             schema: input::<RefactorApplyInput>,
             read_only: false,
         },
         Def {
             name: "quire_refactor_script",
             description: "Compute a manifest with a Starlark script and plan it, when the change \
-    depends on what the pages hold. The script may call query(dql), files(glob), read(path), \
-    frontmatter(path), links(path), slug(text), json.encode/decode and print, and returns the \
-    manifest from main() (or sets `manifest`). It runs in a separate read-only process (256 MB, \
-    30 s, no while, no recursion). Answers the manifest, what it printed and the plan; apply the \
-    manifest with quire_refactor_apply. Nothing is written.",
+depends on what the pages hold. The script may call query(dql), files(glob), read(path), \
+frontmatter(path), links(path), slug(text), json.encode/decode and print, and returns the \
+manifest from main() (or sets `manifest`). It runs in a separate read-only process (256 MB, \
+30 s, no while, no recursion). Answers the manifest, what it printed and the plan; apply the \
+manifest with quire_refactor_apply. Nothing is written.",
             schema: input::<ScriptRequest>,
             read_only: true,
         },
         Def {
             name: "quire_refactor_revert",
             description: "Undo a commit (a restructuring or any write) as a new commit; refused \
-    when a file it changed has changed since. `dry_run` answers the revert plan and its digest.",
+when a file it changed has changed since. `dry_run` answers the revert plan and its digest.",
             schema: input::<RefactorRevertInput>,
             read_only: false,
         },
@@ -270,4 +270,3 @@ fn plan_summary(plan: &quire_api::Plan) -> String {
         plan.errors.len()
     )
 }
-

@@ -11,23 +11,23 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_views_list",
             description: "Every saved view: a named DQL query with its filters, sort, grouping \
-    and layout. Look here before writing a query someone may have saved. Cheap.",
+and layout. Look here before writing a query someone may have saved. Cheap.",
             schema: empty,
             read_only: true,
         },
         Def {
             name: "quire_views_get",
             description: "One saved view by `name`: its DQL query, filters, sort, grouping and \
-    layout. Run it with quire_views_execute. Cheap (one small file).",
+layout. Run it with quire_views_execute. Cheap (one small file).",
             schema: input::<ViewNameInput>,
             read_only: true,
         },
         Def {
             name: "quire_views_save",
             description: "Create or replace the saved view `name` (stored as \
-    .quire/views/<name>.json, one commit). `view.query` is DQL and must parse; `filters`, `sort` \
-    and `group_by` are checked too (the error names what is wrong). Pass `if_match` to not \
-    overwrite a concurrent change.",
+.quire/views/<name>.json, one commit). `view.query` is DQL and must parse; `filters`, `sort` \
+and `group_by` are checked too (the error names what is wrong). Pass `if_match` to not \
+overwrite a concurrent change.",
             schema: input::<ViewSaveInput>,
             read_only: false,
         },
@@ -40,17 +40,17 @@ pub(super) const AREA: Area = Area {
         Def {
             name: "quire_views_execute",
             description: "Run a saved view: its query with its filters, sort and grouping, a page \
-    of rows (`limit` default 50, at most 1000; `offset`) with the total and the groups. In \
-    memory, bounded by the configured row and time limits like quire_query.",
+of rows (`limit` default 50, at most 1000; `offset`) with the total and the groups. In \
+memory, bounded by the configured row and time limits like quire_query.",
             schema: input::<ViewExecuteInput>,
             read_only: true,
         },
         Def {
             name: "quire_view_refresh",
             description: "Recompute every computed view page (`quire-view: true` with \
-    `quire-query` in its frontmatter) now, rewriting those whose rows changed (author quire). \
-    They also refresh on their own shortly after writes: call it only when you \
-    need them current at once. Costs one query per view page.",
+`quire-query` in its frontmatter) now, rewriting those whose rows changed (author quire). \
+They also refresh on their own shortly after writes: call it only when you \
+need them current at once. Costs one query per view page.",
             schema: empty,
             read_only: false,
         },
