@@ -172,7 +172,7 @@ pub struct AggregateInput {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyticsInput {
-    /// How many top pages to list (default 10).
+    /// How many top pages to list (default 20, as `GET /graph/analytics`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
@@ -186,6 +186,137 @@ pub struct GraphPathInput {
     /// Follow links in either direction.
     #[serde(default)]
     pub undirected: bool,
+}
+
+/// `quire_graph_centrality`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CentralityInput {
+    /// At most this many pages (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Source pages sampled for betweenness (default 50; exact when at least the page count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
+}
+
+/// `quire_graph_walk`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkInput {
+    /// The page to start from.
+    pub path: String,
+    /// Also list the other pages of the same folder.
+    #[serde(default)]
+    pub neighbors: bool,
+}
+
+/// `quire_velocity`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VelocityInput {
+    /// `Nd`, `Nw` or `Nm` (a month counts 30 days); default `30d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<String>,
+    /// At most this many entries per list (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Only pages under this folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// `quire_memory_report`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryInput {
+    /// The folder of episodic pages (default `[memory] episodes_path_prefix`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+/// Tools that take only a `limit` (`quire_eligible`, `quire_feed`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitInput {
+    /// At most this many entries (`quire_eligible`: default 20; `quire_feed`: default 50;
+    /// at most 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+/// `quire_views_get`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewNameInput {
+    /// `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+}
+
+/// `quire_views_save`: what `PUT /views/{name}` takes (the URL's name, the body, `If-Match`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewSaveInput {
+    /// `[A-Za-z0-9_-]{1,64}`; replaces the view's own `name`.
+    pub name: String,
+    pub view: crate::View,
+    /// The ETag of the view file last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message; default `Save view <name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_views_delete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewDeleteInput {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message; default `Delete view <name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_views_execute`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewExecuteInput {
+    pub name: String,
+    /// At most this many rows (default 50, at most 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// Skip this many rows first (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+}
+
+/// `quire_section`: exactly one of `heading` and `index`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SectionInput {
+    /// The page.
+    pub path: String,
+    /// The heading's text (or its slug); the first match wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
+    /// The heading's position among the page's headings, from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+}
+
+/// `quire_timeline`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimelineInput {
+    /// Only `write` or only `delete` changes.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::ChangeAction>,
+    /// At most this many events (default 50, at most 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
 }
 
 /// `quire_refactor_plan`.

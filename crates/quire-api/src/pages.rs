@@ -117,3 +117,73 @@ pub struct JsonFeedItem {
 pub struct JsonFeedAuthor {
     pub name: String,
 }
+
+/// How a feed's entries are named and linked, shared by the Atom feed (REST), the JSON Feed
+/// (REST) and `quire_feed` (MCP) so that they describe a change alike.
+impl Change {
+    /// `write` or `delete`.
+    pub fn verb(&self) -> &'static str {
+        match self.action {
+            crate::ChangeAction::Write => "write",
+            crate::ChangeAction::Delete => "delete",
+        }
+    }
+
+    /// A stable id per change: its space, its commit (or cow sequence) and its path.
+    pub fn feed_id(&self, space: &str) -> String {
+        format!(
+            "urn:quire:{}:{}:{}",
+            crate::workspace_edit::encode_uri_path(space),
+            crate::workspace_edit::encode_uri_path(&self.seq),
+            crate::workspace_edit::encode_uri_path(&self.path)
+        )
+    }
+
+    /// `write notes/a.md`.
+    pub fn feed_title(&self) -> String {
+        format!("{} {}", self.verb(), self.path)
+    }
+
+    /// `alice wrote notes/a.md (<commit>)`.
+    pub fn feed_summary(&self) -> String {
+        let did = match self.action {
+            crate::ChangeAction::Write => "wrote",
+            crate::ChangeAction::Delete => "deleted",
+        };
+        format!("{} {did} {} ({})", self.actor, self.path, self.seq)
+    }
+}
+
+impl JsonFeed {
+    /// The JSON Feed of `changes` (newest first) of the space `space`. `home` is the space's
+    /// address, if it has one (the feed is then `{home}/feed.json`); `file_url` gives where a
+    /// written file can be read (deletions have no link).
+    pub fn of_changes(
+        space: &str,
+        changes: &[Change],
+        home: Option<&str>,
+        file_url: impl Fn(&str) -> String,
+    ) -> JsonFeed {
+        JsonFeed {
+            version: "https://jsonfeed.org/version/1.1".into(),
+            title: format!("quire: changes in {space}"),
+            home_page_url: home.map(str::to_string),
+            feed_url: home.map(|h| format!("{h}/feed.json")),
+            description: format!("The newest changes of the space {space}"),
+            items: changes
+                .iter()
+                .map(|change| JsonFeedItem {
+                    id: change.feed_id(space),
+                    url: (change.action == crate::ChangeAction::Write)
+                        .then(|| file_url(&change.path)),
+                    title: change.feed_title(),
+                    content_text: change.feed_summary(),
+                    date_modified: change.timestamp.clone(),
+                    authors: vec![JsonFeedAuthor {
+                        name: change.actor.clone(),
+                    }],
+                })
+                .collect(),
+        }
+    }
+}

@@ -9,6 +9,7 @@ mod edits;
 mod extract;
 mod load;
 mod lsp;
+mod mcp;
 mod plan;
 mod put;
 mod resolve;
@@ -39,6 +40,8 @@ enum Command {
     Plan(plan::Args),
     /// Many clients as many actors against the real server: commit lag, authors, SIGTERM.
     Load(load::Args),
+    /// MCP round trips of quire_read and quire_search over stdio and streamable HTTP.
+    Mcp(mcp::Args),
     /// Search and DQL over loopback HTTP (index built at start), the grep tier, and `rg`.
     Search(search::Args),
     /// The language server: willRenameFiles of a hub, diagnostics of a long page.
@@ -58,6 +61,7 @@ fn main() -> anyhow::Result<()> {
         Command::Load(args) => load::run(&args),
         Command::Search(args) => search::run(&args),
         Command::Lsp(args) => lsp::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;

@@ -229,7 +229,7 @@ fn wait_ready(base: &str) -> anyhow::Result<()> {
 }
 
 /// Words of four letters or more that occur in the pages, most frequent first.
-fn vocabulary(root: &Path, n: usize) -> anyhow::Result<Vec<String>> {
+pub(crate) fn vocabulary(root: &Path, n: usize) -> anyhow::Result<Vec<String>> {
     let mut counts = std::collections::HashMap::<String, usize>::new();
     for entry in walk(root).into_iter().take(2_000) {
         let text = std::fs::read_to_string(entry).unwrap_or_default();
@@ -245,7 +245,7 @@ fn vocabulary(root: &Path, n: usize) -> anyhow::Result<Vec<String>> {
     Ok(words.into_iter().skip(20).take(n).map(|(w, _)| w).collect())
 }
 
-fn walk(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn walk(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -270,7 +270,7 @@ fn walk(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn report(what: &str, times: &mut [Duration]) {
+pub(crate) fn report(what: &str, times: &mut [Duration]) {
     times.sort();
     let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize];
     println!(

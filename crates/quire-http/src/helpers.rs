@@ -4,16 +4,13 @@
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_api::{
-    Change, ChangeAction, JsonFeed, JsonFeedAuthor, JsonFeedItem, LintReport, LintRequest, Peek,
-    Section, Timeline,
-};
+use quire_api::{Change, ChangeAction, JsonFeed, LintReport, LintRequest, Peek, Section, Timeline};
 use quire_service::SectionOf;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::SpaceCtx;
-use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::error::{blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
 use crate::files::PathQuery;
 
 /// Changes a feed holds when the caller names no limit.
@@ -79,11 +76,7 @@ pub async fn section(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<SectionParams>,
 ) -> ApiResult<Json<Section>> {
-    let which = match (q.heading, q.index) {
-        (Some(h), None) if !h.trim().is_empty() => SectionOf::Heading(h),
-        (None, Some(i)) => SectionOf::Index(i),
-        _ => return Err(bad_request("name exactly one of `heading` and `index`")),
-    };
+    let which = SectionOf::from_parts(q.heading, q.index)?;
     Ok(Json(
         blocking(move || space.pages().section(&q.path, &which)).await?,
     ))
@@ -151,7 +144,9 @@ pub async fn feed_json(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (name, base, timeline) = feed_entries(space, q, &headers).await?;
-    let feed = json_feed(&name, &base, &timeline.events);
+    let feed = JsonFeed::of_changes(&name, &timeline.events, Some(&base), |path| {
+        file_url(&base, path)
+    });
     let body = serde_json::to_vec(&feed)
         .map_err(|e| crate::error::ApiError(quire_service::Error::internal(e)))?;
     Ok((
@@ -178,27 +173,9 @@ fn space_url(headers: &HeaderMap, space: &str) -> String {
     )
 }
 
-fn verb(action: ChangeAction) -> &'static str {
-    match action {
-        ChangeAction::Write => "write",
-        ChangeAction::Delete => "delete",
-    }
-}
-
-/// Where a change's file can be read; `None` for a deletion.
-fn file_url(base: &str, change: &Change) -> Option<String> {
-    (change.action == ChangeAction::Write)
-        .then(|| format!("{base}/file?path={}", percent_encode(&change.path)))
-}
-
-/// A stable id per change: its commit (or cow sequence) and path.
-fn entry_id(space: &str, change: &Change) -> String {
-    format!(
-        "urn:quire:{}:{}:{}",
-        percent_encode(space),
-        percent_encode(&change.seq),
-        percent_encode(&change.path)
-    )
+/// Where a change's file can be read.
+fn file_url(base: &str, path: &str) -> String {
+    format!("{base}/file?path={}", percent_encode(path))
 }
 
 fn atom(space: &str, base: &str, changes: &[Change]) -> String {
@@ -222,56 +199,26 @@ fn atom(space: &str, base: &str, changes: &[Change]) -> String {
         xml.push_str("  <entry>\n");
         xml.push_str(&format!(
             "    <id>{}</id>\n    <title>{}</title>\n    <updated>{}</updated>\n",
-            escape_xml(&entry_id(space, change)),
-            escape_xml(&format!("{} {}", verb(change.action), change.path)),
+            escape_xml(&change.feed_id(space)),
+            escape_xml(&change.feed_title()),
             escape_xml(&change.timestamp)
         ));
         xml.push_str(&format!(
             "    <author><name>{}</name></author>\n",
             escape_xml(&change.actor)
         ));
-        if let Some(url) = file_url(base, change) {
+        if change.action == ChangeAction::Write {
+            let url = file_url(base, &change.path);
             xml.push_str(&format!("    <link href=\"{}\"/>\n", escape_xml(&url)));
         }
         xml.push_str(&format!(
             "    <summary>{}</summary>\n",
-            escape_xml(&summary(change))
+            escape_xml(&change.feed_summary())
         ));
         xml.push_str("  </entry>\n");
     }
     xml.push_str("</feed>\n");
     xml
-}
-
-fn json_feed(space: &str, base: &str, changes: &[Change]) -> JsonFeed {
-    JsonFeed {
-        version: "https://jsonfeed.org/version/1.1".into(),
-        title: format!("quire: changes in {space}"),
-        home_page_url: Some(base.to_string()),
-        feed_url: Some(format!("{base}/feed.json")),
-        description: format!("The newest changes of the space {space}"),
-        items: changes
-            .iter()
-            .map(|change| JsonFeedItem {
-                id: entry_id(space, change),
-                url: file_url(base, change),
-                title: format!("{} {}", verb(change.action), change.path),
-                content_text: summary(change),
-                date_modified: change.timestamp.clone(),
-                authors: vec![JsonFeedAuthor {
-                    name: change.actor.clone(),
-                }],
-            })
-            .collect(),
-    }
-}
-
-fn summary(change: &Change) -> String {
-    let did = match change.action {
-        ChangeAction::Write => "wrote",
-        ChangeAction::Delete => "deleted",
-    };
-    format!("{} {did} {} ({})", change.actor, change.path, change.seq)
 }
 
 /// Text for XML content and attribute values: markup characters escaped, and characters XML
@@ -295,16 +242,7 @@ fn escape_xml(text: &str) -> String {
 
 /// Percent-encodes everything but unreserved characters and `/`.
 fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    quire_api::workspace_edit::encode_uri_path(text)
 }
 
 #[cfg(test)]

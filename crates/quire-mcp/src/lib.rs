@@ -1,7 +1,7 @@
 //! MCP adapter over `quire-service`: the `quire_*` tools, the `quire://` resources and their
 //! change notifications, served over stdio (`quire mcp`) or streamable HTTP (`quire serve`).
 //!
-//! Built on the official Rust SDK (`rmcp`). Tools are a table (`tools.rs`): a name, a
+//! Built on the official Rust SDK (`rmcp`). Tools are a table (`tools/`, one module per area): a name, a
 //! description written for agents, and the JSON Schema of the `quire-api` type its arguments
 //! deserialize into. A call runs the space's service on a blocking thread and answers the
 //! result as structured content plus a short text; a `quire_service::Error` becomes a tool
@@ -129,7 +129,8 @@ fn plain_actor(name: &str) -> String {
 
 /// What an agent should know first (the `instructions` of `initialize`).
 const INSTRUCTIONS: &str = "quire is a knowledge base of markdown pages under git. Start with \
-quire_tree (what exists) or quire_search (full text), then quire_read (a path, a page name or a \
+quire_context (this root's own playbook and schema, if any), then quire_tree (what exists) or \
+quire_search (full text), then quire_read (a path, a page name or a \
 [[link]]; metadata_only and if_not_etag keep answers small). Write with quire_write passing the \
 etag you read as if_match. Move or rename pages only with quire_rename or quire_refactor_plan + \
 quire_refactor_apply: they keep every link working. Large restructurings need the user's \

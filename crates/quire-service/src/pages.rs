@@ -31,6 +31,20 @@ pub enum SectionOf {
     Index(usize),
 }
 
+impl SectionOf {
+    /// The section named by exactly one of `heading` (not blank) and `index`, as REST and MCP
+    /// callers give them.
+    pub fn from_parts(heading: Option<String>, index: Option<usize>) -> Result<SectionOf> {
+        match (heading, index) {
+            (Some(h), None) if !h.trim().is_empty() => Ok(SectionOf::Heading(h)),
+            (None, Some(i)) => Ok(SectionOf::Index(i)),
+            _ => Err(Error::bad_request(
+                "name exactly one of `heading` and `index`",
+            )),
+        }
+    }
+}
+
 impl Pages<'_> {
     /// The problems of a page, stored (`path`) or given (`content`, linted as if at `path`).
     pub fn lint(&self, request: &LintRequest) -> Result<LintReport> {

@@ -1,0 +1,196 @@
+//! The `quire_*` tools: the table clients list, and the calls onto the space's services.
+//!
+//! Only tools whose subsystem exists are listed. Every input schema is the `schemars` derive
+//! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
+//! The table is split by area, one module each, in the order clients list them: files,
+//! history and claims (`files`), finding (`find`), looking at pages (`pages`), analytics and
+//! health (`insight`), saved views (`views`), restructuring (`refactor`). A tool calls the same
+//! service method as its REST route, so both answer alike (same body, same error message).
+
+mod files;
+mod find;
+mod insight;
+mod pages;
+mod refactor;
+mod views;
+
+use std::sync::Arc;
+
+use quire_service::{Error, ErrorCode, Expect, Space, WriteOptions};
+use rmcp::handler::server::common::{schema_for_empty_input, schema_for_type};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::service::Peer;
+use rmcp::{ErrorData, RoleServer};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::{Caller, McpServer};
+
+/// One advertised tool.
+struct Def {
+    name: &'static str,
+    description: &'static str,
+    schema: fn() -> Arc<JsonObject>,
+    read_only: bool,
+}
+
+/// The tools of one area and the function answering them (on a blocking thread).
+struct Area {
+    tools: &'static [Def],
+    call: fn(&Space, &str, serde_json::Value, &Caller) -> Answer,
+}
+
+/// Every area, in the order clients list them.
+const AREAS: &[Area] = &[
+    files::AREA,
+    find::AREA,
+    pages::AREA,
+    insight::AREA,
+    views::AREA,
+    refactor::AREA,
+];
+
+fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_type::<T>()
+}
+
+/// The schema of a tool without arguments.
+fn empty() -> Arc<JsonObject> {
+    schema_for_empty_input()
+}
+
+/// Every advertised tool.
+pub(crate) fn list() -> Vec<Tool> {
+    AREAS
+        .iter()
+        .flat_map(|area| area.tools)
+        .map(|def| {
+            let mut tool = Tool::new(def.name, def.description, (def.schema)());
+            tool.annotations = Some(
+                ToolAnnotations::new()
+                    .read_only(def.read_only)
+                    .destructive(!def.read_only),
+            );
+            tool
+        })
+        .collect()
+}
+
+/// A tool's answer before it becomes an MCP result.
+type Answer = Result<CallToolResult, Error>;
+
+/// Runs tool `name` for `caller`; an unknown tool is a protocol error, everything else a
+/// tool result (an error result carrying the service's message).
+pub(crate) async fn call(
+    server: &McpServer,
+    name: &str,
+    args: serde_json::Value,
+    caller: &Caller,
+    peer: &Peer<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let Some(area) = AREAS
+        .iter()
+        .find(|area| area.tools.iter().any(|d| d.name == name))
+    else {
+        return Err(ErrorData::invalid_params(
+            format!("no tool named {name:?}; call tools/list"),
+            None,
+        ));
+    };
+    let space = server.space();
+    let answer = if name == refactor::APPLY {
+        // It may ask the user and wait for the answer: it runs on the async side.
+        refactor::apply_tool(space, args, caller, peer).await
+    } else {
+        let name = name.to_string();
+        let caller = caller.clone();
+        let run = area.call;
+        tokio::task::spawn_blocking(move || run(&space, &name, args, &caller))
+            .await
+            .unwrap_or_else(|e| Err(Error::internal(e)))
+    };
+    Ok(answer.unwrap_or_else(|e| error_result(&e)))
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, args: serde_json::Value) -> Result<T, Error> {
+    serde_json::from_value(args)
+        .map_err(|e| Error::bad_request(format!("invalid arguments for {tool}: {e}")))
+}
+
+/// Checks that a tool without arguments got none.
+fn no_args(tool: &str, args: serde_json::Value) -> Result<(), Error> {
+    let given: serde_json::Map<String, serde_json::Value> = parse(tool, args)?;
+    match given.keys().next() {
+        Some(key) => Err(Error::bad_request(format!(
+            "invalid arguments for {tool}: it takes none, got `{key}`"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// How a write of `caller` is made: authored by the caller, with the optional message.
+fn opts(caller: &Caller, message: Option<String>, expect: Expect) -> WriteOptions {
+    WriteOptions {
+        actor: Some(caller.actor.clone()),
+        message,
+        derived_from: None,
+        expect,
+    }
+}
+
+/// The `Expect` of an `if_match` argument.
+fn if_match(etag: Option<String>) -> Expect {
+    etag.map(Expect::Etag).unwrap_or_default()
+}
+
+/// A call reached an area that does not answer it (a table and its handler disagree).
+fn no_handler(name: &str) -> Error {
+    Error::internal(format!("tool {name} has no handler"))
+}
+
+/// A successful answer: the value as structured content (an object; arrays are wrapped by
+/// their callers) and a short text.
+fn ok<T: Serialize>(value: &T, text: String) -> CallToolResult {
+    let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// A tool error: the message REST gives, with its code and, where there is one, the plan.
+pub(crate) fn error_result(e: &Error) -> CallToolResult {
+    if e.code == ErrorCode::Internal {
+        tracing::error!(detail = ?e.detail, "internal error answering an MCP call: {e}");
+    }
+    let mut body = serde_json::json!({ "error": e.to_string(), "code": e.code });
+    if let Some(plan) = e.plan() {
+        body["plan"] = serde_json::to_value(plan).unwrap_or_default();
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
+    result.structured_content = Some(body);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_are_unique_and_every_schema_is_an_object() {
+        let tools = list();
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "a tool is listed twice");
+        for tool in &tools {
+            assert_eq!(
+                tool.input_schema.get("type"),
+                Some(&serde_json::json!("object")),
+                "{}",
+                tool.name
+            );
+        }
+    }
+}
