@@ -99,6 +99,13 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     router
 }
 
+/// The paths [`routes`] serves.
+pub(crate) fn route_names() -> Vec<String> {
+    let mut out = vec![DOCS_PATH.to_string(), format!("{DOCS_PATH}/")];
+    out.extend(ASSETS.iter().map(|a| format!("{DOCS_PATH}/{}", a.name)));
+    out
+}
+
 /// The asset with its ETag; `Cache-Control: no-cache` makes browsers revalidate, and a
 /// matching `If-None-Match` gets 304, so a new build is picked up at once and an unchanged
 /// file is not sent twice.

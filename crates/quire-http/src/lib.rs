@@ -6,6 +6,7 @@
 //! `/api/openapi.json` and the API explorer `/api/docs`. Every route passes the
 //! authentication layer (`auth`), which lets the public ones through.
 
+pub mod audit;
 pub mod auth;
 mod claims;
 mod context;
@@ -14,10 +15,12 @@ mod error;
 mod events;
 mod files;
 mod find;
+pub mod gate;
 mod health;
 mod helpers;
 mod insight;
 mod metrics;
+pub mod oidc;
 mod refactor;
 mod repair;
 mod settings;
@@ -34,7 +37,8 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub use auth::AuthPolicy;
+pub use auth::{AuthHandle, AuthPolicy};
+pub use gate::Gate;
 pub use context::SPACE_HEADER;
 pub use error::{ApiError, ErrorBody};
 pub use settings::{HttpSettings, SetupError};
@@ -48,6 +52,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     pub service: Arc<Service>,
+    /// `[audit] enabled`: the log `GET /audit` reads.
+    pub audit: Option<Arc<audit::AuditLog>>,
 }
 
 #[derive(OpenApi)]
@@ -68,7 +74,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "pages", description = "Looking at pages: lint, peek, sections"),
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
-        (name = "health", description = "Liveness and readiness")
+        (name = "health", description = "Liveness and readiness"),
+        (name = "admin", description = "Operating quire: the audit log")
     )
 )]
 struct ApiDoc;
@@ -150,6 +157,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(insight::content_gaps))
         .routes(routes!(insight::dismiss_gap))
         .routes(routes!(insight::sources))
+        .routes(routes!(audit::list))
 }
 
 /// The OpenAPI document and the router without state.
@@ -171,12 +179,49 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     parts().1
 }
 
-/// The whole HTTP application: every route behind the configured authentication, with CORS
-/// when origins are allowed.
+/// Every route of the router as (method, route template), for tests that walk them all: the
+/// documented routes (space routes also under `{space}`) and the undocumented ones (the
+/// OpenAPI document and the API explorer).
+pub fn route_list() -> Vec<(axum::http::Method, String)> {
+    use axum::http::Method;
+    let mut out = Vec::new();
+    for (path, item) in &openapi().paths.paths {
+        let methods = [
+            (Method::GET, item.get.is_some()),
+            (Method::PUT, item.put.is_some()),
+            (Method::POST, item.post.is_some()),
+            (Method::DELETE, item.delete.is_some()),
+            (Method::PATCH, item.patch.is_some()),
+            (Method::HEAD, item.head.is_some()),
+        ];
+        for (method, present) in methods {
+            if present {
+                out.push((method.clone(), path.clone()));
+                if let Some(rest) = path.strip_prefix(BASE_PATH) {
+                    out.push((method, format!("{BASE_PATH}/{{space}}{rest}")));
+                }
+            }
+        }
+    }
+    out.push((Method::GET, "/api/openapi.json".into()));
+    for route in docs::route_names() {
+        out.push((Method::GET, route));
+    }
+    out
+}
+
+/// The whole HTTP application: every route behind the gate (rate limit, authentication,
+/// scopes, audit), with CORS when origins are allowed. Panics when the audit log cannot be
+/// opened; [`try_router`] answers that as an error.
 pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
+    try_router(service, settings).expect("the HTTP settings can be applied")
+}
+
+/// [`router`], refusing settings it cannot apply (an audit log that cannot be opened).
+pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<Router, SetupError> {
+    let gate = settings.gate(service.default_space().root_dir())?;
     let (router, api) = parts();
     let api = Arc::new(api);
-    let auth = Arc::new(settings.auth);
     let router = router
         .route(
             "/api/openapi.json",
@@ -186,10 +231,7 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
             }),
         )
         .merge(docs::routes())
-        .route_layer(axum::middleware::from_fn_with_state(
-            auth,
-            auth::require_key,
-        ))
+        .route_layer(axum::middleware::from_fn_with_state(gate.clone(), gate::check))
         .fallback(|| async {
             ApiError(quire_service::Error::not_found(
                 "no such route; see /api/openapi.json",
@@ -197,9 +239,12 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
             .into_response()
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(AppState { service });
-    match settings.cors {
+        .with_state(AppState {
+            service,
+            audit: gate.audit.clone(),
+        });
+    Ok(match settings.cors {
         Some(cors) => router.layer(cors),
         None => router,
-    }
+    })
 }

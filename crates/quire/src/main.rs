@@ -31,6 +31,8 @@ enum Command {
     /// Serve MCP (the agent protocol) on stdin/stdout; through the server holding the root
     /// when one runs, else on the root itself.
     Mcp(cmd::mcp::Args),
+    /// Scoped API tokens: create (shown once, stored as a hash), list, revoke.
+    Token(cmd::token::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Command::Reindex(args) => cmd::find::reindex(args),
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
+        Command::Token(args) => cmd::token::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -105,13 +105,8 @@ fn a_perspace_key_for_an_unknown_space_refuses_to_start() {
 #[test]
 fn unbuilt_safety_settings_refuse_to_start() {
     for (toml, setting) in [
-        (
-            "[server.rate_limit]\nrequests_per_minute = 100\n",
-            "server.rate_limit.requests_per_minute",
-        ),
         ("[schema]\nenforce = true\n", "schema.enforce"),
         ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
-        ("[audit]\nenabled = true\n", "audit.enabled"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("kb");

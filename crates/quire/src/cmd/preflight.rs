@@ -22,11 +22,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         }
     };
     refuse(
-        config.server.rate_limit.is_enabled(),
-        "server.rate_limit.requests_per_minute",
-        "rate limiting",
-    );
-    refuse(
         config.schema.enforce,
         "schema.enforce",
         "schema enforcement",
@@ -36,7 +31,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         "webhooks.enabled",
         "webhook delivery",
     );
-    refuse(config.audit.enabled, "audit.enabled", "the audit log");
     refuse(
         config.backup.remote.is_some(),
         "backup.remote",
@@ -141,13 +135,8 @@ mod tests {
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
         for (text, setting) in [
-            (
-                "[server.rate_limit]\nrequests_per_minute = 60\n",
-                "server.rate_limit.requests_per_minute",
-            ),
             ("[schema]\nenforce = true\n", "schema.enforce"),
             ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
-            ("[audit]\nenabled = true\n", "audit.enabled"),
             (
                 "[backup]\nremote = \"git@example.com:kb.git\"\n",
                 "backup.remote",
