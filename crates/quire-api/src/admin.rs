@@ -8,7 +8,17 @@ use utoipa::ToSchema;
 /// changes a file or the service's state; `write`: everything a person editing pages does;
 /// `admin`: also approving an agent's restructuring and reading the audit log.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
     JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]

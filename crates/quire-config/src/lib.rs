@@ -195,12 +195,10 @@ impl Config {
                     ))
                 }
                 (Some(_), None) => {}
-                (None, Some(_)) if entry.id.is_none() => {
-                    return Err(invalid(
-                        &format!("auth.api_keys[{index}].id"),
-                        "a key given by `key_hash` needs its `id` (as `quire token create` writes it)",
-                    ))
-                }
+                (None, Some(_)) if entry.id.is_none() => return Err(invalid(
+                    &format!("auth.api_keys[{index}].id"),
+                    "a key given by `key_hash` needs its `id` (as `quire token create` writes it)",
+                )),
                 (None, Some(_)) => {}
                 (Some(_), Some(_)) => {
                     return Err(invalid(

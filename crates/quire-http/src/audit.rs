@@ -46,7 +46,10 @@ impl AuditLog {
         line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = file.write_all(&line) {
-            tracing::error!("cannot append to the audit log {}: {e}", self.path.display());
+            tracing::error!(
+                "cannot append to the audit log {}: {e}",
+                self.path.display()
+            );
         }
     }
 

@@ -268,15 +268,15 @@ impl AuthPolicy {
     /// hash on a blocking thread (it is slow on purpose), then remembered.
     async fn find_hashed(&self, presented: &str) -> Option<usize> {
         let (id, _) = split_token(presented)?;
-        let (index, phc) = self
-            .keys
-            .iter()
-            .flatten()
-            .enumerate()
-            .find_map(|(i, k)| match &k.stored {
-                Stored::Hashed { id: kid, phc } if kid == id => Some((i, phc.clone())),
-                _ => None,
-            })?;
+        let (index, phc) =
+            self.keys
+                .iter()
+                .flatten()
+                .enumerate()
+                .find_map(|(i, k)| match &k.stored {
+                    Stored::Hashed { id: kid, phc } if kid == id => Some((i, phc.clone())),
+                    _ => None,
+                })?;
         let token = presented.to_string();
         let ok = tokio::task::spawn_blocking(move || verify_token(&token, &phc))
             .await
@@ -509,10 +509,22 @@ mod tests {
         let get = Method::GET;
         let post = Method::POST;
         assert_eq!(required_scope(&get, "/api/quire/file"), Scope::Read);
-        assert_eq!(required_scope(&Method::PUT, "/api/quire/file"), Scope::Write);
-        assert_eq!(required_scope(&post, "/api/quire/{space}/refactor/plan"), Scope::Read);
-        assert_eq!(required_scope(&post, "/api/quire/refactor/apply"), Scope::Write);
-        assert_eq!(required_scope(&post, "/api/quire/refactor/approve"), Scope::Admin);
+        assert_eq!(
+            required_scope(&Method::PUT, "/api/quire/file"),
+            Scope::Write
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/{space}/refactor/plan"),
+            Scope::Read
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/refactor/apply"),
+            Scope::Write
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/refactor/approve"),
+            Scope::Admin
+        );
         assert_eq!(required_scope(&get, "/api/quire/audit"), Scope::Admin);
         assert_eq!(required_scope(&post, "/mcp"), Scope::Read);
     }

@@ -59,7 +59,9 @@ impl Oidc {
         if !secure_url(&issuer) {
             return Err(setup(
                 "auth.issuer",
-                format!("{issuer:?} must be an https URL (plain http is accepted on loopback only)"),
+                format!(
+                    "{issuer:?} must be an https URL (plain http is accepted on loopback only)"
+                ),
             ));
         }
         let url = format!("{issuer}/.well-known/openid-configuration");
@@ -86,8 +88,12 @@ impl Oidc {
                 )
             })?
             .to_string();
-        let keys = fetch_keys(&jwks_uri)
-            .map_err(|e| setup("auth.issuer", format!("cannot read the keys at {jwks_uri}: {e}")))?;
+        let keys = fetch_keys(&jwks_uri).map_err(|e| {
+            setup(
+                "auth.issuer",
+                format!("cannot read the keys at {jwks_uri}: {e}"),
+            )
+        })?;
         Ok(Oidc {
             issuer,
             audience,
@@ -103,7 +109,10 @@ impl Oidc {
     pub async fn validate(&self, token: &str) -> Result<Principal, Refused> {
         let refuse = |why: &str| Refused(format!("invalid token: {why}"));
         let header = jsonwebtoken::decode_header(token).map_err(|_| refuse("malformed"))?;
-        if matches!(header.alg, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512) {
+        if matches!(
+            header.alg,
+            Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512
+        ) {
             return Err(refuse("HMAC-signed tokens are not accepted"));
         }
         let kid = header.kid.ok_or_else(|| refuse("no `kid` in its header"))?;

@@ -312,7 +312,11 @@ async fn every_route_needs_its_scope_and_no_less() {
             }
         }
         if !public {
-            assert_eq!(status(&server, &method, &uri, None).await, 401, "{method} {uri}");
+            assert_eq!(
+                status(&server, &method, &uri, None).await,
+                401,
+                "{method} {uri}"
+            );
             let forged = format!("{}0", &read[..read.len() - 1]);
             assert_eq!(
                 status(&server, &method, &uri, Some(&forged)).await,

@@ -73,8 +73,12 @@ fn token(key: &str, kid: &str, claims: Value) -> String {
     let mut header = Header::new(jsonwebtoken::Algorithm::RS256);
     header.kid = Some(kid.to_string());
     let pem = fixture(&format!("{key}.pem"));
-    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_rsa_pem(pem.as_bytes()).unwrap())
-        .unwrap()
+    jsonwebtoken::encode(
+        &header,
+        &claims,
+        &EncodingKey::from_rsa_pem(pem.as_bytes()).unwrap(),
+    )
+    .unwrap()
 }
 
 fn claims(issuer: &str) -> Value {
@@ -137,12 +141,28 @@ async fn tokens_of_the_provider_are_checked_fully() {
     other_issuer["iss"] = json!("http://127.0.0.1:1/evil");
     let cases = [
         ("expired", token("key1", "key1", expired), "expired"),
-        ("not yet valid", token("key1", "key1", early), "not valid yet"),
-        ("wrong audience", token("key1", "key1", audience), "audience"),
-        ("wrong issuer", token("key1", "key1", other_issuer), "issuer"),
+        (
+            "not yet valid",
+            token("key1", "key1", early),
+            "not valid yet",
+        ),
+        (
+            "wrong audience",
+            token("key1", "key1", audience),
+            "audience",
+        ),
+        (
+            "wrong issuer",
+            token("key1", "key1", other_issuer),
+            "issuer",
+        ),
         // Signed by a key the provider never published, claiming the published kid.
         ("forged", token("other", "key1", claims(iss)), "signature"),
-        ("unknown kid", token("other", "other", claims(iss)), "unknown key"),
+        (
+            "unknown kid",
+            token("other", "other", claims(iss)),
+            "unknown key",
+        ),
     ];
     for (name, bad, says) in cases {
         let (status, body) = put(&server, &bad, &format!("{}.md", name.replace(' ', "-"))).await;

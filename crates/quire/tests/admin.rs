@@ -149,7 +149,14 @@ fn tokens_are_created_listed_and_revoked_and_sighup_reloads_them_live() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     wait_for_log(&server, "authentication reloaded", 3);
     assert_eq!(get(&tree, &secret), 401);
-    assert_eq!(put(&format!("{}/file?path=notes/b.md", server.base), &writer, "# B\n"), 200);
+    assert_eq!(
+        put(
+            &format!("{}/file?path=notes/b.md", server.base),
+            &writer,
+            "# B\n"
+        ),
+        200
+    );
     events.expect("notes/b.md");
 
     // A key added by hand and a plain `kill -HUP`.
@@ -188,7 +195,10 @@ fn tokens_are_created_listed_and_revoked_and_sighup_reloads_them_live() {
         assert!(!log.contains(secret), "{secret} in the log");
     }
     let mut rest = Vec::new();
-    let _ = events.reader.get_mut().set_read_timeout(Some(Duration::from_millis(10)));
+    let _ = events
+        .reader
+        .get_mut()
+        .set_read_timeout(Some(Duration::from_millis(10)));
     let _ = events.reader.read_to_end(&mut rest);
 }
 
@@ -199,7 +209,9 @@ fn token_create_refuses_an_unknown_space_and_changes_nothing() {
     write_config(&root, "[auth]\ntype = \"apikey\"\napi_key = \"k\"\n");
     let before = std::fs::read_to_string(root.join(".quire/config.toml")).unwrap();
     let out = quire()
-        .args(["token", "create", "--scope", "read", "--space", "nope", "--root"])
+        .args([
+            "token", "create", "--scope", "read", "--space", "nope", "--root",
+        ])
         .arg(&root)
         .output()
         .unwrap();

@@ -169,11 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// MCP over streamable HTTP at `/mcp`, behind the same authentication as REST. Writes are
 /// authored by the key's actor (its `X-Actor`) or the client's name.
-fn mcp_router(
-    service: &Arc<Service>,
-    gate: &Arc<quire_http::Gate>,
-    host: IpAddr,
-) -> axum::Router {
+fn mcp_router(service: &Arc<Service>, gate: &Arc<quire_http::Gate>, host: IpAddr) -> axum::Router {
     // DNS-rebinding protection on loopback; a server bound to other interfaces is reached
     // by names only its operator knows, and its keys protect it.
     let hosts = if host.is_loopback() {
@@ -210,7 +206,9 @@ fn reload_on_sighup(args: &Args, auth: quire_http::AuthHandle, spaces: Vec<Strin
         let mut hangups = match signal(SignalKind::hangup()) {
             Ok(s) => s,
             Err(e) => {
-                tracing::warn!("cannot listen for SIGHUP ({e}): authentication reloads need a restart");
+                tracing::warn!(
+                    "cannot listen for SIGHUP ({e}): authentication reloads need a restart"
+                );
                 return;
             }
         };

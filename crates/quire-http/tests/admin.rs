@@ -1,0 +1,291 @@
+//! Audit log (`[audit] enabled`) and rate limit (`[server.rate_limit]`) through the router.
+
+mod support;
+
+use std::net::SocketAddr;
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Method, Request};
+use http_body_util::BodyExt;
+use quire_config::Config;
+use support::TestServer;
+use tower::ServiceExt;
+
+fn config(toml: &str) -> Config {
+    Config::from_toml_str(toml, &|_| None).unwrap().config
+}
+
+const AUDITED: &str =
+    "[audit]\nenabled = true\n[auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
+    [[auth.api_keys]]\nkey = \"writer-key\"\nscope = \"write\"\nactor = \"wendy\"\n\
+    [[auth.api_keys]]\nkey = \"reader-key\"\nscope = \"read\"\n";
+
+async fn send(
+    server: &TestServer,
+    method: Method,
+    uri: &str,
+    key: Option<&str>,
+    client: &str,
+) -> (u16, axum::http::HeaderMap, serde_json::Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(key) = key {
+        request = request.header("authorization", format!("Bearer {key}"));
+    }
+    let mut request = request.body(Body::from("# Page\n")).unwrap();
+    let addr: SocketAddr = format!("{client}:40000").parse().unwrap();
+    request.extensions_mut().insert(ConnectInfo(addr));
+    let response = server.app.clone().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let json = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+    (status, headers, json)
+}
+
+#[tokio::test]
+async fn changes_and_refusals_are_audited_without_the_token() {
+    let server = TestServer::spaces(&["default"], &config(AUDITED));
+    let c = "10.0.0.7";
+    assert_eq!(
+        send(
+            &server,
+            Method::PUT,
+            "/api/quire/file?path=a.md",
+            Some("writer-key"),
+            c
+        )
+        .await
+        .0,
+        200
+    );
+    // Reads are not audited; refusals are.
+    assert_eq!(
+        send(
+            &server,
+            Method::GET,
+            "/api/quire/tree",
+            Some("reader-key"),
+            c
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(
+        send(
+            &server,
+            Method::PUT,
+            "/api/quire/file?path=b.md",
+            Some("reader-key"),
+            c
+        )
+        .await
+        .0,
+        403
+    );
+    assert_eq!(
+        send(&server, Method::GET, "/api/quire/tree", Some("nope"), c)
+            .await
+            .0,
+        401
+    );
+    assert_eq!(
+        send(&server, Method::GET, "/api/quire/tree", None, c)
+            .await
+            .0,
+        401
+    );
+
+    // The log needs an admin.
+    assert_eq!(
+        send(
+            &server,
+            Method::GET,
+            "/api/quire/audit",
+            Some("writer-key"),
+            c
+        )
+        .await
+        .0,
+        403
+    );
+    let (status, _, body) = send(
+        &server,
+        Method::GET,
+        "/api/quire/audit",
+        Some("admin-key"),
+        c,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let entries = body["entries"].as_array().unwrap();
+    let summary: Vec<(String, String, u64)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().into(),
+                e["route"].as_str().unwrap().into(),
+                e["status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("PUT".into(), "/api/quire/file".into(), 200),
+            ("PUT".into(), "/api/quire/file".into(), 403),
+            ("GET".into(), "/api/quire/tree".into(), 401),
+            ("GET".into(), "/api/quire/tree".into(), 401),
+            ("GET".into(), "/api/quire/audit".into(), 403),
+        ],
+        "{body}"
+    );
+    let first = &entries[0];
+    assert_eq!(first["actor"], "wendy");
+    assert_eq!(first["space"], "default");
+    assert_eq!(first["client"], c);
+    assert_eq!(first["token_hash"].as_str().unwrap().len(), 16);
+    assert!(first["time"].as_str().unwrap().ends_with('Z'));
+    assert!(entries[3].get("token_hash").is_none(), "no token, no hash");
+
+    // Never the token itself, in the answer or on disk.
+    let on_disk =
+        std::fs::read_to_string(server.dir.path().join("default/.quire/state/audit.jsonl"))
+            .unwrap();
+    for secret in ["writer-key", "reader-key", "admin-key", "nope"] {
+        assert!(!on_disk.contains(secret), "{secret} in the audit log");
+        assert!(!body.to_string().contains(secret));
+    }
+
+    // since / limit.
+    let (_, _, limited) = send(
+        &server,
+        Method::GET,
+        "/api/quire/audit?limit=2",
+        Some("admin-key"),
+        c,
+    )
+    .await;
+    assert_eq!(limited["entries"].as_array().unwrap().len(), 2);
+    let (_, _, later) = send(
+        &server,
+        Method::GET,
+        "/api/quire/audit?since=2999-01-01T00:00:00Z",
+        Some("admin-key"),
+        c,
+    )
+    .await;
+    assert_eq!(later["entries"].as_array().unwrap().len(), 0);
+    for bad in ["limit=0", "limit=10001", "since=yesterday"] {
+        let (status, _, body) = send(
+            &server,
+            Method::GET,
+            &format!("/api/quire/audit?{bad}"),
+            Some("admin-key"),
+            c,
+        )
+        .await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(body["error"].is_string());
+    }
+}
+
+#[tokio::test]
+async fn audit_off_answers_501() {
+    let server = TestServer::spaces(
+        &["default"],
+        &config("[auth]\ntype = \"apikey\"\napi_key = \"k\"\n"),
+    );
+    let (status, _, body) = send(
+        &server,
+        Method::GET,
+        "/api/quire/audit",
+        Some("k"),
+        "127.0.0.1",
+    )
+    .await;
+    assert_eq!(status, 501, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("audit"));
+    assert!(!server
+        .dir
+        .path()
+        .join("default/.quire/state/audit.jsonl")
+        .exists());
+}
+
+#[tokio::test]
+async fn the_rate_limit_is_a_bucket_per_token_or_address_and_spares_the_probes() {
+    let toml = "[server.rate_limit]\nrequests_per_minute = 60\nburst_size = 3\n\
+                [auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
+                [[auth.api_keys]]\nkey = \"other-key\"\nscope = \"read\"\n";
+    let server = TestServer::spaces(&["default"], &config(toml));
+    let c = "10.1.1.1";
+    for _ in 0..3 {
+        assert_eq!(
+            send(
+                &server,
+                Method::GET,
+                "/api/quire/tree",
+                Some("admin-key"),
+                c
+            )
+            .await
+            .0,
+            200
+        );
+    }
+    let (status, headers, body) = send(
+        &server,
+        Method::GET,
+        "/api/quire/tree",
+        Some("admin-key"),
+        c,
+    )
+    .await;
+    assert_eq!(status, 429, "{body}");
+    let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    assert!(body["error"].as_str().unwrap().contains("too many"));
+    // Another token from the same address has its own bucket.
+    assert_eq!(
+        send(
+            &server,
+            Method::GET,
+            "/api/quire/tree",
+            Some("other-key"),
+            c
+        )
+        .await
+        .0,
+        200
+    );
+    // Anonymous callers are keyed by address.
+    for _ in 0..3 {
+        assert_eq!(
+            send(&server, Method::GET, "/api/quire/tree", None, "10.2.2.2")
+                .await
+                .0,
+            401
+        );
+    }
+    assert_eq!(
+        send(&server, Method::GET, "/api/quire/tree", None, "10.2.2.2")
+            .await
+            .0,
+        429
+    );
+    assert_eq!(
+        send(&server, Method::GET, "/api/quire/tree", None, "10.3.3.3")
+            .await
+            .0,
+        401
+    );
+    // Probes are exempt.
+    for uri in ["/health", "/healthz", "/readyz", "/metrics"] {
+        for _ in 0..5 {
+            let (status, _, _) = send(&server, Method::GET, uri, Some("admin-key"), c).await;
+            assert_eq!(status, 200, "{uri}");
+        }
+    }
+}
