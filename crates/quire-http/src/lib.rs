@@ -54,6 +54,8 @@ pub struct AppState {
     pub service: Arc<Service>,
     /// `[audit] enabled`: the log `GET /audit` reads.
     pub audit: Option<Arc<audit::AuditLog>>,
+    /// Request counts and latencies, SSE subscribers.
+    pub metrics: Arc<metrics::HttpMetrics>,
 }
 
 #[derive(OpenApi)]
@@ -253,6 +255,7 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
 /// [`router`], refusing settings it cannot apply (an audit log that cannot be opened).
 pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<Router, SetupError> {
     let gate = settings.gate(service.default_space().root_dir())?;
+    let http_metrics = Arc::new(metrics::HttpMetrics::new());
     let (router, api) = parts();
     let api = Arc::new(api);
     let router = router
@@ -268,6 +271,10 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             gate.clone(),
             gate::check,
         ))
+        .route_layer(axum::middleware::from_fn_with_state(
+            http_metrics.clone(),
+            metrics::track,
+        ))
         .fallback(|| async {
             ApiError(quire_service::Error::not_found(
                 "no such route; see /api/openapi.json",
@@ -279,6 +286,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
         .with_state(AppState {
             service,
             audit: gate.audit.clone(),
+            metrics: http_metrics,
         });
     Ok(match settings.cors {
         Some(cors) => router.layer(cors),

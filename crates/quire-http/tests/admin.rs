@@ -289,3 +289,111 @@ async fn the_rate_limit_is_a_bucket_per_token_or_address_and_spares_the_probes()
         }
     }
 }
+
+/// The value of the sample `line_start` (metric name with its labels) in a scrape.
+fn sample(text: &str, line_start: &str) -> f64 {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix(line_start)
+                .map(|v| v.trim().parse::<f64>().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no {line_start} in\n{text}"))
+}
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_template_and_the_work_done() {
+    let server = TestServer::new();
+    server
+        .put("notes/secret-name.md", "# A\n\n[[b]]\n", "alice")
+        .await;
+    server.put("b.md", "# B\n", "alice").await;
+    assert_eq!(
+        server
+            .get("/api/quire/file?path=notes/secret-name.md")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        server.get("/api/quire/file?path=missing.md").await.status,
+        404
+    );
+    let plan = server
+        .call(
+            Method::POST,
+            "/api/quire/refactor/plan",
+            &[("content-type", "application/json")],
+            Body::from(r#"{"moves":[{"from":"b.md","to":"c.md"}]}"#),
+        )
+        .await;
+    assert_eq!(plan.status, 200, "{}", plan.text());
+    // An open event stream counts as a subscriber until it closes.
+    let stream = server
+        .app
+        .clone()
+        .oneshot(
+            Request::get("/api/quire/events")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let text = server.get("/metrics").await.text();
+    assert_eq!(sample(&text, "quire_sse_subscribers "), 1.0);
+    drop(stream);
+    let text = server.get("/metrics").await.text();
+    assert_eq!(sample(&text, "quire_sse_subscribers "), 0.0);
+
+    for (line, value) in [
+        (
+            r#"quire_http_requests_total{method="PUT",route="/api/quire/file",status="200"}"#,
+            2.0,
+        ),
+        (
+            r#"quire_http_requests_total{method="GET",route="/api/quire/file",status="200"}"#,
+            1.0,
+        ),
+        (
+            r#"quire_http_requests_total{method="GET",route="/api/quire/file",status="404"}"#,
+            1.0,
+        ),
+        (
+            r#"quire_http_request_duration_seconds_count{method="PUT",route="/api/quire/file"}"#,
+            2.0,
+        ),
+        (r#"quire_writes_total{space="default"}"#, 2.0),
+        (r#"quire_files_written_total{space="default"}"#, 2.0),
+        (r#"quire_plans_total{space="default"}"#, 1.0),
+        (r#"quire_applies_total{space="default"}"#, 0.0),
+        (r#"quire_reverts_total{space="default"}"#, 0.0),
+        (r#"quire_files{space="default"}"#, 2.0),
+    ] {
+        assert_eq!(sample(&text, line), value, "{line}");
+    }
+    // Every write was a commit here (synchronous git), and each took some time.
+    let commits = sample(&text, r#"quire_commits_total{space="default"}"#);
+    assert!(commits >= 2.0, "{commits}");
+    assert_eq!(
+        sample(
+            &text,
+            r#"quire_commit_duration_seconds_count{space="default"}"#
+        ),
+        commits
+    );
+    assert_eq!(
+        sample(
+            &text,
+            r#"quire_commit_duration_seconds_bucket{space="default",le="+Inf"}"#
+        ),
+        commits
+    );
+    assert!(
+        sample(
+            &text,
+            r#"quire_commit_duration_seconds_sum{space="default"}"#
+        ) > 0.0
+    );
+    // Route templates, never raw paths or queries.
+    assert!(!text.contains("secret-name"), "{text}");
+    assert!(!text.contains("missing.md"), "{text}");
+}

@@ -48,6 +48,8 @@ pub(crate) struct SpaceCore {
     pub(crate) view_refresh: ViewRefreshState,
     /// How restructuring scripts run; `None` when the embedding binary offers none.
     pub(crate) script: Option<ScriptRunner>,
+    /// Counters of what the space did, for `/metrics`.
+    pub(crate) activity: Activity,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -60,6 +62,22 @@ pub(crate) struct ViewRefreshState {
     /// The ETag each view page got from its last refresh: a report of exactly that content
     /// is the refresher's own write and refreshes nothing.
     pub(crate) own: Mutex<HashMap<PagePath, String>>,
+}
+
+/// What a space did since it opened (read by `/metrics`).
+#[derive(Debug, Default)]
+pub(crate) struct Activity {
+    pub(crate) writes: std::sync::atomic::AtomicU64,
+    pub(crate) files_written: std::sync::atomic::AtomicU64,
+    pub(crate) plans: std::sync::atomic::AtomicU64,
+    pub(crate) applies: std::sync::atomic::AtomicU64,
+    pub(crate) reverts: std::sync::atomic::AtomicU64,
+}
+
+impl Activity {
+    pub(crate) fn add(&self, counter: &std::sync::atomic::AtomicU64, n: u64) {
+        counter.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl SpaceCore {
@@ -154,6 +172,7 @@ impl SpaceCore {
             writer,
             view_refresh,
             script: settings.script,
+            activity: Activity::default(),
         })
     }
 }
