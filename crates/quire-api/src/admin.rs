@@ -96,3 +96,12 @@ pub struct TokenInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
 }
+
+/// `PUT /space/visibility` (request and answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpaceVisibility {
+    /// `private` (every access needs credentials), `unlisted` (as private for pages; not
+    /// listed) or `public` (pages declaring `visibility: public` are served by `/public/file`
+    /// and `/public/tree` without credentials).
+    pub visibility: String,
+}

@@ -388,12 +388,13 @@ const READ_ONLY_POSTS: &[&str] = &[
     "/eval",
 ];
 
-/// Routes only an admin may call: a person approving an agent's plan, the audit log.
-const ADMIN_ONLY: &[&str] = &["/refactor/approve", "/audit"];
+/// Routes only an admin may call: a person approving an agent's plan, the audit log, who
+/// may browse the space.
+const ADMIN_ONLY: &[&str] = &["/refactor/approve", "/audit", "/space/visibility"];
 
 /// The one table of what each route needs (README "Operating quire for a team"):
 ///
-/// * `admin`: `POST /refactor/approve`, `GET /audit`;
+/// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`;
 /// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
 ///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
 /// * `write`: everything else (every route that changes a file or the service's state).

@@ -26,6 +26,7 @@ mod repair;
 mod settings;
 mod versions;
 mod views;
+pub mod visibility;
 
 use std::sync::Arc;
 
@@ -56,6 +57,8 @@ pub struct AppState {
     pub audit: Option<Arc<audit::AuditLog>>,
     /// Request counts and latencies, SSE subscribers.
     pub metrics: Arc<metrics::HttpMetrics>,
+    /// `[space] visibility` of every space, as it is now.
+    pub visibility: Arc<visibility::Visibilities>,
 }
 
 #[derive(OpenApi)]
@@ -160,6 +163,9 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(insight::dismiss_gap))
         .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
+        .routes(routes!(visibility::put))
+        .routes(routes!(visibility::file))
+        .routes(routes!(visibility::tree))
 }
 
 /// The OpenAPI document and the router without state.
@@ -256,6 +262,19 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
 pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<Router, SetupError> {
     let gate = settings.gate(service.default_space().root_dir())?;
     let http_metrics = Arc::new(metrics::HttpMetrics::new());
+    // The default space's visibility comes with the settings; another space's from its own
+    // root's configuration file (where `PUT /space/visibility` writes it).
+    let mut visibilities = std::collections::HashMap::new();
+    for (index, space) in service.spaces().iter().enumerate() {
+        let visibility = if index == 0 {
+            settings.visibility
+        } else {
+            quire_config::Config::load(space.root_dir())
+                .map(|loaded| loaded.config.space.visibility)
+                .unwrap_or_default()
+        };
+        visibilities.insert(space.name().to_string(), visibility);
+    }
     let (router, api) = parts();
     let api = Arc::new(api);
     let router = router
@@ -287,6 +306,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             service,
             audit: gate.audit.clone(),
             metrics: http_metrics,
+            visibility: Arc::new(visibility::Visibilities::new(visibilities)),
         });
     Ok(match settings.cors {
         Some(cors) => router.layer(cors),

@@ -36,6 +36,8 @@ pub struct HttpSettings {
     pub audit_log: Option<Arc<AuditLog>>,
     /// `[server.rate_limit]`; `None` when off.
     pub limiter: Option<Arc<Limiter>>,
+    /// `[space] visibility` of the default space at start.
+    pub visibility: quire_config::Visibility,
 }
 
 impl HttpSettings {
@@ -47,6 +49,7 @@ impl HttpSettings {
             audit_enabled: false,
             audit_log: None,
             limiter: None,
+            visibility: quire_config::Visibility::Private,
         }
     }
 
@@ -80,6 +83,7 @@ impl HttpSettings {
             audit_enabled: config.audit.enabled,
             audit_log: None,
             limiter: Limiter::new(rate.requests_per_minute, rate.burst_size).map(Arc::new),
+            visibility: config.space.visibility,
         })
     }
 }

@@ -397,3 +397,175 @@ async fn metrics_count_requests_by_route_template_and_the_work_done() {
     assert!(!text.contains("secret-name"), "{text}");
     assert!(!text.contains("missing.md"), "{text}");
 }
+
+async fn call_json(
+    server: &TestServer,
+    method: Method,
+    uri: &str,
+    key: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    let mut headers = vec![("content-type", "application/json".to_string())];
+    if let Some(key) = key {
+        headers.push(("authorization", format!("Bearer {key}")));
+    }
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let reply = server
+        .call(method, uri, &headers, Body::from(body.to_string()))
+        .await;
+    (
+        reply.status.as_u16(),
+        String::from_utf8_lossy(&reply.body).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn public_pages_are_served_only_when_the_space_and_the_page_say_so() {
+    let toml = "[auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
+                [[auth.api_keys]]\nkey = \"writer-key\"\nscope = \"write\"\n";
+    let server = TestServer::spaces(&["default"], &config(toml));
+    for (path, text) in [
+        ("pub.md", "---\nvisibility: public\n---\n# Open\n"),
+        (
+            "notes/pub2.md",
+            "---\nvisibility: Public\n---\n# Open too\n",
+        ),
+        ("priv.md", "# Closed\n"),
+        ("notes/other.md", "---\nvisibility: private\n---\n# No\n"),
+    ] {
+        let (status, body) = call_json(
+            &server,
+            Method::PUT,
+            &format!("/api/quire/file?path={path}"),
+            Some("admin-key"),
+            text,
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // Private (the default): nothing is public, and the answer is a plain 404.
+    let (status, _) = call_json(
+        &server,
+        Method::GET,
+        "/api/quire/public/file?path=pub.md",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    // Only an admin changes it; bad values are 400 and change nothing.
+    let put = |key, body: &'static str| {
+        let server = &server;
+        async move {
+            call_json(
+                server,
+                Method::PUT,
+                "/api/quire/space/visibility",
+                key,
+                body,
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        put(Some("writer-key"), r#"{"visibility":"public"}"#)
+            .await
+            .0,
+        403
+    );
+    assert_eq!(put(None, r#"{"visibility":"public"}"#).await.0, 401);
+    let (status, body) = put(Some("admin-key"), r#"{"visibility":"everyone"}"#).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(!server
+        .dir
+        .path()
+        .join("default/.quire/config.toml")
+        .exists());
+    let (status, body) = put(Some("admin-key"), r#"{"visibility":"public"}"#).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"public\""));
+
+    // Persisted in the space's configuration, committed.
+    let config_text =
+        std::fs::read_to_string(server.dir.path().join("default/.quire/config.toml")).unwrap();
+    let reloaded = Config::from_toml_str(&config_text, &|_| None)
+        .unwrap()
+        .config;
+    assert_eq!(reloaded.space.visibility, quire_config::Visibility::Public);
+    let repo = git2::Repository::open(server.dir.path().join("default")).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert!(
+        head.message().unwrap().contains("visibility"),
+        "{:?}",
+        head.message()
+    );
+
+    // Live: public pages without credentials, everything else 404 alike.
+    let (status, body) = call_json(
+        &server,
+        Method::GET,
+        "/api/quire/public/file?path=pub.md",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, body.as_str()),
+        (200, "---\nvisibility: public\n---\n# Open\n")
+    );
+    for path in [
+        "priv.md",
+        "notes/other.md",
+        "missing.md",
+        "../etc/passwd",
+        ".quire/config.toml",
+    ] {
+        let (status, body) = call_json(
+            &server,
+            Method::GET,
+            &format!("/api/quire/public/file?path={path}"),
+            None,
+            "",
+        )
+        .await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let (status, body) = call_json(&server, Method::GET, "/api/quire/public/tree", None, "").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("pub.md") && body.contains("notes/pub2.md"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("priv.md") && !body.contains("other.md") && !body.contains("config"),
+        "{body}"
+    );
+    // Everything else still needs credentials.
+    let (status, _) = call_json(
+        &server,
+        Method::GET,
+        "/api/quire/file?path=pub.md",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, 401);
+
+    // Back to private: the public routes close at once.
+    assert_eq!(
+        put(Some("admin-key"), r#"{"visibility":"private"}"#)
+            .await
+            .0,
+        200
+    );
+    let (status, _) = call_json(
+        &server,
+        Method::GET,
+        "/api/quire/public/file?path=pub.md",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, 404);
+}

@@ -48,9 +48,9 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         }
     };
     note(
-        config.space.visibility != Visibility::Private,
+        config.space.visibility == Visibility::Unlisted,
         "space.visibility",
-        "public and unlisted browsing (every page needs authentication as if private)",
+        "unlisted spaces (no space listing exists yet: they behave as private)",
     );
     note(
         config.search.vector.enabled,
@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn optional_features_only_warn() {
         let warnings = check(&parse(
-            "[search.vector]\nenabled = true\n[space]\nvisibility = \"public\"\n",
+            "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
         ))
         .unwrap();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
