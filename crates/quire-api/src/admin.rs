@@ -54,6 +54,18 @@ pub struct Grant {
     pub space: Option<String>,
 }
 
+/// Records a change made inside a request the gate already admitted (an MCP tool call that
+/// writes): the adapter calls it with the tool's name and whether it succeeded. A request
+/// extension set by the gate when the audit log is on.
+#[derive(Clone)]
+pub struct AuditHook(pub std::sync::Arc<dyn Fn(&str, bool) + Send + Sync>);
+
+impl std::fmt::Debug for AuditHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AuditHook")
+    }
+}
+
 /// One audited request: a change made with credentials, or a request refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct AuditEntry {

@@ -62,6 +62,7 @@ impl Limiter {
 }
 
 /// What the audit log knows about a request.
+#[derive(Clone)]
 struct Seen {
     method: Method,
     route: String,
@@ -200,6 +201,29 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
                 parts.headers.insert("x-actor", value);
             }
         }
+    }
+    if let Some(log) = &gate.audit {
+        // An MCP tool that writes records itself under `/mcp#<tool>`.
+        let (log, seen) = (log.clone(), seen.clone());
+        parts.extensions.insert(quire_api::AuditHook(Arc::new(
+            move |tool: &str, ok: bool| {
+                let status = if ok {
+                    StatusCode::OK
+                } else {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                };
+                log.record(&AuditEntry {
+                    time: audit::now(),
+                    method: seen.method.to_string(),
+                    route: format!("{}#{tool}", seen.route),
+                    status: status.as_u16(),
+                    actor: seen.actor.clone(),
+                    token_hash: seen.token_hash.clone(),
+                    space: seen.space.clone(),
+                    client: seen.client.clone(),
+                });
+            },
+        )));
     }
     parts.extensions.insert(Grant {
         scope: principal.scope,

@@ -181,8 +181,18 @@ impl ServerHandler for McpServer {
                 return Ok(refusal.into());
             }
         }
+        let hook = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<quire_api::AuditHook>())
+            .cloned();
+        let writes = !tools::is_read_only(&request.name);
+        let tool = request.name.to_string();
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let result = tools::call(self, &request.name, args, &caller, &context.peer).await?;
+        let result = tools::call(self, &tool, args, &caller, &context.peer).await?;
+        if let (Some(hook), true) = (hook, writes) {
+            (hook.0)(&tool, result.is_error != Some(true));
+        }
         Ok(result.into())
     }
 

@@ -257,6 +257,14 @@ pub(crate) fn list() -> Vec<Tool> {
         .collect()
 }
 
+/// Whether tool `name` changes nothing (unknown tools count as read-only: they do nothing).
+pub(crate) fn is_read_only(name: &str) -> bool {
+    TOOLS
+        .iter()
+        .find(|d| d.name == name)
+        .is_none_or(|d| d.read_only)
+}
+
 /// A tool error when a credential of `scope` may not call `name`: a read scope calls only
 /// the tools marked read-only (the same line REST draws between GET and the rest).
 pub(crate) fn refuse_for_scope(name: &str, scope: quire_api::Scope) -> Option<CallToolResult> {

@@ -474,7 +474,7 @@ fn mcp_over_http_enforces_the_keys_scope() {
     seed(&root);
     write_config(
         &root,
-        "[auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
+        "[audit]\nenabled = true\n[auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
          [[auth.api_keys]]\nkey = \"reader-key\"\nscope = \"read\"\n",
     );
     let server = Server::start(&root, &["--no-mcp"]);
@@ -505,4 +505,10 @@ fn mcp_over_http_enforces_the_keys_scope() {
         .await;
     });
     assert!(root.join("notes/new.md").exists());
+    // The write through MCP is audited by tool; the refused anonymous request too.
+    let audit = std::fs::read_to_string(root.join(".quire/state/audit.jsonl")).unwrap();
+    assert!(audit.contains("\"/mcp#quire_write\""), "{audit}");
+    assert!(audit.contains("\"status\":401"), "{audit}");
+    assert!(!audit.contains("admin-key") && !audit.contains("reader-key"));
+    drop(server);
 }
