@@ -58,7 +58,10 @@ pub struct Grant {
 /// writes): the adapter calls it with the tool's name and whether it succeeded. A request
 /// extension set by the gate when the audit log is on.
 #[derive(Clone)]
-pub struct AuditHook(pub std::sync::Arc<dyn Fn(&str, bool) + Send + Sync>);
+pub struct AuditHook(pub std::sync::Arc<AuditFn>);
+
+/// The function of an [`AuditHook`]: tool name, success.
+pub type AuditFn = dyn Fn(&str, bool) + Send + Sync;
 
 impl std::fmt::Debug for AuditHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -102,10 +102,11 @@ impl Files<'_> {
                 .filter_map(|mut node| {
                     if node.is_dir {
                         let children = keep(files, node.children.take().unwrap_or_default());
-                        (!children.is_empty()).then(|| TreeNode {
-                            children: Some(children),
-                            ..node
-                        })
+                        if children.is_empty() {
+                            return None;
+                        }
+                        node.children = Some(children);
+                        Some(node)
                     } else {
                         files
                             .declares_public(&node.path)
