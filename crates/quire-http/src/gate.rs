@@ -159,6 +159,7 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
     }
     let needed = auth::required_scope(&parts.method, &route);
     if policy.is_open() || auth::is_public(&route) {
+        hand_audit_hook(&gate, &seen, &mut parts);
         let response = next.run(Request::from_parts(parts, body)).await;
         if needed >= Scope::Write {
             gate.audit(&seen, response.status());
@@ -202,8 +203,23 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
             }
         }
     }
+    hand_audit_hook(&gate, &seen, &mut parts);
+    parts.extensions.insert(Grant {
+        scope: principal.scope,
+        actor: principal.actor.clone(),
+        space: principal.space.clone(),
+    });
+    let response = next.run(Request::from_parts(parts, body)).await;
+    if needed >= Scope::Write {
+        gate.audit(&seen, response.status());
+    }
+    response
+}
+
+/// With the audit log on, hands the request an [`quire_api::AuditHook`]: an MCP tool that
+/// writes records itself under `/mcp#<tool>`.
+fn hand_audit_hook(gate: &Gate, seen: &Seen, parts: &mut axum::http::request::Parts) {
     if let Some(log) = &gate.audit {
-        // An MCP tool that writes records itself under `/mcp#<tool>`.
         let (log, seen) = (log.clone(), seen.clone());
         parts.extensions.insert(quire_api::AuditHook(Arc::new(
             move |tool: &str, ok: bool| {
@@ -225,16 +241,6 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
             },
         )));
     }
-    parts.extensions.insert(Grant {
-        scope: principal.scope,
-        actor: principal.actor.clone(),
-        space: principal.space.clone(),
-    });
-    let response = next.run(Request::from_parts(parts, body)).await;
-    if needed >= Scope::Write {
-        gate.audit(&seen, response.status());
-    }
-    response
 }
 
 /// The space a request addresses, as [`crate::context::SpaceCtx`] decides it.
