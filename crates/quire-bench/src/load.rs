@@ -45,6 +45,9 @@ pub struct Args {
     /// With --team: `[server.rate_limit] burst_size`.
     #[arg(long, default_value_t = 20)]
     pub burst: u32,
+    /// With --team: the same mix without keys, rate limit or audit (to see what they cost).
+    #[arg(long)]
+    pub no_auth: bool,
 }
 
 /// What a client's requests got (with --team).
@@ -89,7 +92,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = dir.path().join("kb");
     let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
     generated.write_to(&root)?;
-    if args.team {
+    if args.team && !args.no_auth {
         std::fs::create_dir_all(root.join(".quire"))?;
         std::fs::write(
             root.join(".quire/config.toml"),
@@ -117,6 +120,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Arc::new(Mutex::new(vec![None; args.clients * args.pages_per_client]));
     let tally = Arc::new(Mutex::new(Tally::default()));
     let team = args.team;
+    let keyed = args.team && !args.no_auth;
     let started = Instant::now();
     let mut clients = Vec::with_capacity(args.clients);
     for c in 0..args.clients {
@@ -149,7 +153,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     _ => agent.get(&format!("{base}/search?q=client&limit=5")),
                 }
                 .set("X-Actor", &format!("client-{c:03}"));
-                let request = if team {
+                let request = if keyed {
                     request.set("Authorization", &key)
                 } else {
                     request
