@@ -31,6 +31,8 @@ pub enum ErrorCode {
     Unprocessable,
     /// An agent's plan needs a person's approval first.
     ApprovalRequired,
+    /// The caller's rate limit is used up (`Retry-After` says for how long).
+    TooManyRequests,
     /// Something failed inside; details are logged, not returned.
     Internal,
     /// A subsystem this configuration does not provide (history without versioning).
@@ -41,7 +43,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in table order.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::BadRequest,
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
@@ -51,6 +53,7 @@ impl ErrorCode {
         ErrorCode::UnsupportedMediaType,
         ErrorCode::Unprocessable,
         ErrorCode::ApprovalRequired,
+        ErrorCode::TooManyRequests,
         ErrorCode::Internal,
         ErrorCode::NotImplemented,
         ErrorCode::Unavailable,
@@ -68,6 +71,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Unprocessable => 422,
             ErrorCode::ApprovalRequired => 428,
+            ErrorCode::TooManyRequests => 429,
             ErrorCode::Internal => 500,
             ErrorCode::NotImplemented => 501,
             ErrorCode::Unavailable => 503,

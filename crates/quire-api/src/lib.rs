@@ -5,6 +5,7 @@
 //! does I/O, and no type of the store or the index goes on the wire directly. A field's doc
 //! comment is its description in both schemas.
 
+pub mod admin;
 pub mod claims;
 pub mod error;
 pub mod events;
@@ -21,6 +22,7 @@ pub mod script;
 pub mod views;
 pub mod workspace_edit;
 
+pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

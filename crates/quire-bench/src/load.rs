@@ -34,6 +34,51 @@ pub struct Args {
     pub binary: PathBuf,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Run as a team would: a key per client (`perspace`-style entries under `apikey`), the
+    /// rate limit and the audit log on, and clients mixing reads, searches and writes
+    /// (write, read, search, read); 429s are waited out as `Retry-After` says.
+    #[arg(long)]
+    pub team: bool,
+    /// With --team: `[server.rate_limit] requests_per_minute` per client key.
+    #[arg(long, default_value_t = 6_000)]
+    pub rpm: u32,
+    /// With --team: `[server.rate_limit] burst_size`.
+    #[arg(long, default_value_t = 20)]
+    pub burst: u32,
+    /// With --team: the same mix without keys, rate limit or audit (to see what they cost).
+    #[arg(long)]
+    pub no_auth: bool,
+}
+
+/// What a client's requests got (with --team).
+#[derive(Default)]
+struct Tally {
+    /// Latency in microseconds per kind: write, read, search.
+    latency: [Vec<u32>; 3],
+    limited: u64,
+    errors: Vec<String>,
+}
+
+fn team_config(clients: usize, rpm: u32, burst: u32) -> String {
+    let mut toml = format!(
+        "[auth]\ntype = \"apikey\"\napi_key = \"bench-admin-key\"\n\
+         [server.rate_limit]\nrequests_per_minute = {rpm}\nburst_size = {burst}\n\
+         [audit]\nenabled = true\n"
+    );
+    for c in 0..clients {
+        toml.push_str(&format!(
+            "[[auth.api_keys]]\nkey = \"bench-key-{c:03}\"\nscope = \"write\"\n"
+        ));
+    }
+    toml
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -47,6 +92,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = dir.path().join("kb");
     let generated = quire_testkit::generate(&quire_testkit::VaultSpec::new(args.seed, args.pages));
     generated.write_to(&root)?;
+    if args.team && !args.no_auth {
+        std::fs::create_dir_all(root.join(".quire"))?;
+        std::fs::write(
+            root.join(".quire/config.toml"),
+            team_config(args.clients, args.rpm, args.burst),
+        )?;
+    }
     let mut server = Command::new(&args.binary)
         .args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
         .arg(&root)
@@ -66,6 +118,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let failed = Arc::new(AtomicU64::new(0));
     let last: Arc<Mutex<Vec<Option<String>>>> =
         Arc::new(Mutex::new(vec![None; args.clients * args.pages_per_client]));
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let team = args.team;
+    let keyed = args.team && !args.no_auth;
     let started = Instant::now();
     let mut clients = Vec::with_capacity(args.clients);
     for c in 0..args.clients {
@@ -77,30 +132,86 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             last.clone(),
         );
         let per = args.pages_per_client;
+        let tally = tally.clone();
         clients.push(std::thread::spawn(move || {
             let agent = ureq::AgentBuilder::new()
                 .timeout(Duration::from_secs(60))
                 .build();
+            let key = format!("Bearer bench-key-{c:03}");
+            let mut mine = Tally::default();
             let mut n = 0usize;
+            let mut step = 0usize;
             while !stop.load(Ordering::Relaxed) {
                 let slot = c * per + n % per;
                 let path = format!("load/c{c:03}/p{}.md", n % per);
+                // Without --team every request is a write.
+                let kind = if team { [0, 1, 2, 1][step % 4] } else { 0 };
                 let content = format!("# client {c} write {n}\n");
-                match agent
-                    .put(&format!("{base}/file?path={path}"))
-                    .set("X-Actor", &format!("client-{c:03}"))
-                    .send_string(&content)
-                {
+                let request = match kind {
+                    0 => agent.put(&format!("{base}/file?path={path}")),
+                    1 => agent.get(&format!("{base}/file?path=load/c{c:03}/p0.md")),
+                    _ => agent.get(&format!("{base}/search?q=client&limit=5")),
+                }
+                .set("X-Actor", &format!("client-{c:03}"));
+                let request = if keyed {
+                    request.set("Authorization", &key)
+                } else {
+                    request
+                };
+                let sent = Instant::now();
+                let result = if kind == 0 {
+                    request.send_string(&content)
+                } else {
+                    request.call()
+                };
+                let took = sent.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                match result {
                     Ok(r) if r.status() == 200 => {
-                        acked.fetch_add(1, Ordering::Relaxed);
-                        last.lock().unwrap()[slot] = Some(content);
+                        mine.latency[kind].push(took);
+                        if kind == 0 {
+                            acked.fetch_add(1, Ordering::Relaxed);
+                            last.lock().unwrap()[slot] = Some(content);
+                            n += 1;
+                        }
+                        step += 1;
                     }
-                    _ => {
+                    Err(ureq::Error::Status(429, r)) => {
+                        mine.limited += 1;
+                        let wait: u64 = r
+                            .header("retry-after")
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(1);
+                        std::thread::sleep(Duration::from_secs(wait));
+                    }
+                    // Before the first write of this client's page 0 a read is a 404.
+                    Err(ureq::Error::Status(404, _)) if kind == 1 => step += 1,
+                    // Search answers 503 until the first index pass ends.
+                    Err(ureq::Error::Status(503, _)) if kind == 2 => {
+                        step += 1;
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    other => {
                         failed.fetch_add(1, Ordering::Relaxed);
+                        let what = match other {
+                            Ok(r) => format!("status {}", r.status()),
+                            Err(e) => e.to_string(),
+                        };
+                        if mine.errors.len() < 5 {
+                            mine.errors.push(what);
+                        }
+                        if kind == 0 {
+                            n += 1;
+                        }
+                        step += 1;
                     }
                 }
-                n += 1;
             }
+            let mut all = tally.lock().unwrap();
+            for k in 0..3 {
+                all.latency[k].append(&mut mine.latency[k]);
+            }
+            all.limited += mine.limited;
+            all.errors.append(&mut mine.errors);
         }));
     }
     // The commit lag as the server reports it.
@@ -140,6 +251,32 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     println!(
         "  commit lag: max {max_lag:.3} s; backlog: max {max_files} files (sampled every 100 ms)"
     );
+    let mut tally = tally.lock().unwrap();
+    if team {
+        for (k, name) in ["write", "read", "search"].iter().enumerate() {
+            let lat = &mut tally.latency[k];
+            lat.sort_unstable();
+            println!(
+                "  {name:<6} {:>7} ok  p50 {:>7.2} ms  p99 {:>7.2} ms",
+                lat.len(),
+                percentile(lat, 0.50),
+                percentile(lat, 0.99)
+            );
+        }
+        let mut all: Vec<u32> = tally.latency.iter().flatten().copied().collect();
+        all.sort_unstable();
+        println!(
+            "  all    {:>7} ok  p50 {:>7.2} ms  p99 {:>7.2} ms; {} answered 429 (waited out)",
+            all.len(),
+            percentile(&all, 0.50),
+            percentile(&all, 0.99),
+            tally.limited
+        );
+    }
+    for e in &tally.errors {
+        println!("  error: {e}");
+    }
+    let failures = failed.load(Ordering::Relaxed);
 
     let term = Instant::now();
     // SAFETY: a plain signal to our own child process.
@@ -160,6 +297,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     if stopping > Duration::from_secs(5) {
         bail!("the server took {stopping:?} to stop");
+    }
+    if failures > 0 {
+        bail!("{failures} requests failed other than with 429");
     }
     Ok(())
 }

@@ -186,15 +186,33 @@ impl Config {
                 }
             }
         }
-        if let Some(index) = auth
-            .api_keys
-            .iter()
-            .position(|key| key.key.expose().trim().is_empty())
-        {
-            return Err(invalid(
-                &format!("auth.api_keys[{index}].key"),
-                "a key must not be empty",
-            ));
+        for (index, entry) in auth.api_keys.iter().enumerate() {
+            match (&entry.key, &entry.key_hash) {
+                (Some(key), None) if key.expose().trim().is_empty() => {
+                    return Err(invalid(
+                        &format!("auth.api_keys[{index}].key"),
+                        "a key must not be empty",
+                    ))
+                }
+                (Some(_), None) => {}
+                (None, Some(_)) if entry.id.is_none() => return Err(invalid(
+                    &format!("auth.api_keys[{index}].id"),
+                    "a key given by `key_hash` needs its `id` (as `quire token create` writes it)",
+                )),
+                (None, Some(_)) => {}
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        &format!("auth.api_keys[{index}]"),
+                        "give either `key` or `key_hash`, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(invalid(
+                        &format!("auth.api_keys[{index}].key"),
+                        "a key must not be empty",
+                    ))
+                }
+            }
         }
 
         let mut names = HashSet::new();

@@ -458,12 +458,30 @@ pub struct AuthConfig {
     pub issuer: Option<String>,
     #[serde(deserialize_with = "blank_as_none")]
     pub client_id: Option<String>,
+    /// The JWT claim naming the actor of an OIDC request (`sub` when unset).
+    #[serde(deserialize_with = "blank_as_none")]
+    pub actor_claim: Option<String>,
+    /// What an OIDC-authenticated caller may do (`write` when unset).
+    pub oidc_scope: Option<KeyScope>,
 }
 
 /// One `[[auth.api_keys]]` entry.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ApiKeyEntry {
-    pub key: Secret,
+    /// The key in clear (hand-written entries, usually `${VAR}`); entries made by
+    /// `quire token create` carry `id` and `key_hash` instead.
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub key: Option<Secret>,
+    /// The public part of a token made by `quire token create` (`quire_<id>_…`), naming the
+    /// entry in `quire token list` and `revoke`.
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub id: Option<String>,
+    /// The Argon2id hash (PHC string) of a token made by `quire token create`.
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub key_hash: Option<String>,
+    /// When the token was created (RFC 3339), informational.
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub created: Option<String>,
     /// The space the key opens; absent means every space.
     #[serde(default, deserialize_with = "blank_as_none")]
     pub space: Option<String>,

@@ -52,9 +52,12 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # For type = "apikey", for example:
 #   api_key = "${QUIRE_KEY}"
 # For type = "oidc", for example:
-#   issuer = "https://login.example.com"
-#   client_id = "quire"
-# Per-space and scoped keys (`quire token create` adds entries here), for example:
+#   issuer = "https://login.example.com"   # discovery must be reachable at start
+#   client_id = "quire"                    # the tokens' audience
+#   actor_claim = "sub"                    # the claim naming the author of writes
+#   oidc_scope = "write"                   # read, write or admin for signed-in people
+# Per-space and scoped keys, for example (`quire token create --scope read|write|admin`
+# adds entries holding only an `id` and an Argon2 `key_hash`; SIGHUP reloads them):
 #   [[auth.api_keys]]
 #   key = "${WORK_KEY}"
 #   space = "work"
@@ -174,7 +177,9 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # transitions = []
 
 [audit]
-# Log every API request to .quire/state/audit.jsonl (read with GET /audit).
+# Log every change made through the API and every refused request to
+# .quire/state/audit.jsonl (time, route, status, actor, a hash of the token, space, client
+# address; read with GET /audit and an admin key).
 # enabled = false
 
 [webhooks]

@@ -279,7 +279,7 @@ fn full_example_with_every_section_parses() {
 
     assert_eq!(config.auth.kind, AuthType::Perspace);
     assert_eq!(config.auth.api_keys.len(), 2);
-    assert_eq!(config.auth.api_keys[0].key.expose(), "k1");
+    assert_eq!(config.auth.api_keys[0].key.as_ref().unwrap().expose(), "k1");
     assert_eq!(config.auth.api_keys[0].scope, KeyScope::Read);
     assert_eq!(config.auth.api_keys[0].actor.as_deref(), Some("bot"));
     assert_eq!(config.auth.api_keys[1].scope, KeyScope::Admin);

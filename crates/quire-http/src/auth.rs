@@ -1,43 +1,100 @@
-//! Authentication of API requests: `[auth] type = "apikey"` and `"perspace"` Bearer keys.
+//! Authentication of API requests: `[auth] type = "apikey"`, `"perspace"` and `"oidc"`, and
+//! the scopes of `[[auth.api_keys]]` entries (`quire token create`).
 //!
-//! Keys are kept only as SHA-256 digests and a presented key is compared against every one of
-//! them in constant time, so neither the comparison nor the log can give a key away. Public
-//! routes (health, readiness, metrics, the API description and the spec's public pages) need
-//! no key; every other route answers 401 without a valid one. A per-space key opens its own
-//! space only (403 elsewhere); a read-scoped key cannot change anything (403); approving an
-//! agent's plan needs an admin key.
+//! Keys written in clear are kept only as SHA-256 digests and a presented key is compared
+//! against every one of them in constant time. Tokens made by `quire token create` are stored
+//! as Argon2id hashes (`key_hash`) named by a public id that the token carries
+//! (`quire_<id>_<secret>`); a token verified once is remembered by its SHA-256 digest for
+//! the life of this policy (a reload forgets it, so a revoked token stops at once). A Bearer
+//! value shaped like a JWT goes to the OIDC validator when `type = "oidc"`.
+//!
+//! Public routes (health, readiness, metrics, the API description and the spec's public
+//! pages) need no credentials; every other route answers 401 without valid ones. A per-space
+//! key opens its own space only (403 elsewhere); [`required_scope`] is the one table of what
+//! each route needs (403 below it).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 
-use axum::extract::{FromRequestParts, MatchedPath, RawPathParams, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use axum::http::Method;
+use quire_api::Scope;
 use quire_config::{AuthConfig, AuthType, KeyScope};
 use sha2::{Digest, Sha256};
 
-use crate::context::SPACE_HEADER;
-use crate::error::ApiError;
+use crate::oidc::Oidc;
 use crate::settings::SetupError;
-use quire_service::{Error, ErrorCode};
 
 /// Who may call the API, as the configuration says.
-#[derive(Clone)]
 pub struct AuthPolicy {
     /// `None`: authentication is off (`[auth] type = "none"`).
     keys: Option<Vec<Key>>,
+    /// The validator of `type = "oidc"`.
+    oidc: Option<Arc<Oidc>>,
     /// The space a request addresses when it names none.
     default_space: String,
+    /// Tokens whose Argon2 hash was verified: SHA-256 of the token → index into `keys`.
+    verified: Mutex<HashMap<[u8; 32], usize>>,
+}
+
+#[derive(Clone)]
+enum Stored {
+    /// SHA-256 of a key written in clear (or from the environment).
+    Digest([u8; 32]),
+    /// A token of `quire token create`: its public id and Argon2id hash (PHC string).
+    Hashed { id: String, phc: String },
 }
 
 #[derive(Clone)]
 struct Key {
-    digest: [u8; 32],
+    stored: Stored,
     /// The only space this key opens; `None` opens every space.
     space: Option<String>,
     /// Attribution of writes that send no `X-Actor`.
     actor: Option<String>,
-    scope: KeyScope,
+    scope: Scope,
+}
+
+/// The credential a request was admitted with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    pub scope: Scope,
+    pub actor: Option<String>,
+    /// The only space the credential opens.
+    pub space: Option<String>,
+}
+
+/// Why credentials were refused: 401, with a message for the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+pub(crate) fn scope_of(scope: KeyScope) -> Scope {
+    match scope {
+        KeyScope::Read => Scope::Read,
+        KeyScope::Write => Scope::Write,
+        KeyScope::Admin => Scope::Admin,
+    }
+}
+
+/// The live policy, replaced as a whole when the configuration is reloaded (SIGHUP):
+/// requests already admitted keep the policy they were checked with, the next request sees
+/// the new one, and no connection is dropped.
+#[derive(Clone)]
+pub struct AuthHandle(Arc<RwLock<Arc<AuthPolicy>>>);
+
+impl AuthHandle {
+    pub fn new(policy: AuthPolicy) -> AuthHandle {
+        AuthHandle(Arc::new(RwLock::new(Arc::new(policy))))
+    }
+
+    pub fn current(&self) -> Arc<AuthPolicy> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn replace(&self, policy: AuthPolicy) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(policy);
+    }
 }
 
 impl AuthPolicy {
@@ -45,12 +102,16 @@ impl AuthPolicy {
     pub fn open(default_space: &str) -> AuthPolicy {
         AuthPolicy {
             keys: None,
+            oidc: None,
             default_space: default_space.to_string(),
+            verified: Mutex::default(),
         }
     }
 
     /// The policy `[auth]` asks for over these spaces (the first is the default). A setting
-    /// this build cannot enforce is an error, never a weaker policy.
+    /// this build cannot enforce is an error, never a weaker policy. With `type = "oidc"` this
+    /// fetches the issuer's discovery document and keys (blocking): an issuer that cannot be
+    /// reached is an error too.
     pub fn from_config(auth: &AuthConfig, spaces: &[&str]) -> Result<AuthPolicy, SetupError> {
         let default_space = spaces.first().copied().unwrap_or("default").to_string();
         let setup = |setting: &str, message: String| SetupError {
@@ -58,16 +119,11 @@ impl AuthPolicy {
             message,
         };
         let mut keys = Vec::new();
+        let mut oidc = None;
         match auth.kind {
             AuthType::None => return Ok(AuthPolicy::open(&default_space)),
             AuthType::Oidc => {
-                return Err(setup(
-                    "auth.type",
-                    "\"oidc\" is not supported by this version of quire; use \"apikey\" or \
-                     \"perspace\" (the server does not start rather than run without the \
-                     protection the configuration asks for)"
-                        .into(),
-                ))
+                oidc = Some(Arc::new(Oidc::discover(auth)?));
             }
             AuthType::Apikey => {
                 let key = auth
@@ -81,10 +137,10 @@ impl AuthPolicy {
                         )
                     })?;
                 keys.push(Key {
-                    digest: digest(key.expose().trim()),
+                    stored: Stored::Digest(digest(key.expose().trim())),
                     space: None,
                     actor: None,
-                    scope: KeyScope::Admin,
+                    scope: Scope::Admin,
                 });
             }
             AuthType::Perspace => {
@@ -97,13 +153,29 @@ impl AuthPolicy {
             }
         }
         for (index, entry) in auth.api_keys.iter().enumerate() {
-            let key = entry.key.expose().trim();
-            if key.is_empty() {
-                return Err(setup(
-                    &format!("auth.api_keys[{index}].key"),
-                    "a key must not be empty".into(),
-                ));
-            }
+            let stored = match (&entry.key, &entry.key_hash, &entry.id) {
+                (Some(key), None, _) if !key.expose().trim().is_empty() => {
+                    Stored::Digest(digest(key.expose().trim()))
+                }
+                (None, Some(phc), Some(id)) => {
+                    PasswordHash::new(phc).map_err(|e| {
+                        setup(
+                            &format!("auth.api_keys[{index}].key_hash"),
+                            format!("not an Argon2 hash in PHC form ({e})"),
+                        )
+                    })?;
+                    Stored::Hashed {
+                        id: id.clone(),
+                        phc: phc.clone(),
+                    }
+                }
+                _ => {
+                    return Err(setup(
+                        &format!("auth.api_keys[{index}].key"),
+                        "a key needs a non-empty `key`, or `id` and `key_hash`".into(),
+                    ))
+                }
+            };
             if let Some(space) = &entry.space {
                 if !spaces.contains(&space.as_str()) {
                     return Err(setup(
@@ -121,35 +193,107 @@ impl AuthPolicy {
                 ));
             }
             keys.push(Key {
-                digest: digest(key),
+                stored,
                 space: entry.space.clone(),
                 actor: entry.actor.clone(),
-                scope: entry.scope,
+                scope: scope_of(entry.scope),
             });
         }
         Ok(AuthPolicy {
             keys: Some(keys),
+            oidc,
             default_space,
+            verified: Mutex::default(),
         })
     }
 
-    /// Whether requests pass without a key.
+    /// Whether requests pass without credentials.
     pub fn is_open(&self) -> bool {
         self.keys.is_none()
     }
 
-    /// The key matching `presented`, compared with every configured key in constant time.
-    fn find(&self, presented: &str) -> Option<&Key> {
-        let wanted = digest(presented);
-        let mut found = None;
-        for key in self.keys.iter().flatten() {
-            // No early exit: the time taken does not depend on which key matched.
-            if constant_time_eq(&key.digest, &wanted) && found.is_none() {
-                found = Some(key);
+    pub fn default_space(&self) -> &str {
+        &self.default_space
+    }
+
+    /// Who `presented` (a Bearer value) is, or why it is refused.
+    pub async fn authenticate(&self, presented: &str) -> Result<Principal, Refused> {
+        if let Some(oidc) = &self.oidc {
+            if looks_like_jwt(presented) {
+                return oidc.validate(presented).await;
             }
         }
-        found
+        let index = match self.find_digest(presented) {
+            Some(index) => Some(index),
+            None => self.find_hashed(presented).await,
+        };
+        let Some(key) = index.and_then(|i| self.keys.as_ref()?.get(i)) else {
+            return Err(Refused(if self.oidc.is_some() {
+                "invalid credentials: send a valid token of the identity provider or an API key"
+                    .into()
+            } else {
+                "invalid API key".into()
+            }));
+        };
+        Ok(Principal {
+            scope: key.scope,
+            actor: key.actor.clone(),
+            space: key.space.clone(),
+        })
     }
+
+    /// The key written in clear matching `presented`, compared with every such key in
+    /// constant time; or a token verified before.
+    fn find_digest(&self, presented: &str) -> Option<usize> {
+        let wanted = digest(presented);
+        let mut found = None;
+        for (index, key) in self.keys.iter().flatten().enumerate() {
+            if let Stored::Digest(d) = &key.stored {
+                // No early exit: the time taken does not depend on which key matched.
+                if constant_time_eq(d, &wanted) && found.is_none() {
+                    found = Some(index);
+                }
+            }
+        }
+        found.or_else(|| {
+            self.verified
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&wanted)
+                .copied()
+        })
+    }
+
+    /// A token of `quire token create`: the entry its id names, verified against the Argon2
+    /// hash on a blocking thread (it is slow on purpose), then remembered.
+    async fn find_hashed(&self, presented: &str) -> Option<usize> {
+        let (id, _) = split_token(presented)?;
+        let (index, phc) =
+            self.keys
+                .iter()
+                .flatten()
+                .enumerate()
+                .find_map(|(i, k)| match &k.stored {
+                    Stored::Hashed { id: kid, phc } if kid == id => Some((i, phc.clone())),
+                    _ => None,
+                })?;
+        let token = presented.to_string();
+        let ok = tokio::task::spawn_blocking(move || verify_token(&token, &phc))
+            .await
+            .unwrap_or(false);
+        if !ok {
+            return None;
+        }
+        self.verified
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(digest(presented), index);
+        Some(index)
+    }
+}
+
+fn looks_like_jwt(value: &str) -> bool {
+    value.split('.').count() == 3 && value.starts_with("eyJ")
 }
 
 fn digest(key: &str) -> [u8; 32] {
@@ -160,12 +304,59 @@ fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Routes that need no key (DECISIONS §1 host routes for probes and the API description, and
-/// the spec's public routes), by the route template that matched.
+/// The first 16 hex digits of a Bearer token's SHA-256: what the audit log and the rate
+/// limiter key on, never the token.
+pub fn token_hash(token: &str) -> String {
+    digest(token)[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Prefix of every token made by `quire token create`.
+pub const TOKEN_PREFIX: &str = "quire_";
+
+/// `quire_<id>_<secret>` → `(id, secret)`.
+fn split_token(token: &str) -> Option<(&str, &str)> {
+    let rest = token.strip_prefix(TOKEN_PREFIX)?;
+    let (id, secret) = rest.split_once('_')?;
+    (!id.is_empty() && !secret.is_empty()).then_some((id, secret))
+}
+
+/// A new scoped token: `(id, token, Argon2id hash)`. The token is shown once and never
+/// stored; the configuration keeps the id and the hash.
+pub fn new_token() -> Result<(String, String, String), String> {
+    let mut id = [0u8; 6];
+    let mut secret = [0u8; 32];
+    let mut salt = [0u8; 16];
+    for buf in [&mut id[..], &mut secret[..], &mut salt[..]] {
+        getrandom::fill(buf).map_err(|e| format!("no randomness from the system: {e}"))?;
+    }
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let id = hex(&id);
+    let token = format!("{TOKEN_PREFIX}{id}_{}", hex(&secret));
+    let salt = SaltString::encode_b64(&salt).map_err(|e| e.to_string())?;
+    let phc = Argon2::default()
+        .hash_password(token.as_bytes(), &salt)
+        .map_err(|e| e.to_string())?
+        .to_string();
+    Ok((id, token, phc))
+}
+
+fn verify_token(token: &str, phc: &str) -> bool {
+    PasswordHash::new(phc)
+        .map(|hash| {
+            Argon2::default()
+                .verify_password(token.as_bytes(), &hash)
+                .is_ok()
+        })
+        .unwrap_or(false)
+}
+
+/// Routes that need no credentials (DECISIONS §1 host routes for probes and the API
+/// description, and the spec's public routes), by the route template that matched.
 pub fn is_public(route: &str) -> bool {
-    let in_space = route
-        .strip_prefix(crate::BASE_PATH)
-        .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
+    let in_space = space_relative(route);
     matches!(
         route,
         "/health" | "/healthz" | "/readyz" | "/metrics" | "/api/openapi.json" | "/api/docs"
@@ -174,149 +365,59 @@ pub fn is_public(route: &str) -> bool {
         || in_space.is_some_and(|rest| rest.starts_with("/public/") || rest == "/public")
 }
 
+/// Probes that neither count against the rate limit nor go to the audit log.
+pub fn is_probe(route: &str) -> bool {
+    matches!(route, "/health" | "/healthz" | "/readyz" | "/metrics")
+}
+
+/// A route under the API of a space without its `/api/quire` or `/api/quire/{space}` prefix.
+fn space_relative(route: &str) -> Option<&str> {
+    route
+        .strip_prefix(crate::BASE_PATH)
+        .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest))
+}
+
 /// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, running a script that plans, resolving links, linting).
-fn is_read_only_post(route: &str) -> bool {
-    let rest = route
-        .strip_prefix(crate::BASE_PATH)
-        .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
-    matches!(
-        rest,
-        Some(
-            "/refactor/plan"
-                | "/refactor/from-workspace-edit"
-                | "/resolve-links"
-                | "/refactor/script"
-                | "/lint"
-                | "/eval"
-        )
-    )
-}
+/// (planning, running a script that plans, resolving links, linting, evaluating search).
+const READ_ONLY_POSTS: &[&str] = &[
+    "/refactor/plan",
+    "/refactor/from-workspace-edit",
+    "/resolve-links",
+    "/refactor/script",
+    "/lint",
+    "/eval",
+];
 
-/// Routes only an admin key may call: a person approving an agent's plan.
-fn is_admin_only(route: &str) -> bool {
-    let rest = route
-        .strip_prefix(crate::BASE_PATH)
-        .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest));
-    matches!(rest, Some("/refactor/approve"))
-}
+/// Routes only an admin may call: a person approving an agent's plan, the audit log, who
+/// may browse the space.
+const ADMIN_ONLY: &[&str] = &["/refactor/approve", "/audit", "/space/visibility"];
 
-/// The middleware: lets a request through or answers 401/403 with a JSON error.
-pub async fn require_key(
-    State(policy): State<Arc<AuthPolicy>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if policy.is_open() {
-        return next.run(request).await;
+/// The one table of what each route needs (README "Operating quire for a team"):
+///
+/// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`;
+/// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
+///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
+/// * `write`: everything else (every route that changes a file or the service's state).
+pub fn required_scope(method: &Method, route: &str) -> Scope {
+    let rest = space_relative(route);
+    if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) {
+        return Scope::Admin;
     }
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_else(|| request.uri().path().to_string());
-    if is_public(&route) {
-        return next.run(request).await;
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+        || rest.is_some_and(|r| READ_ONLY_POSTS.contains(&r))
+        || route == "/mcp"
+        || route.starts_with("/mcp/")
+    {
+        return Scope::Read;
     }
-    let (mut parts, body) = request.into_parts();
-    let presented = parts
-        .headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer);
-    let Some(presented) = presented else {
-        return deny(
-            StatusCode::UNAUTHORIZED,
-            &parts.method,
-            &route,
-            "missing credentials: send `Authorization: Bearer <API key>`",
-        );
-    };
-    let Some(key) = policy.find(presented) else {
-        return deny(
-            StatusCode::UNAUTHORIZED,
-            &parts.method,
-            &route,
-            "invalid API key",
-        );
-    };
-    let key = key.clone();
-    if let Some(only) = &key.space {
-        let space = requested_space(&mut parts, &policy.default_space).await;
-        if &space != only {
-            return deny(
-                StatusCode::FORBIDDEN,
-                &parts.method,
-                &route,
-                &format!("this key opens the space {only:?} only"),
-            );
-        }
-    }
-    let safe = matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
-    match key.scope {
-        KeyScope::Read if !safe && !is_read_only_post(&route) => {
-            return deny(
-                StatusCode::FORBIDDEN,
-                &parts.method,
-                &route,
-                "this key is read-only",
-            );
-        }
-        KeyScope::Read | KeyScope::Write if is_admin_only(&route) => {
-            return deny(
-                StatusCode::FORBIDDEN,
-                &parts.method,
-                &route,
-                "this route needs an admin key",
-            );
-        }
-        _ => {}
-    }
-    if let Some(actor) = &key.actor {
-        if !parts.headers.contains_key("x-actor") {
-            if let Ok(value) = HeaderValue::from_str(actor) {
-                parts.headers.insert("x-actor", value);
-            }
-        }
-    }
-    next.run(Request::from_parts(parts, body)).await
+    Scope::Write
 }
 
 /// The key of an `Authorization: Bearer <key>` header (the scheme is case-insensitive).
-fn bearer(value: &str) -> Option<&str> {
+pub fn bearer(value: &str) -> Option<&str> {
     let (scheme, key) = value.trim().split_once(' ')?;
     let key = key.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then_some(key)
-}
-
-/// The space a request addresses, as [`crate::context::SpaceCtx`] decides it.
-async fn requested_space(parts: &mut axum::http::request::Parts, default: &str) -> String {
-    if let Some(name) = parts.headers.get(SPACE_HEADER) {
-        return name.to_str().unwrap_or("").trim().to_string();
-    }
-    let from_url = RawPathParams::from_request_parts(parts, &())
-        .await
-        .ok()
-        .and_then(|params| {
-            params
-                .iter()
-                .find(|(k, _)| *k == "space")
-                .map(|(_, v)| v.to_string())
-        });
-    from_url.unwrap_or_else(|| default.to_string())
-}
-
-fn deny(status: StatusCode, method: &Method, route: &str, reason: &str) -> Response {
-    tracing::warn!(%method, route, status = status.as_u16(), "request denied: {reason}");
-    let code = ErrorCode::from_http_status(status.as_u16());
-    let mut response = ApiError(Error::new(code, reason)).into_response();
-    if status == StatusCode::UNAUTHORIZED {
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"quire\""),
-        );
-    }
-    response
 }
 
 #[cfg(test)]
@@ -366,22 +467,80 @@ mod tests {
             ..AuthConfig::default()
         };
         let policy = AuthPolicy::from_config(&auth, &["default"]).unwrap();
-        assert!(policy.find("s3cret").is_some());
-        assert!(policy.find("s3cre").is_none());
-        assert!(policy.find("s3cret ").is_none());
+        assert!(policy.find_digest("s3cret").is_some());
+        assert!(policy.find_digest("s3cre").is_none());
+        assert!(policy.find_digest("s3cret ").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_created_token_verifies_against_its_hash_only() {
+        let (id, token, phc) = new_token().unwrap();
+        assert!(token.starts_with(&format!("quire_{id}_")));
+        assert!(phc.starts_with("$argon2id$"));
+        assert!(!phc.contains(&token[TOKEN_PREFIX.len() + id.len() + 1..]));
+        let auth = AuthConfig {
+            kind: AuthType::Apikey,
+            api_key: Some(quire_config::Secret::new("admin-key")),
+            api_keys: vec![quire_config::ApiKeyEntry {
+                key: None,
+                id: Some(id.clone()),
+                key_hash: Some(phc),
+                created: None,
+                space: None,
+                actor: Some("reader".into()),
+                scope: KeyScope::Read,
+            }],
+            ..AuthConfig::default()
+        };
+        let policy = AuthPolicy::from_config(&auth, &["default"]).unwrap();
+        let who = policy.authenticate(&token).await.unwrap();
+        assert_eq!(who.scope, Scope::Read);
+        assert_eq!(who.actor.as_deref(), Some("reader"));
+        // Remembered: the second time needs no Argon2 run.
+        assert!(policy.find_digest(&token).is_some());
+        let mut wrong = token.clone();
+        wrong.pop();
+        wrong.push('x');
+        assert!(policy.authenticate(&wrong).await.is_err());
+        assert!(policy.authenticate(&format!("quire_{id}")).await.is_err());
     }
 
     #[test]
-    fn oidc_refuses_to_start_naming_the_setting() {
+    fn scopes_of_routes() {
+        let get = Method::GET;
+        let post = Method::POST;
+        assert_eq!(required_scope(&get, "/api/quire/file"), Scope::Read);
+        assert_eq!(
+            required_scope(&Method::PUT, "/api/quire/file"),
+            Scope::Write
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/{space}/refactor/plan"),
+            Scope::Read
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/refactor/apply"),
+            Scope::Write
+        );
+        assert_eq!(
+            required_scope(&post, "/api/quire/refactor/approve"),
+            Scope::Admin
+        );
+        assert_eq!(required_scope(&get, "/api/quire/audit"), Scope::Admin);
+        assert_eq!(required_scope(&post, "/mcp"), Scope::Read);
+    }
+
+    #[test]
+    fn oidc_with_an_unreachable_issuer_refuses_to_start() {
         let auth = AuthConfig {
             kind: AuthType::Oidc,
-            issuer: Some("https://id.example".into()),
+            issuer: Some("http://127.0.0.1:9".into()),
             client_id: Some("quire".into()),
             ..AuthConfig::default()
         };
         let err = AuthPolicy::from_config(&auth, &["default"])
             .err()
             .expect("refused");
-        assert_eq!(err.setting, "auth.type");
+        assert_eq!(err.setting, "auth.issuer");
     }
 }

@@ -23,21 +23,24 @@ const PAGE: &str = r##"<!doctype html>
   <link rel="icon" type="image/png" sizes="32x32" href="/api/docs/favicon-32x32.png">
   <link rel="icon" type="image/png" sizes="16x16" href="/api/docs/favicon-16x16.png">
   <link rel="stylesheet" href="/api/docs/swagger-ui.css">
-  <style>body { margin: 0; }</style>
 </head>
 <body>
   <div id="explorer"></div>
   <script src="/api/docs/swagger-ui-bundle.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({
-      url: "/api/openapi.json",
-      dom_id: "#explorer",
-      deepLinking: true,
-      validatorUrl: null
-    });
-  </script>
+  <script src="/api/docs/explorer.js"></script>
 </body>
 </html>
+"##;
+
+/// Starts the explorer (a file of its own, so the page's Content-Security-Policy needs no
+/// inline script).
+const EXPLORER_JS: &str = r##"window.ui = SwaggerUIBundle({
+  url: "/api/openapi.json",
+  dom_id: "#explorer",
+  deepLinking: true,
+  validatorUrl: null
+});
+document.body.style.margin = "0";
 "##;
 
 /// One file served by this module.
@@ -75,7 +78,13 @@ static PAGE_ASSET: Asset = Asset {
 };
 
 /// Every vendored file the page loads, and the licence notices the bundle points to.
-static ASSETS: [Asset; 5] = [
+static ASSETS: [Asset; 6] = [
+    Asset {
+        name: "explorer.js",
+        content_type: JS,
+        body: EXPLORER_JS.as_bytes(),
+        etag: OnceLock::new(),
+    },
     vendored!("swagger-ui-bundle.js", JS),
     vendored!("swagger-ui-bundle.js.LICENSE.txt", TEXT),
     vendored!("swagger-ui.css", CSS),
@@ -97,6 +106,13 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         );
     }
     router
+}
+
+/// The paths [`routes`] serves.
+pub(crate) fn route_names() -> Vec<String> {
+    let mut out = vec![DOCS_PATH.to_string(), format!("{DOCS_PATH}/")];
+    out.extend(ASSETS.iter().map(|a| format!("{DOCS_PATH}/{}", a.name)));
+    out
 }
 
 /// The asset with its ETag; `Cache-Control: no-cache` makes browsers revalidate, and a

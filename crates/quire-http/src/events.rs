@@ -15,9 +15,12 @@ use crate::context::SpaceCtx;
 #[utoipa::path(get, path = "/events", tag = "events",
     responses((status = 200, content_type = "text/event-stream", description = "events `write`, `delete`, `bulk` with `{path, actor, timestamp}` or `{paths, actor, timestamp}`")))]
 pub async fn events(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
     SpaceCtx(space): SpaceCtx,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
-    let stream = BroadcastStream::new(space.events().subscribe()).map(|item| {
+    let open = crate::metrics::SseGuard::new(&state.metrics.sse);
+    let stream = BroadcastStream::new(space.events().subscribe()).map(move |item| {
+        let _open = &open;
         Ok(match item {
             Ok(event) => SseEvent::default()
                 .event(event.name())

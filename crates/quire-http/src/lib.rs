@@ -6,6 +6,7 @@
 //! `/api/openapi.json` and the API explorer `/api/docs`. Every route passes the
 //! authentication layer (`auth`), which lets the public ones through.
 
+pub mod audit;
 pub mod auth;
 mod claims;
 mod context;
@@ -14,15 +15,18 @@ mod error;
 mod events;
 mod files;
 mod find;
+pub mod gate;
 mod health;
 mod helpers;
 mod insight;
 mod metrics;
+pub mod oidc;
 mod refactor;
 mod repair;
 mod settings;
 mod versions;
 mod views;
+pub mod visibility;
 
 use std::sync::Arc;
 
@@ -34,9 +38,10 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub use auth::AuthPolicy;
+pub use auth::{AuthHandle, AuthPolicy};
 pub use context::SPACE_HEADER;
 pub use error::{ApiError, ErrorBody};
+pub use gate::Gate;
 pub use settings::{HttpSettings, SetupError};
 
 /// Where the API of a space is mounted (DECISIONS §1: `{base_url}`).
@@ -48,6 +53,12 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     pub service: Arc<Service>,
+    /// `[audit] enabled`: the log `GET /audit` reads.
+    pub audit: Option<Arc<audit::AuditLog>>,
+    /// Request counts and latencies, SSE subscribers.
+    pub metrics: Arc<metrics::HttpMetrics>,
+    /// `[space] visibility` of every space, as it is now.
+    pub visibility: Arc<visibility::Visibilities>,
 }
 
 #[derive(OpenApi)]
@@ -68,7 +79,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "pages", description = "Looking at pages: lint, peek, sections"),
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
-        (name = "health", description = "Liveness and readiness")
+        (name = "health", description = "Liveness and readiness"),
+        (name = "admin", description = "Operating quire: the audit log")
     )
 )]
 struct ApiDoc;
@@ -150,6 +162,10 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(insight::content_gaps))
         .routes(routes!(insight::dismiss_gap))
         .routes(routes!(insight::sources))
+        .routes(routes!(audit::list))
+        .routes(routes!(visibility::put))
+        .routes(routes!(visibility::file))
+        .routes(routes!(visibility::tree))
 }
 
 /// The OpenAPI document and the router without state.
@@ -171,12 +187,96 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     parts().1
 }
 
-/// The whole HTTP application: every route behind the configured authentication, with CORS
-/// when origins are allowed.
+/// The Content-Security-Policy of HTML answers: the page's own scripts, styles and images
+/// only (Swagger UI sets inline styles), no frames, no plugins, requests to this origin only.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// `X-Content-Type-Options: nosniff` on every answer; on HTML answers also the
+/// Content-Security-Policy, `Referrer-Policy` and `X-Frame-Options`.
+async fn security_headers(mut response: axum::response::Response) -> axum::response::Response {
+    use axum::http::{header, HeaderValue};
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let html = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"));
+    if html {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        );
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    response
+}
+
+/// Every route of the router as (method, route template), for tests that walk them all: the
+/// documented routes (space routes also under `{space}`) and the undocumented ones (the
+/// OpenAPI document and the API explorer).
+pub fn route_list() -> Vec<(axum::http::Method, String)> {
+    use axum::http::Method;
+    let mut out = Vec::new();
+    for (path, item) in &openapi().paths.paths {
+        let methods = [
+            (Method::GET, item.get.is_some()),
+            (Method::PUT, item.put.is_some()),
+            (Method::POST, item.post.is_some()),
+            (Method::DELETE, item.delete.is_some()),
+            (Method::PATCH, item.patch.is_some()),
+            (Method::HEAD, item.head.is_some()),
+        ];
+        for (method, present) in methods {
+            if present {
+                out.push((method.clone(), path.clone()));
+                if let Some(rest) = path.strip_prefix(BASE_PATH) {
+                    out.push((method, format!("{BASE_PATH}/{{space}}{rest}")));
+                }
+            }
+        }
+    }
+    out.push((Method::GET, "/api/openapi.json".into()));
+    for route in docs::route_names() {
+        out.push((Method::GET, route));
+    }
+    out
+}
+
+/// The whole HTTP application: every route behind the gate (rate limit, authentication,
+/// scopes, audit), with CORS when origins are allowed. Panics when the audit log cannot be
+/// opened; [`try_router`] answers that as an error.
 pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
+    try_router(service, settings).expect("the HTTP settings can be applied")
+}
+
+/// [`router`], refusing settings it cannot apply (an audit log that cannot be opened).
+pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<Router, SetupError> {
+    let gate = settings.gate(service.default_space().root_dir())?;
+    let http_metrics = Arc::new(metrics::HttpMetrics::new());
+    // The default space's visibility comes with the settings; another space's from its own
+    // root's configuration file (where `PUT /space/visibility` writes it).
+    let mut visibilities = std::collections::HashMap::new();
+    for (index, space) in service.spaces().iter().enumerate() {
+        let visibility = if index == 0 {
+            settings.visibility
+        } else {
+            quire_config::Config::load(space.root_dir())
+                .map(|loaded| loaded.config.space.visibility)
+                .unwrap_or_default()
+        };
+        visibilities.insert(space.name().to_string(), visibility);
+    }
     let (router, api) = parts();
     let api = Arc::new(api);
-    let auth = Arc::new(settings.auth);
     let router = router
         .route(
             "/api/openapi.json",
@@ -187,8 +287,12 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
         )
         .merge(docs::routes())
         .route_layer(axum::middleware::from_fn_with_state(
-            auth,
-            auth::require_key,
+            gate.clone(),
+            gate::check,
+        ))
+        .route_layer(axum::middleware::from_fn_with_state(
+            http_metrics.clone(),
+            metrics::track,
         ))
         .fallback(|| async {
             ApiError(quire_service::Error::not_found(
@@ -197,9 +301,15 @@ pub fn router(service: Arc<Service>, settings: HttpSettings) -> Router {
             .into_response()
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(AppState { service });
-    match settings.cors {
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(AppState {
+            service,
+            audit: gate.audit.clone(),
+            metrics: http_metrics,
+            visibility: Arc::new(visibility::Visibilities::new(visibilities)),
+        });
+    Ok(match settings.cors {
         Some(cors) => router.layer(cors),
         None => router,
-    }
+    })
 }

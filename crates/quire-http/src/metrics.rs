@@ -1,49 +1,236 @@
-//! `GET /metrics`: what an operator watches, in the Prometheus text format — per space, how far
-//! commits lag behind acknowledged writes (async batching makes writes wait when this passes
-//! its bounds) and how many files the link model holds.
+//! `GET /metrics`: what an operator watches, in the Prometheus text format.
+//!
+//! * HTTP: `quire_http_requests_total{method,route,status}` and
+//!   `quire_http_request_duration_seconds{method,route}` (a histogram), by the route template
+//!   that matched (`/api/quire/file`, never the raw path with its query or page names), refused
+//!   requests (401, 403, 429) included; `quire_sse_subscribers` (open `/events` streams).
+//! * Per space: `quire_writes_total` (pipeline passes) and `quire_files_written_total`,
+//!   `quire_commits_total` and `quire_commit_duration_seconds` (a histogram of git commits),
+//!   `quire_plans_total`, `quire_applies_total`, `quire_reverts_total`, and the gauges
+//!   `quire_commit_backlog_files`, `quire_commit_lag_seconds` (async batching makes writes wait
+//!   when these pass their bounds) and `quire_files`.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
 
-use axum::extract::State;
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
-use axum::response::IntoResponse;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
 
 use crate::AppState;
 
-/// Gauges of every space.
+/// The HTTP layer's own metrics (one registry per router).
+pub struct HttpMetrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+    pub(crate) sse: IntGauge,
+}
+
+impl HttpMetrics {
+    pub fn new() -> HttpMetrics {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "quire_http_requests_total",
+                "HTTP requests answered, by route template and status.",
+            ),
+            &["method", "route", "status"],
+        )
+        .expect("valid metric");
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "quire_http_request_duration_seconds",
+                "Time to answer HTTP requests (to the start of the body), by route template.",
+            )
+            .buckets(vec![
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+            ]),
+            &["method", "route"],
+        )
+        .expect("valid metric");
+        let sse =
+            IntGauge::new("quire_sse_subscribers", "Open /events streams.").expect("valid metric");
+        for metric in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(latency.clone()),
+            Box::new(sse.clone()),
+        ] {
+            registry.register(metric).expect("registered once");
+        }
+        HttpMetrics {
+            registry,
+            requests,
+            latency,
+            sse,
+        }
+    }
+
+    fn render(&self) -> String {
+        let mut out = Vec::new();
+        let _ = prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl Default for HttpMetrics {
+    fn default() -> Self {
+        HttpMetrics::new()
+    }
+}
+
+/// Counts every routed request by its route template (a route layer, so the template is
+/// known; outside the gate, so refusals count too).
+pub async fn track(
+    State(metrics): State<Arc<HttpMetrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".to_string());
+    let method = request.method().as_str().to_string();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    metrics
+        .latency
+        .with_label_values(&[&method, &route])
+        .observe(started.elapsed().as_secs_f64());
+    metrics
+        .requests
+        .with_label_values(&[&method, &route, response.status().as_str()])
+        .inc();
+    response
+}
+
+/// Decrements the SSE gauge when a stream ends (the client went away).
+pub(crate) struct SseGuard(IntGauge);
+
+impl SseGuard {
+    pub(crate) fn new(gauge: &IntGauge) -> SseGuard {
+        gauge.inc();
+        SseGuard(gauge.clone())
+    }
+}
+
+impl Drop for SseGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// Metrics of the HTTP layer and of every space.
 #[utoipa::path(get, path = "/metrics", tag = "health",
     responses((status = 200, content_type = "text/plain", body = String,
-        description = "Prometheus text format: `quire_commit_backlog_files`, `quire_commit_lag_seconds`, `quire_files`, per space")))]
+        description = "Prometheus text format: HTTP requests and latency per route template, SSE subscribers, and per space writes, commits and commit duration, plans, applies, reverts, the commit backlog and lag, files")))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let mut out = state.metrics.render();
     let spaces = state.service.spaces();
-    let mut out = String::new();
-    let mut gauge = |name: &str, help: &str, value: &dyn Fn(&quire_service::Space) -> String| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
-        for space in spaces {
-            let _ = writeln!(
-                out,
-                "{name}{{space=\"{}\"}} {}",
-                escape(space.name()),
-                value(space)
-            );
-        }
-    };
-    gauge(
-        "quire_commit_backlog_files",
-        "Files written and acknowledged but not committed yet.",
-        &|s| s.commit_backlog().files.to_string(),
+    let readings: Vec<(String, quire_service::SpaceMetrics)> = spaces
+        .iter()
+        .map(|s| (escape(s.name()), s.metrics()))
+        .collect();
+    let mut family =
+        |name: &str,
+         kind: &str,
+         help: &str,
+         value: &dyn Fn(&quire_service::Space, &quire_service::SpaceMetrics) -> String| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+            for (space, (label, reading)) in spaces.iter().zip(&readings) {
+                let _ = writeln!(out, "{name}{{space=\"{label}\"}} {}", value(space, reading));
+            }
+        };
+    family(
+        "quire_writes_total",
+        "counter",
+        "Passes of the write pipeline (one per change, whatever its files).",
+        &|_, m| m.writes.to_string(),
     );
-    gauge(
+    family(
+        "quire_files_written_total",
+        "counter",
+        "Files written or deleted by the write pipeline.",
+        &|_, m| m.files_written.to_string(),
+    );
+    family(
+        "quire_commits_total",
+        "counter",
+        "Git commits made.",
+        &|_, m| m.commits.count.to_string(),
+    );
+    family(
+        "quire_plans_total",
+        "counter",
+        "Restructuring plans made.",
+        &|_, m| m.plans.to_string(),
+    );
+    family(
+        "quire_applies_total",
+        "counter",
+        "Restructurings applied.",
+        &|_, m| m.applies.to_string(),
+    );
+    family(
+        "quire_reverts_total",
+        "counter",
+        "Commits reverted.",
+        &|_, m| m.reverts.to_string(),
+    );
+    family(
+        "quire_commit_backlog_files",
+        "gauge",
+        "Files written and acknowledged but not committed yet.",
+        &|s, _| s.commit_backlog().files.to_string(),
+    );
+    family(
         "quire_commit_lag_seconds",
+        "gauge",
         "Age of the oldest acknowledged write not committed yet (0 when none).",
-        &|s| {
-            let lag = s.commit_backlog().oldest.unwrap_or_default();
-            format!("{:.3}", lag.as_secs_f64())
+        &|s, _| {
+            format!(
+                "{:.3}",
+                s.commit_backlog().oldest.unwrap_or_default().as_secs_f64()
+            )
         },
     );
-    gauge("quire_files", "Files in the link model.", &|s| {
-        s.file_count().to_string()
-    });
+    family(
+        "quire_files",
+        "gauge",
+        "Files in the link model.",
+        &|s, _| s.file_count().to_string(),
+    );
+    let name = "quire_commit_duration_seconds";
+    let _ = writeln!(
+        out,
+        "# HELP {name} Time to make a git commit.\n# TYPE {name} histogram"
+    );
+    for (label, m) in &readings {
+        for (bound, count) in quire_service::COMMIT_BUCKETS
+            .iter()
+            .zip(&m.commits.cumulative)
+        {
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{space=\"{label}\",le=\"{bound}\"}} {count}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{space=\"{label}\",le=\"+Inf\"}} {}",
+            m.commits.count
+        );
+        let _ = writeln!(
+            out,
+            "{name}_sum{{space=\"{label}\"}} {:.6}",
+            m.commits.seconds
+        );
+        let _ = writeln!(out, "{name}_count{{space=\"{label}\"}} {}", m.commits.count);
+    }
     (
         [(
             header::CONTENT_TYPE,

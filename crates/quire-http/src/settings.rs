@@ -7,7 +7,12 @@ use axum::http::{HeaderName, HeaderValue, Method};
 use quire_config::Config;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::auth::AuthPolicy;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::audit::AuditLog;
+use crate::auth::{AuthHandle, AuthPolicy};
+use crate::gate::{Gate, Limiter};
 
 /// A setting the HTTP layer cannot act on; the server must refuse to start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,25 +26,64 @@ pub struct SetupError {
 /// Everything [`crate::router`] needs besides the service.
 #[derive(Clone)]
 pub struct HttpSettings {
-    pub auth: AuthPolicy,
+    /// The live authentication policy; [`AuthHandle::replace`] swaps it (SIGHUP).
+    pub auth: AuthHandle,
     /// `None`: no cross-origin access (browsers refuse other origins).
     pub cors: Option<CorsLayer>,
+    /// `[audit] enabled`: the log is opened in the default space's root by [`crate::try_router`]
+    /// unless [`HttpSettings::audit_log`] was given.
+    pub audit_enabled: bool,
+    pub audit_log: Option<Arc<AuditLog>>,
+    /// `[server.rate_limit]`; `None` when off.
+    pub limiter: Option<Arc<Limiter>>,
+    /// `[space] visibility` of the default space at start.
+    pub visibility: quire_config::Visibility,
 }
 
 impl HttpSettings {
     /// No authentication and no cross-origin access (tests, and `[auth] type = "none"`).
     pub fn open(default_space: &str) -> HttpSettings {
         HttpSettings {
-            auth: AuthPolicy::open(default_space),
+            auth: AuthHandle::new(AuthPolicy::open(default_space)),
             cors: None,
+            audit_enabled: false,
+            audit_log: None,
+            limiter: None,
+            visibility: quire_config::Visibility::Private,
         }
+    }
+
+    /// The gate of [`crate::gate::check`] with the audit log opened in `root` (the default
+    /// space's) when `[audit]` asks for it and none was given. An audit log that cannot be
+    /// opened is a [`SetupError`]: the server does not run unaudited.
+    pub fn gate(&mut self, root: &Path) -> Result<Arc<Gate>, SetupError> {
+        if self.audit_enabled && self.audit_log.is_none() {
+            let log = AuditLog::open_in_root(root).map_err(|e| SetupError {
+                setting: "audit.enabled".into(),
+                message: format!(
+                    "cannot open the audit log in {}: {e}",
+                    root.join(".quire/state").display()
+                ),
+            })?;
+            self.audit_log = Some(Arc::new(log));
+        }
+        Ok(Arc::new(Gate {
+            auth: self.auth.clone(),
+            audit: self.audit_log.clone(),
+            limiter: self.limiter.clone(),
+        }))
     }
 
     /// The settings `config` asks for over these spaces (the first is the default).
     pub fn from_config(config: &Config, spaces: &[&str]) -> Result<HttpSettings, SetupError> {
+        let rate = &config.server.rate_limit;
         Ok(HttpSettings {
-            auth: AuthPolicy::from_config(&config.auth, spaces)?,
+            auth: AuthHandle::new(AuthPolicy::from_config(&config.auth, spaces)?),
             cors: cors_layer(&config.server)?,
+            audit_enabled: config.audit.enabled,
+            audit_log: None,
+            limiter: Limiter::new(rate.requests_per_minute, rate.burst_size).map(Arc::new),
+            visibility: config.space.visibility,
         })
     }
 }

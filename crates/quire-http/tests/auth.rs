@@ -29,26 +29,10 @@ fn perspace() -> Config {
     )
 }
 
-/// Every (method, path) the API documents, with `{space}` variants of space routes.
+/// Every (method, route) of the router, `{space}` variants included.
 fn routes() -> Vec<(Method, String)> {
-    let api = quire_http::openapi();
-    let mut out = Vec::new();
-    for (path, item) in &api.paths.paths {
-        let methods = [
-            (Method::GET, item.get.is_some()),
-            (Method::PUT, item.put.is_some()),
-            (Method::POST, item.post.is_some()),
-            (Method::DELETE, item.delete.is_some()),
-            (Method::PATCH, item.patch.is_some()),
-            (Method::HEAD, item.head.is_some()),
-        ];
-        for (method, present) in methods {
-            if present {
-                out.push((method, path.clone()));
-            }
-        }
-    }
-    assert!(out.len() > 20, "the document lists the routes: {out:?}");
+    let out = quire_http::route_list();
+    assert!(out.len() > 40, "the router lists its routes: {out:?}");
     out
 }
 
@@ -75,11 +59,15 @@ async fn status(server: &TestServer, method: &Method, uri: &str, key: Option<&st
 async fn apikey_every_non_public_route_needs_the_key() {
     let server = TestServer::spaces(&["default", "other"], &apikey());
     for (method, path) in routes() {
-        let mut uris = vec![path.clone()];
-        uris.extend(in_space(&path, "other"));
+        let uris = vec![path.replace("{space}", "other")];
         for uri in uris {
             if is_probe(&uri) {
                 assert_eq!(status(&server, &method, &uri, None).await, 200, "{uri}");
+                continue;
+            }
+            if quire_http::auth::is_public(&path) {
+                let got = status(&server, &method, &uri, None).await;
+                assert!(got != 401 && got != 403, "{uri} is public: {got}");
                 continue;
             }
             for key in [None, Some("wrong"), Some("global-key-123"), Some("")] {
@@ -124,7 +112,11 @@ async fn the_api_description_is_public() {
 async fn perspace_every_non_public_route_needs_a_key_of_its_space() {
     let server = TestServer::spaces(&["a", "b"], &perspace());
     for (method, path) in routes() {
-        if is_probe(&path) {
+        if is_probe(&path)
+            || path.contains("{space}")
+            || !path.starts_with("/api/quire")
+            || quire_http::auth::is_public(&path)
+        {
             continue;
         }
         let a = in_space(&path, "a").unwrap();
@@ -282,4 +274,76 @@ async fn approving_an_agents_plan_needs_an_admin_key() {
         )
         .await;
     assert_ne!(as_admin.status.as_u16(), 403);
+}
+
+/// A configuration with one token of each scope made as `quire token create` makes them
+/// (Argon2 hashes, no key in clear); returns it and the tokens.
+fn scoped() -> (Config, [String; 3]) {
+    let mut toml = String::from("[auth]\ntype = \"apikey\"\napi_key = \"root-key\"\n");
+    let mut tokens = Vec::new();
+    for scope in ["read", "write", "admin"] {
+        let (id, token, hash) = quire_http::auth::new_token().unwrap();
+        toml.push_str(&format!(
+            "[[auth.api_keys]]\nid = \"{id}\"\nkey_hash = \"{hash}\"\nscope = \"{scope}\"\nactor = \"{scope}-bot\"\n"
+        ));
+        tokens.push(token);
+    }
+    (config(&toml), tokens.try_into().unwrap())
+}
+
+#[tokio::test]
+async fn every_route_needs_its_scope_and_no_less() {
+    let (config, [read, write, admin]) = scoped();
+    let server = TestServer::spaces(&["default", "other"], &config);
+    let mut checked = 0;
+    for (method, path) in routes() {
+        let uri = path.replace("{space}", "other");
+        let public = quire_http::auth::is_public(&path);
+        let needed = quire_http::auth::required_scope(&method, &path);
+        for (token, scope) in [
+            (&read, quire_api::Scope::Read),
+            (&write, quire_api::Scope::Write),
+            (&admin, quire_api::Scope::Admin),
+        ] {
+            let got = status(&server, &method, &uri, Some(token)).await;
+            if public || scope.allows(needed) {
+                assert!(
+                    got != 401 && got != 403,
+                    "{method} {uri} with a {scope:?} token answered {got}"
+                );
+            } else {
+                assert_eq!(got, 403, "{method} {uri} with a {scope:?} token");
+            }
+        }
+        if !public {
+            assert_eq!(
+                status(&server, &method, &uri, None).await,
+                401,
+                "{method} {uri}"
+            );
+            let forged = format!("{}0", &read[..read.len() - 1]);
+            assert_eq!(
+                status(&server, &method, &uri, Some(&forged)).await,
+                401,
+                "{method} {uri} with a forged token"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 40);
+    // Nothing was written by the refused writes.
+    assert!(!server.dir.path().join("default/a.md").exists());
+}
+
+#[tokio::test]
+async fn a_read_scope_covers_every_get_and_no_write() {
+    for (method, path) in routes() {
+        let needed = quire_http::auth::required_scope(&method, &path);
+        if method == Method::GET {
+            assert_ne!(needed, quire_api::Scope::Write, "{path}");
+        }
+        if matches!(method, Method::PUT | Method::DELETE | Method::PATCH) {
+            assert!(needed >= quire_api::Scope::Write, "{method} {path}");
+        }
+    }
 }

@@ -51,7 +51,18 @@ async fn docs_page_is_html_with_local_assets_only() {
         assert!(!r.header("cache-control").is_empty(), "{uri}");
         let page = r.text();
         assert!(page.contains("<title>quire API</title>"), "{page}");
-        assert!(page.contains("\"/api/openapi.json\""), "{page}");
+        assert!(!page.contains("<script>"), "no inline script: {page}");
+        assert!(r
+            .header("content-security-policy")
+            .contains("script-src 'self'"));
+        assert!(r
+            .header("content-security-policy")
+            .contains("frame-ancestors 'none'"));
+        assert_eq!(r.header("x-frame-options"), "DENY");
+        assert_eq!(r.header("referrer-policy"), "no-referrer");
+        assert_eq!(r.header("x-content-type-options"), "nosniff");
+        let explorer = s.get("/api/docs/explorer.js").await.text();
+        assert!(explorer.contains("\"/api/openapi.json\""), "{explorer}");
         assert!(!page.contains("http://"), "remote URL in the page: {page}");
         assert!(!page.contains("https://"), "remote URL in the page: {page}");
         assert!(!page.contains("//cdn"), "{page}");
@@ -82,11 +93,22 @@ async fn every_referenced_asset_is_served_unchanged() {
         assert!(!r.header("etag").is_empty(), "{uri}");
         assert!(!r.body.is_empty(), "{uri}");
         let name = uri.strip_prefix("/api/docs/").unwrap();
+        if name == "explorer.js" {
+            continue; // ours, not vendored
+        }
         assert!(
             r.body == vendored(name),
             "{uri} differs from the vendored file"
         );
     }
+}
+
+#[tokio::test]
+async fn json_answers_carry_nosniff_but_no_page_policy() {
+    let s = TestServer::new();
+    let r = s.get("/api/openapi.json").await;
+    assert_eq!(r.header("x-content-type-options"), "nosniff");
+    assert!(r.header("content-security-policy").is_empty());
 }
 
 #[tokio::test]

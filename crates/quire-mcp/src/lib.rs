@@ -170,8 +170,30 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
+        // The scope of the credential this HTTP request was admitted with (none over stdio or
+        // without authentication): a read scope calls read-only tools only.
+        let scope = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<quire_api::Grant>())
+            .map(|grant| grant.scope);
+        if let Some(scope) = scope {
+            if let Some(refusal) = tools::refuse_for_scope(&request.name, scope) {
+                return Ok(refusal.into());
+            }
+        }
+        let hook = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<quire_api::AuditHook>())
+            .cloned();
+        let writes = !tools::is_read_only(&request.name);
+        let tool = request.name.to_string();
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let result = tools::call(self, &request.name, args, &caller, &context.peer).await?;
+        let result = tools::call(self, &tool, args, &caller, &context.peer).await?;
+        if let (Some(hook), true) = (hook, writes) {
+            (hook.0)(&tool, result.is_error != Some(true));
+        }
         Ok(result.into())
     }
 

@@ -53,6 +53,8 @@ pub(crate) struct SpaceCore {
     /// Texts an editor holds unsaved, standing in for their files (read-only spaces only;
     /// see `unsaved.rs`).
     pub(crate) unsaved: std::sync::RwLock<HashMap<PagePath, String>>,
+    /// Counters of what the space did, for `/metrics`.
+    pub(crate) activity: Activity,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -65,6 +67,22 @@ pub(crate) struct ViewRefreshState {
     /// The ETag each view page got from its last refresh: a report of exactly that content
     /// is the refresher's own write and refreshes nothing.
     pub(crate) own: Mutex<HashMap<PagePath, String>>,
+}
+
+/// What a space did since it opened (read by `/metrics`).
+#[derive(Debug, Default)]
+pub(crate) struct Activity {
+    pub(crate) writes: std::sync::atomic::AtomicU64,
+    pub(crate) files_written: std::sync::atomic::AtomicU64,
+    pub(crate) plans: std::sync::atomic::AtomicU64,
+    pub(crate) applies: std::sync::atomic::AtomicU64,
+    pub(crate) reverts: std::sync::atomic::AtomicU64,
+}
+
+impl Activity {
+    pub(crate) fn add(&self, counter: &std::sync::atomic::AtomicU64, n: u64) {
+        counter.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl SpaceCore {
@@ -161,6 +179,7 @@ impl SpaceCore {
             script: settings.script,
             last_plan: Default::default(),
             unsaved: Default::default(),
+            activity: Activity::default(),
         })
     }
 }

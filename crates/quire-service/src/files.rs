@@ -75,6 +75,51 @@ impl Files<'_> {
         Ok(FileContent { bytes, etag })
     }
 
+    /// Whether the page at `path` declares `visibility: public` in its frontmatter (the
+    /// spec's public pages); `false` for anything else, including files that are no pages.
+    pub fn declares_public(&self, path: &str) -> Result<bool> {
+        let path = PagePath::new(path)?;
+        if !path.as_str().ends_with(".md") {
+            return Ok(false);
+        }
+        let bytes = self.0.root.read(&path)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let parsed = quire_syntax::parse(&text);
+        Ok(parsed
+            .frontmatter
+            .as_ref()
+            .and_then(|f| f.value.get("visibility"))
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("public")))
+    }
+
+    /// [`Files::tree`] with only the pages declaring `visibility: public`, and the folders
+    /// holding one.
+    pub fn public_tree(&self, under: Option<&str>) -> Result<Vec<TreeNode>> {
+        fn keep(files: &Files<'_>, nodes: Vec<TreeNode>) -> Vec<TreeNode> {
+            nodes
+                .into_iter()
+                .filter_map(|mut node| {
+                    if node.is_dir {
+                        let children = keep(files, node.children.take().unwrap_or_default());
+                        if children.is_empty() {
+                            return None;
+                        }
+                        node.children = Some(children);
+                        Some(node)
+                    } else {
+                        files
+                            .declares_public(&node.path)
+                            .unwrap_or(false)
+                            .then_some(node)
+                    }
+                })
+                .collect()
+        }
+        let nodes = self.tree(under)?;
+        Ok(keep(self, nodes))
+    }
+
     /// The folder tree below `under` (the whole space when `None` or `/`).
     pub fn tree(&self, under: Option<&str>) -> Result<Vec<TreeNode>> {
         let under = match under.map(str::trim).filter(|s| !s.is_empty() && *s != "/") {

@@ -44,7 +44,7 @@ pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, F
 pub use quire_api::Event;
 pub use quire_restructure::{Manifest, ManifestFormat, Plan};
 pub use quire_store::LockHolder;
-pub use quire_store::{etag, Backlog, HistoryOptions, Strategy};
+pub use quire_store::{etag, Backlog, CommitMetrics, HistoryOptions, Strategy, COMMIT_BUCKETS};
 pub use raw_moves::{RawMove, Via, RAW_MOVES_PATH};
 pub use repair::Repair;
 pub use restructure::{
@@ -56,7 +56,7 @@ pub use settings::{
     settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
     QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
 };
-pub use space::Space;
+pub use space::{Space, SpaceMetrics};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;

@@ -107,6 +107,14 @@ impl SpaceCore {
     /// Runs a change through the pipeline. All files are written and committed together, or
     /// none is.
     pub(crate) fn apply(&self, change: Change) -> Result<Applied> {
+        let files = change.ops.len() as u64;
+        let applied = self.apply_counted(change)?;
+        self.activity.add(&self.activity.writes, 1);
+        self.activity.add(&self.activity.files_written, files);
+        Ok(applied)
+    }
+
+    fn apply_counted(&self, change: Change) -> Result<Applied> {
         validate(&change)?;
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 

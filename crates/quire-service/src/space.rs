@@ -24,6 +24,20 @@ use crate::settings::{Access, SpaceSettings};
 use crate::versions::Versions;
 use crate::views::Views;
 
+/// Counters of a space (see [`Space::metrics`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpaceMetrics {
+    /// Passes of the write pipeline, and the files they wrote.
+    pub writes: u64,
+    pub files_written: u64,
+    /// Restructuring plans made, applied, reverted.
+    pub plans: u64,
+    pub applies: u64,
+    pub reverts: u64,
+    /// Git commits and their duration.
+    pub commits: quire_store::CommitMetrics,
+}
+
 pub struct Space {
     /// Shared with the view refresher thread, which holds it weakly.
     core: std::sync::Arc<SpaceCore>,
@@ -181,6 +195,20 @@ impl Space {
     /// and the age of the oldest.
     pub fn commit_backlog(&self) -> Backlog {
         self.core.history.backlog()
+    }
+
+    /// What this space did since it opened, for `/metrics`.
+    pub fn metrics(&self) -> SpaceMetrics {
+        use std::sync::atomic::Ordering::Relaxed;
+        let a = &self.core.activity;
+        SpaceMetrics {
+            writes: a.writes.load(Relaxed),
+            files_written: a.files_written.load(Relaxed),
+            plans: a.plans.load(Relaxed),
+            applies: a.applies.load(Relaxed),
+            reverts: a.reverts.load(Relaxed),
+            commits: self.core.history.commit_metrics(),
+        }
     }
 
     /// Files in the link model (pages, canvases and other files).

@@ -12,8 +12,9 @@ pub mod watch;
 
 pub use error::StoreError;
 pub use history::{
-    Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, FileChange,
-    History, HistoryOptions, OpeningHistory, Recorded, Strategy, UnknownStrategy, VersionEntry,
+    Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, CommitMetrics,
+    FileChange, History, HistoryOptions, OpeningHistory, Recorded, Strategy, UnknownStrategy,
+    VersionEntry, COMMIT_BUCKETS,
 };
 pub use journal::{Interrupted, JournalEntry, Recovery, JOURNAL_PATH};
 pub use lock::{LockHolder, WriterLock, WRITER_LOCK_PATH};

@@ -38,6 +38,8 @@ enum Command {
     /// backlinks, diagnostics, completion, heading renames and file renames that keep links.
     /// Reads the root without writing it; the editor applies the edits.
     Lsp(cmd::lsp::Args),
+    /// Scoped API tokens: create (shown once, stored as a hash), list, revoke.
+    Token(cmd::token::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => cmd::mcp::run(args),
         Command::Links(args) => cmd::links::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
+        Command::Token(args) => cmd::token::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

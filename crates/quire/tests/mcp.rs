@@ -458,3 +458,57 @@ fn http_serves_mcp_with_rest_approval_and_the_stdio_bridge() {
         "the write went through the server"
     );
 }
+
+async fn http_with_key(url: &str, key: &str, agent: Agent) -> Client {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).auth_header(key);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    agent.serve(transport).await.expect("initialize over HTTP")
+}
+
+/// A read-scoped key reaches MCP's read tools and no write tool; without a key /mcp is 401.
+#[test]
+fn mcp_over_http_enforces_the_keys_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("kb");
+    seed(&root);
+    write_config(
+        &root,
+        "[audit]\nenabled = true\n[auth]\ntype = \"apikey\"\napi_key = \"admin-key\"\n\
+         [[auth.api_keys]]\nkey = \"reader-key\"\nscope = \"read\"\n",
+    );
+    let server = Server::start(&root, &["--no-mcp"]);
+    let url = format!("{}/mcp", server.host);
+    let anonymous = ureq::post(&url)
+        .set("content-type", "application/json")
+        .set("accept", "application/json, text/event-stream")
+        .send_string(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(support::status_of(anonymous), 401);
+    runtime().block_on(async {
+        let reader = http_with_key(&url, "reader-key", Agent::new("reader", None)).await;
+        let read = ok(&reader, "quire_read", json!({"path": "notes/alpha.md"})).await;
+        assert!(read.to_string().contains("Alpha"), "{read}");
+        let refused = err(
+            &reader,
+            "quire_write",
+            json!({"path": "notes/new.md", "content": "x"}),
+        )
+        .await;
+        assert!(refused.contains("read-only"), "{refused}");
+        assert!(!root.join("notes/new.md").exists());
+        let writer = http_with_key(&url, "admin-key", Agent::new("writer", None)).await;
+        ok(
+            &writer,
+            "quire_write",
+            json!({"path": "notes/new.md", "content": "# New\n"}),
+        )
+        .await;
+    });
+    assert!(root.join("notes/new.md").exists());
+    // The write through MCP is audited by tool; the refused anonymous request too.
+    let audit = std::fs::read_to_string(root.join(".quire/state/audit.jsonl")).unwrap();
+    assert!(audit.contains("\"/mcp#quire_write\""), "{audit}");
+    assert!(audit.contains("\"status\":401"), "{audit}");
+    assert!(!audit.contains("admin-key") && !audit.contains("reader-key"));
+    drop(server);
+}

@@ -163,6 +163,12 @@ impl TestServer {
     /// Spaces named `names` (the first is the default), each in its own folder below one
     /// tempdir, behind the HTTP settings `config` asks for.
     pub fn spaces(names: &[&str], config: &quire_config::Config) -> TestServer {
+        let http = quire_http::HttpSettings::from_config(config, names).expect("settings");
+        TestServer::spaces_with(names, http)
+    }
+
+    /// [`TestServer::spaces`] behind HTTP settings made by the caller.
+    pub fn spaces_with(names: &[&str], http: quire_http::HttpSettings) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let settings = names
             .iter()
@@ -182,7 +188,6 @@ impl TestServer {
             })
             .collect();
         let service = Arc::new(Service::open(settings).expect("service opens"));
-        let http = quire_http::HttpSettings::from_config(config, names).expect("settings");
         let app = quire_http::router(service.clone(), http);
         TestServer { dir, service, app }
     }

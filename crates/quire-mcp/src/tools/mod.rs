@@ -77,6 +77,31 @@ pub(crate) fn list() -> Vec<Tool> {
         .collect()
 }
 
+fn def(name: &str) -> Option<&'static Def> {
+    AREAS
+        .iter()
+        .flat_map(|area| area.tools)
+        .find(|d| d.name == name)
+}
+
+/// Whether tool `name` changes nothing (unknown tools count as read-only: they do nothing).
+pub(crate) fn is_read_only(name: &str) -> bool {
+    def(name).is_none_or(|d| d.read_only)
+}
+
+/// A tool error when a credential of `scope` may not call `name`: a read scope calls only
+/// the tools marked read-only (the same line REST draws between GET and the rest).
+pub(crate) fn refuse_for_scope(name: &str, scope: quire_api::Scope) -> Option<CallToolResult> {
+    let def = def(name)?;
+    if def.read_only || scope.allows(quire_api::Scope::Write) {
+        return None;
+    }
+    Some(error_result(&Error::new(
+        ErrorCode::Forbidden,
+        format!("this key is read-only: {name} changes the knowledge base"),
+    )))
+}
+
 /// A tool's answer before it becomes an MCP result.
 type Answer = Result<CallToolResult, Error>;
 

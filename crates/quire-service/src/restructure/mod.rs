@@ -61,6 +61,7 @@ impl Restructure<'_> {
     /// Plans a manifest for `actor` (pages other actors claim cannot be touched; `None` treats
     /// every claim as another's). Nothing is written.
     pub fn plan(&self, manifest: &Manifest, diffs: bool, actor: Option<&str>) -> Result<Plan> {
+        self.0.activity.add(&self.0.activity.plans, 1);
         Ok(planning::planned(self.0, manifest, diffs, actor)?.plan)
     }
 
@@ -73,6 +74,7 @@ impl Restructure<'_> {
         actor: Option<&str>,
         client: &str,
     ) -> Result<Plan> {
+        self.0.activity.add(&self.0.activity.plans, 1);
         let Planned { mut plan, ops } = planning::planned(self.0, manifest, diffs, actor)?;
         plan.approval = approval::approval_for(self.0, client, &plan, &ops);
         Ok(plan)
@@ -129,7 +131,9 @@ impl Restructure<'_> {
     /// fresh plan): errors (unprocessable), a stale digest or a file changed meanwhile
     /// (conflict), an agent's plan over the limits without approval (approval required).
     pub fn apply(&self, req: &ApplyRequest) -> Result<(AppliedResult, Plan)> {
-        apply::apply_manifest(self.0, req)
+        let applied = apply::apply_manifest(self.0, req)?;
+        self.0.activity.add(&self.0.activity.applies, 1);
+        Ok(applied)
     }
 
     /// A person approves exactly this digest of this manifest: one apply within the hour.
@@ -173,6 +177,8 @@ impl Restructure<'_> {
         actor: &str,
         client: &str,
     ) -> Result<(AppliedResult, Plan)> {
-        self.0.revert(commit, digest, actor, client)
+        let reverted = self.0.revert(commit, digest, actor, client)?;
+        self.0.activity.add(&self.0.activity.reverts, 1);
+        Ok(reverted)
     }
 }

@@ -234,6 +234,10 @@ impl GitHistory {
     }
 
     /// The writes recorded but not committed yet (none without async batching).
+    pub(crate) fn commit_metrics(&self) -> super::repo::CommitMetrics {
+        self.repo.stats.read()
+    }
+
     pub(crate) fn backlog(&self) -> Backlog {
         self.batcher
             .as_ref()

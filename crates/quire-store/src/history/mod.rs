@@ -18,6 +18,7 @@ use crate::journal::Interrupted;
 use crate::lock::WriterLock;
 use crate::root::{DiskName, Root};
 use crate::seen::SeenFiles;
+pub use repo::{CommitMetrics, COMMIT_BUCKETS};
 
 pub use batch::Backlog;
 
@@ -443,6 +444,17 @@ impl History {
         match &self.backend {
             Backend::Git(git) => git.flush(),
             Backend::Cow(_) | Backend::None => Ok(()),
+        }
+    }
+
+    /// Git commits made by this history and the time they took (zero otherwise).
+    pub fn commit_metrics(&self) -> CommitMetrics {
+        match &self.backend {
+            Backend::Git(git) => git.commit_metrics(),
+            Backend::Cow(_) | Backend::None => CommitMetrics {
+                cumulative: vec![0; COMMIT_BUCKETS.len()],
+                ..CommitMetrics::default()
+            },
         }
     }
 

@@ -19,6 +19,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -55,6 +56,7 @@ pub(crate) enum IndexSave {
 
 pub(crate) struct RepoState {
     pub(crate) repo: Repository,
+    stats: Arc<CommitStats>,
     index_saved_at: Instant,
     /// The in-memory index holds commits that `.git/index` does not have yet.
     index_unsaved: bool,
@@ -75,17 +77,72 @@ impl RepoState {
 }
 
 /// The repository, shared by the caller's threads, the batch thread and the index saver.
+/// Upper bounds (seconds) of the commit-duration histogram buckets.
+pub const COMMIT_BUCKETS: [f64; 10] =
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0];
+
+/// Commits made and how long they took (for `/metrics`), counted as they happen.
+#[derive(Debug, Default)]
+pub struct CommitStats {
+    count: AtomicU64,
+    micros: AtomicU64,
+    /// Commits at or under each bound of [`COMMIT_BUCKETS`] (not cumulative).
+    buckets: [AtomicU64; COMMIT_BUCKETS.len()],
+}
+
+/// A reading of [`CommitStats`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommitMetrics {
+    pub count: u64,
+    pub seconds: f64,
+    /// Cumulative counts per bound of [`COMMIT_BUCKETS`].
+    pub cumulative: Vec<u64>,
+}
+
+impl CommitStats {
+    fn observe(&self, took: Duration) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.micros
+            .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        let secs = took.as_secs_f64();
+        if let Some(i) = COMMIT_BUCKETS.iter().position(|b| secs <= *b) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn read(&self) -> CommitMetrics {
+        let mut running = 0;
+        let cumulative = self
+            .buckets
+            .iter()
+            .map(|b| {
+                running += b.load(Ordering::Relaxed);
+                running
+            })
+            .collect();
+        CommitMetrics {
+            count: self.count.load(Ordering::Relaxed),
+            seconds: self.micros.load(Ordering::Relaxed) as f64 / 1e6,
+            cumulative,
+        }
+    }
+}
+
 pub(crate) struct Repo {
     state: Mutex<RepoState>,
+    pub(crate) stats: Arc<CommitStats>,
     /// Signalled when the index becomes unsaved or the history closes.
     index_due: Condvar,
 }
 
 impl Repo {
     pub(crate) fn new(repo: Repository) -> Repo {
+        let stats = Arc::new(CommitStats::default());
         Repo {
+            stats: stats.clone(),
             state: Mutex::new(RepoState {
                 repo,
+                stats,
                 // As if saved long ago, so the first commit saves at once.
                 index_saved_at: Instant::now()
                     .checked_sub(INDEX_SAVE_DELAY)
@@ -209,6 +266,21 @@ impl Drop for IndexSaver {
 }
 
 fn commit_locked(
+    state: &mut RepoState,
+    changes: &[(String, ChangeAction)],
+    author: Author<'_>,
+    message: &str,
+    save: IndexSave,
+) -> Result<Oid, StoreError> {
+    let started = Instant::now();
+    let result = commit_timed(state, changes, author, message, save);
+    if result.is_ok() {
+        state.stats.observe(started.elapsed());
+    }
+    result
+}
+
+fn commit_timed(
     state: &mut RepoState,
     changes: &[(String, ChangeAction)],
     author: Author<'_>,

@@ -10,6 +10,7 @@ pub mod refactor;
 mod remote;
 pub mod script_child;
 pub mod serve;
+pub mod token;
 mod venue;
 
 /// DECISIONS §6: 2 for bad usage or input, 1 for a refused operation.

@@ -22,11 +22,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         }
     };
     refuse(
-        config.server.rate_limit.is_enabled(),
-        "server.rate_limit.requests_per_minute",
-        "rate limiting",
-    );
-    refuse(
         config.schema.enforce,
         "schema.enforce",
         "schema enforcement",
@@ -36,7 +31,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         "webhooks.enabled",
         "webhook delivery",
     );
-    refuse(config.audit.enabled, "audit.enabled", "the audit log");
     refuse(
         config.backup.remote.is_some(),
         "backup.remote",
@@ -54,9 +48,9 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         }
     };
     note(
-        config.space.visibility != Visibility::Private,
+        config.space.visibility == Visibility::Unlisted,
         "space.visibility",
-        "public and unlisted browsing (every page needs authentication as if private)",
+        "unlisted spaces (no space listing exists yet: they behave as private)",
     );
     note(
         config.search.vector.enabled,
@@ -141,13 +135,8 @@ mod tests {
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
         for (text, setting) in [
-            (
-                "[server.rate_limit]\nrequests_per_minute = 60\n",
-                "server.rate_limit.requests_per_minute",
-            ),
             ("[schema]\nenforce = true\n", "schema.enforce"),
             ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
-            ("[audit]\nenabled = true\n", "audit.enabled"),
             (
                 "[backup]\nremote = \"git@example.com:kb.git\"\n",
                 "backup.remote",
@@ -162,7 +151,7 @@ mod tests {
     #[test]
     fn optional_features_only_warn() {
         let warnings = check(&parse(
-            "[search.vector]\nenabled = true\n[space]\nvisibility = \"public\"\n",
+            "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
         ))
         .unwrap();
         assert_eq!(warnings.len(), 2, "{warnings:?}");

@@ -46,22 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     init_logging();
     std::fs::create_dir_all(&args.root)
         .with_context(|| format!("cannot create the knowledge root {}", args.root.display()))?;
-    let mut config = load_config(&args)?;
-    if let Some(host) = args.host {
-        config.server.host = host.to_string();
-    }
-    if let Some(port) = args.port {
-        config.server.port = port;
-    }
-    if let Some(strategy) = args.versioning {
-        config.versioning.strategy = strategy;
-    }
-    if let Some(port) = args.mcp_port {
-        config.protocols.mcp.port = port;
-    }
-    if args.no_mcp {
-        config.protocols.mcp.enabled = false;
-    }
+    let config = configure(&args)?;
     let host: IpAddr = config.server.host.parse().with_context(|| {
         format!(
             "[server] host {:?} is not an IP address",
@@ -80,13 +65,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         space.script = scripts.clone();
     }
     let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
-    let http = quire_http::HttpSettings::from_config(&config, &names)
-        .map_err(|e| Error::bad_request(format!("refusing to start: {e}")))?;
-    let auth_open = http.auth.is_open();
-    let auth = Arc::new(http.auth.clone());
+    let refuse = |e: quire_http::SetupError| Error::bad_request(format!("refusing to start: {e}"));
+    let mut http = quire_http::HttpSettings::from_config(&config, &names).map_err(refuse)?;
+    let space_names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let auth = http.auth.clone();
+    let auth_open = auth.current().is_open();
     let service = Arc::new(Service::open(settings)?);
-    let mcp = mcp_router(&service, &auth, host);
-    let app = quire_http::router(service.clone(), http).merge(mcp.clone());
+    let gate = http
+        .gate(service.default_space().root_dir())
+        .map_err(refuse)?;
+    let mcp = mcp_router(&service, &gate, host);
+    let app = quire_http::try_router(service.clone(), http)
+        .map_err(refuse)?
+        .merge(mcp.clone());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -109,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None
         };
         let watching = watch(&service);
+        reload_on_sighup(&args, auth, space_names);
         if auth_open && !host.is_loopback() {
             tracing::warn!(
                 "auth is `none` and the server listens on {host}: anyone who can reach this \
@@ -136,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(l) = mcp_listener {
             let stopped = mcp_stop.clone();
             tokio::spawn(async move {
-                let served = axum::serve(l, mcp)
+                let served = axum::serve(l, mcp.into_make_service_with_connect_info::<SocketAddr>())
                     .with_graceful_shutdown(async move { stopped.notified().await })
                     .await;
                 if let Err(e) = served {
@@ -145,7 +137,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             });
         }
         let server = tokio::spawn(async move {
-            axum::serve(listener, app)
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
                 .with_graceful_shutdown(async move { stopped.notified().await })
                 .await
         });
@@ -174,11 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// MCP over streamable HTTP at `/mcp`, behind the same authentication as REST. Writes are
 /// authored by the key's actor (its `X-Actor`) or the client's name.
-fn mcp_router(
-    service: &Arc<Service>,
-    auth: &Arc<quire_http::AuthPolicy>,
-    host: IpAddr,
-) -> axum::Router {
+fn mcp_router(service: &Arc<Service>, gate: &Arc<quire_http::Gate>, host: IpAddr) -> axum::Router {
     // DNS-rebinding protection on loopback; a server bound to other interfaces is reached
     // by names only its operator knows, and its keys protect it.
     let hosts = if host.is_loopback() {
@@ -192,8 +183,63 @@ fn mcp_router(
         Vec::new()
     };
     quire_mcp::http_router(service.clone(), None, hosts).layer(
-        axum::middleware::from_fn_with_state(auth.clone(), quire_http::auth::require_key),
+        axum::middleware::from_fn_with_state(gate.clone(), quire_http::gate::check),
     )
+}
+
+/// SIGHUP reloads `[auth]` (keys, tokens, mode, OIDC issuer) from the configuration file:
+/// the new policy applies to the next request, connections stay open. A configuration that
+/// does not load or cannot be enforced leaves the running policy in place (never a weaker
+/// one) and is logged.
+fn reload_on_sighup(args: &Args, auth: quire_http::AuthHandle, spaces: Vec<String>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let args = Args {
+            root: args.root.clone(),
+            host: args.host,
+            port: args.port,
+            versioning: args.versioning,
+            mcp_port: args.mcp_port,
+            no_mcp: args.no_mcp,
+        };
+        let mut hangups = match signal(SignalKind::hangup()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(
+                    "cannot listen for SIGHUP ({e}): authentication reloads need a restart"
+                );
+                return;
+            }
+        };
+        let args = Arc::new(args);
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                let args = args.clone();
+                let spaces = spaces.clone();
+                let loaded = tokio::task::spawn_blocking(move || {
+                    let config = configure(&args).map_err(|e| e.to_string())?;
+                    let names: Vec<&str> = spaces.iter().map(String::as_str).collect();
+                    quire_http::AuthPolicy::from_config(&config.auth, &names)
+                        .map(|p| (p, config.auth.kind))
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+                match loaded {
+                    Ok(Ok((policy, kind))) => {
+                        auth.replace(policy);
+                        tracing::info!("SIGHUP: authentication reloaded (auth {kind})");
+                    }
+                    Ok(Err(e)) => tracing::error!(
+                        "SIGHUP: authentication not reloaded, the running settings stay: {e}"
+                    ),
+                    Err(e) => tracing::error!("SIGHUP: reload failed: {e}"),
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = (args, auth, spaces);
 }
 
 /// How long requests in flight may take to finish after a stop signal.
@@ -226,6 +272,28 @@ fn watch(service: &Arc<Service>) -> Vec<quire_service::Watching> {
         }
     }
     out
+}
+
+/// The configuration file with the environment's and the command line's overrides (also what
+/// SIGHUP reloads).
+fn configure(args: &Args) -> anyhow::Result<Config> {
+    let mut config = load_config(args)?;
+    if let Some(host) = args.host {
+        config.server.host = host.to_string();
+    }
+    if let Some(port) = args.port {
+        config.server.port = port;
+    }
+    if let Some(strategy) = args.versioning {
+        config.versioning.strategy = strategy;
+    }
+    if let Some(port) = args.mcp_port {
+        config.protocols.mcp.port = port;
+    }
+    if args.no_mcp {
+        config.protocols.mcp.enabled = false;
+    }
+    Ok(config)
 }
 
 fn load_config(args: &Args) -> anyhow::Result<Config> {

@@ -1,0 +1,122 @@
+//! Running quire for a team: what a credential may do, the audit log, scoped tokens.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// What an authenticated caller may do. `read`: every read, search and plan, nothing that
+/// changes a file or the service's state; `write`: everything a person editing pages does;
+/// `admin`: also approving an agent's restructuring and reading the audit log.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Read,
+    Write,
+    Admin,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Read => "read",
+            Scope::Write => "write",
+            Scope::Admin => "admin",
+        }
+    }
+
+    /// Whether this scope includes `needed`.
+    pub fn allows(self, needed: Scope) -> bool {
+        self >= needed
+    }
+}
+
+/// The credential a request was admitted with, as adapters see it (a request extension set
+/// by the authentication layer; absent when authentication is off).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub scope: Scope,
+    /// Who the credential names (a key's `actor`, an OIDC subject).
+    pub actor: Option<String>,
+    /// The only space the credential opens (`None`: every space).
+    pub space: Option<String>,
+}
+
+/// Records a change made inside a request the gate already admitted (an MCP tool call that
+/// writes): the adapter calls it with the tool's name and whether it succeeded. A request
+/// extension set by the gate when the audit log is on.
+#[derive(Clone)]
+pub struct AuditHook(pub std::sync::Arc<AuditFn>);
+
+/// The function of an [`AuditHook`]: tool name, success.
+pub type AuditFn = dyn Fn(&str, bool) + Send + Sync;
+
+impl std::fmt::Debug for AuditHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AuditHook")
+    }
+}
+
+/// One audited request: a change made with credentials, or a request refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AuditEntry {
+    /// When the answer was sent (RFC 3339, UTC).
+    pub time: String,
+    pub method: String,
+    /// The route template that matched (`/api/quire/file`), else the path.
+    pub route: String,
+    pub status: u16,
+    /// The credential's actor, else the request's `X-Actor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// First 16 hex digits of the SHA-256 of the Bearer token (never the token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_hash: Option<String>,
+    /// The space addressed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
+    /// The client's address (IP) when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+}
+
+/// `GET /audit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AuditLog {
+    /// Oldest first.
+    pub entries: Vec<AuditEntry>,
+}
+
+/// One scoped token of `quire token list` (never the token itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct TokenInfo {
+    pub id: String,
+    pub scope: Scope,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+}
+
+/// `PUT /space/visibility` (request and answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpaceVisibility {
+    /// `private` (every access needs credentials), `unlisted` (as private for pages; not
+    /// listed) or `public` (pages declaring `visibility: public` are served by `/public/file`
+    /// and `/public/tree` without credentials).
+    pub visibility: String,
+}

@@ -1,0 +1,261 @@
+//! The gate every route passes: rate limit, authentication, the scope each route needs, and
+//! the audit log, in that order. One middleware so that a refused request is audited with
+//! what was known about it, and so that `/mcp` (mounted by the binary) gets the same checks.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, FromRequestParts, MatchedPath, RawPathParams, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use quire_api::{AuditEntry, Grant, Scope};
+use quire_service::{Error, ErrorCode};
+
+use crate::audit::{self, AuditLog};
+use crate::auth::{self, AuthHandle, Principal};
+use crate::context::SPACE_HEADER;
+use crate::error::ApiError;
+
+/// What the gate checks, shared by the REST router and `/mcp`.
+#[derive(Clone)]
+pub struct Gate {
+    pub auth: AuthHandle,
+    pub audit: Option<Arc<AuditLog>>,
+    pub limiter: Option<Arc<Limiter>>,
+}
+
+/// `[server.rate_limit]`: a token bucket per Bearer token hash, else per client address.
+pub struct Limiter {
+    buckets: DefaultKeyedRateLimiter<String>,
+    clock: DefaultClock,
+    checks: AtomicU64,
+}
+
+impl Limiter {
+    /// `None` when `requests_per_minute` is 0 (no limit).
+    pub fn new(requests_per_minute: u32, burst_size: u32) -> Option<Limiter> {
+        let rate = NonZeroU32::new(requests_per_minute)?;
+        let burst = NonZeroU32::new(burst_size.max(1)).expect("at least 1");
+        Some(Limiter {
+            buckets: RateLimiter::keyed(Quota::per_minute(rate).allow_burst(burst)),
+            clock: DefaultClock::default(),
+            checks: AtomicU64::new(0),
+        })
+    }
+
+    /// `Err(wait)` when `key`'s bucket is empty.
+    fn check(&self, key: &str) -> Result<(), Duration> {
+        // Buckets that refilled completely are dropped now and then, so the map stays small.
+        if self.checks.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
+            self.buckets.retain_recent();
+        }
+        self.buckets
+            .check_key(&key.to_string())
+            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+    }
+}
+
+/// What the audit log knows about a request.
+#[derive(Clone)]
+struct Seen {
+    method: Method,
+    route: String,
+    actor: Option<String>,
+    token_hash: Option<String>,
+    space: Option<String>,
+    client: Option<String>,
+}
+
+impl Gate {
+    fn audit(&self, seen: &Seen, status: StatusCode) {
+        if let Some(log) = &self.audit {
+            log.record(&AuditEntry {
+                time: audit::now(),
+                method: seen.method.to_string(),
+                route: seen.route.clone(),
+                status: status.as_u16(),
+                actor: seen.actor.clone(),
+                token_hash: seen.token_hash.clone(),
+                space: seen.space.clone(),
+                client: seen.client.clone(),
+            });
+        }
+    }
+
+    fn deny(&self, seen: &Seen, status: StatusCode, reason: &str) -> Response {
+        tracing::warn!(method = %seen.method, route = %seen.route, status = status.as_u16(), "request denied: {reason}");
+        self.audit(seen, status);
+        let code = ErrorCode::from_http_status(status.as_u16());
+        let mut response = ApiError(Error::new(code, reason)).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"quire\""),
+            );
+        }
+        response
+    }
+}
+
+/// The middleware.
+pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| request.uri().path().to_string());
+    if auth::is_probe(&route) {
+        return next.run(request).await;
+    }
+    let policy = gate.auth.current();
+    let (mut parts, body) = request.into_parts();
+    let token = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(auth::bearer)
+        .map(str::to_string);
+    let header_actor = parts
+        .headers
+        .get("x-actor")
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    let mut seen = Seen {
+        method: parts.method.clone(),
+        route: route.clone(),
+        actor: header_actor,
+        token_hash: token.as_deref().map(auth::token_hash),
+        space: Some(requested_space(&mut parts, policy.default_space()).await),
+        client: parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip().to_string()),
+    };
+    if let Some(limiter) = &gate.limiter {
+        let key = match (&seen.token_hash, &seen.client) {
+            (Some(hash), _) => format!("token:{hash}"),
+            (None, Some(client)) => format!("addr:{client}"),
+            (None, None) => "anonymous".to_string(),
+        };
+        if let Err(wait) = limiter.check(&key) {
+            let mut response = gate.deny(
+                &seen,
+                StatusCode::TOO_MANY_REQUESTS,
+                "too many requests; retry after the time in Retry-After",
+            );
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+            return response;
+        }
+    }
+    let needed = auth::required_scope(&parts.method, &route);
+    if policy.is_open() || auth::is_public(&route) {
+        hand_audit_hook(&gate, &seen, &mut parts);
+        let response = next.run(Request::from_parts(parts, body)).await;
+        if needed >= Scope::Write {
+            gate.audit(&seen, response.status());
+        }
+        return response;
+    }
+    let Some(token) = token else {
+        return gate.deny(
+            &seen,
+            StatusCode::UNAUTHORIZED,
+            "missing credentials: send `Authorization: Bearer <API key or token>`",
+        );
+    };
+    let principal: Principal = match policy.authenticate(&token).await {
+        Ok(p) => p,
+        Err(refused) => return gate.deny(&seen, StatusCode::UNAUTHORIZED, &refused.0),
+    };
+    if principal.actor.is_some() {
+        seen.actor = principal.actor.clone();
+    }
+    if let Some(only) = &principal.space {
+        if seen.space.as_deref() != Some(only.as_str()) {
+            return gate.deny(
+                &seen,
+                StatusCode::FORBIDDEN,
+                &format!("this key opens the space {only:?} only"),
+            );
+        }
+    }
+    if !principal.scope.allows(needed) {
+        let reason = match principal.scope {
+            Scope::Read => "this key is read-only".to_string(),
+            _ => format!("this route needs the {} scope", needed.as_str()),
+        };
+        return gate.deny(&seen, StatusCode::FORBIDDEN, &reason);
+    }
+    if let Some(actor) = &principal.actor {
+        if !parts.headers.contains_key("x-actor") {
+            if let Ok(value) = HeaderValue::from_str(actor) {
+                parts.headers.insert("x-actor", value);
+            }
+        }
+    }
+    hand_audit_hook(&gate, &seen, &mut parts);
+    parts.extensions.insert(Grant {
+        scope: principal.scope,
+        actor: principal.actor.clone(),
+        space: principal.space.clone(),
+    });
+    let response = next.run(Request::from_parts(parts, body)).await;
+    if needed >= Scope::Write {
+        gate.audit(&seen, response.status());
+    }
+    response
+}
+
+/// With the audit log on, hands the request an [`quire_api::AuditHook`]: an MCP tool that
+/// writes records itself under `/mcp#<tool>`.
+fn hand_audit_hook(gate: &Gate, seen: &Seen, parts: &mut axum::http::request::Parts) {
+    if let Some(log) = &gate.audit {
+        let (log, seen) = (log.clone(), seen.clone());
+        parts.extensions.insert(quire_api::AuditHook(Arc::new(
+            move |tool: &str, ok: bool| {
+                let status = if ok {
+                    StatusCode::OK
+                } else {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                };
+                log.record(&AuditEntry {
+                    time: audit::now(),
+                    method: seen.method.to_string(),
+                    route: format!("{}#{tool}", seen.route),
+                    status: status.as_u16(),
+                    actor: seen.actor.clone(),
+                    token_hash: seen.token_hash.clone(),
+                    space: seen.space.clone(),
+                    client: seen.client.clone(),
+                });
+            },
+        )));
+    }
+}
+
+/// The space a request addresses, as [`crate::context::SpaceCtx`] decides it.
+async fn requested_space(parts: &mut axum::http::request::Parts, default: &str) -> String {
+    if let Some(name) = parts.headers.get(SPACE_HEADER) {
+        return name.to_str().unwrap_or("").trim().to_string();
+    }
+    let from_url = RawPathParams::from_request_parts(parts, &())
+        .await
+        .ok()
+        .and_then(|params| {
+            params
+                .iter()
+                .find(|(k, _)| *k == "space")
+                .map(|(_, v)| v.to_string())
+        });
+    from_url.unwrap_or_else(|| default.to_string())
+}

@@ -1,0 +1,167 @@
+//! Space visibility (`[space] visibility`): `PUT /space/visibility` and the public routes
+//! `GET /public/file`, `GET /public/tree`.
+//!
+//! The public routes need no credentials. They answer only when the space is `public`, and
+//! then only pages whose frontmatter declares `visibility: public`; anything else is 404, the
+//! same answer as a page that does not exist (nothing tells a private page apart). A change of
+//! visibility is written to the space's `.quire/config.toml` through the write pipeline (one
+//! commit) and applies to the next request.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use quire_api::{SpaceVisibility, TreeNode};
+use quire_config::Visibility;
+use quire_service::Error;
+
+use crate::context::{write_options, SpaceCtx};
+use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::AppState;
+
+/// The live visibility of every space.
+#[derive(Default)]
+pub struct Visibilities(RwLock<HashMap<String, Visibility>>);
+
+impl Visibilities {
+    pub fn new(map: HashMap<String, Visibility>) -> Visibilities {
+        Visibilities(RwLock::new(map))
+    }
+
+    pub fn get(&self, space: &str) -> Visibility {
+        self.0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(space)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn set(&self, space: &str, visibility: Visibility) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(space.to_string(), visibility);
+    }
+}
+
+const CONFIG_PATH: &str = ".quire/config.toml";
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct PublicQuery {
+    /// Root-relative path.
+    pub path: Option<String>,
+}
+
+fn hidden() -> ApiError {
+    ApiError(Error::not_found("no such public page"))
+}
+
+/// Sets who may browse the space; persisted in the space's configuration (one commit by
+/// `X-Actor`) and applied at once. Needs an admin credential.
+#[utoipa::path(put, path = "/space/visibility", tag = "admin",
+    request_body = SpaceVisibility,
+    responses((status = 200, body = SpaceVisibility),
+        (status = 400, body = ErrorBody, description = "not private, unlisted or public; or the configuration file does not parse")))]
+pub async fn put(
+    State(state): State<AppState>,
+    SpaceCtx(space): SpaceCtx,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<SpaceVisibility>,
+) -> ApiResult<Json<SpaceVisibility>> {
+    let visibility: Visibility = body.visibility.trim().parse().map_err(|_| {
+        crate::error::bad_request(format!(
+            "visibility {:?} is not private, unlisted or public",
+            body.visibility
+        ))
+    })?;
+    let mut opts = write_options(&headers);
+    opts.message = Some(format!("space visibility: {visibility}"));
+    let name = space.name().to_string();
+    let written = space.clone();
+    blocking(move || {
+        let text = match written.files().read(CONFIG_PATH) {
+            Ok(content) => String::from_utf8(content.bytes)
+                .map_err(|_| Error::bad_request(format!("{CONFIG_PATH} is not UTF-8")))?,
+            Err(e) if e.code == quire_service::ErrorCode::NotFound => String::new(),
+            Err(e) => return Err(e),
+        };
+        let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| {
+            Error::bad_request(format!(
+                "{CONFIG_PATH} does not parse, nothing changed: {e}"
+            ))
+        })?;
+        let table = doc
+            .entry("space")
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| {
+                Error::bad_request(format!("[space] of {CONFIG_PATH} is not a table"))
+            })?;
+        table["visibility"] = toml_edit::value(visibility.to_string());
+        written
+            .files()
+            .write(CONFIG_PATH, doc.to_string().into_bytes(), &opts)
+            .map(|_| ())
+    })
+    .await?;
+    state.visibility.set(&name, visibility);
+    Ok(Json(SpaceVisibility {
+        visibility: visibility.to_string(),
+    }))
+}
+
+/// A page declaring `visibility: public`, without credentials, when the space is public;
+/// 404 otherwise.
+#[utoipa::path(get, path = "/public/file", tag = "files", params(PublicQuery),
+    responses((status = 200, content_type = "text/markdown", body = String),
+        (status = 404, body = ErrorBody, description = "no such page, the page is not public, or the space is not public")))]
+pub async fn file(
+    State(state): State<AppState>,
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<PublicQuery>,
+) -> ApiResult<Response> {
+    if state.visibility.get(space.name()) != Visibility::Public {
+        return Err(hidden());
+    }
+    let path = q.path.ok_or_else(hidden)?;
+    let content = blocking(move || {
+        // Every failure (bad path, missing file) is the same 404.
+        match space.files().declares_public(&path) {
+            Ok(true) => space.files().read(&path).map(Some),
+            _ => Ok(None),
+        }
+    })
+    .await?
+    .ok_or_else(hidden)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/markdown; charset=utf-8"),
+        )],
+        content.bytes,
+    )
+        .into_response())
+}
+
+/// The folder tree with only the pages declaring `visibility: public`, when the space is
+/// public; 404 otherwise.
+#[utoipa::path(get, path = "/public/tree", tag = "files", params(PublicQuery),
+    responses((status = 200, body = Vec<TreeNode>),
+        (status = 404, body = ErrorBody, description = "the space is not public or the folder does not exist")))]
+pub async fn tree(
+    State(state): State<AppState>,
+    SpaceCtx(space): SpaceCtx,
+    QueryParams(q): QueryParams<PublicQuery>,
+) -> ApiResult<Json<Vec<TreeNode>>> {
+    if state.visibility.get(space.name()) != Visibility::Public {
+        return Err(hidden());
+    }
+    let nodes = blocking(move || space.files().public_tree(q.path.as_deref()))
+        .await
+        .map_err(|_| hidden())?;
+    Ok(Json(nodes))
+}
