@@ -695,3 +695,65 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
     f.history.flush().unwrap();
     assert_clean(&f.repo());
 }
+
+#[test]
+fn a_commit_of_many_files_keeps_the_executable_bit_and_leaves_git_status_clean() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let f = Fixture::new(sync_git());
+    f.write("keep.md", "kept\n", "alice");
+    let mut changes = Vec::new();
+    for i in 0..40 {
+        let path = format!("tools/t{i}.sh");
+        f.root
+            .write(&p(&path), format!("echo {i}\n").as_bytes())
+            .unwrap();
+        if i % 2 == 0 {
+            let on_disk = f.dir.path().join(&path);
+            fs::set_permissions(&on_disk, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        changes.push(change(&path, ChangeAction::Write));
+    }
+    committed(f.history.record(&changes, "bob", "Tools").unwrap());
+    f.history.flush().unwrap();
+    let repo = f.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    for i in [0, 1, 2, 39] {
+        let entry = tree
+            .get_path(std::path::Path::new(&format!("tools/t{i}.sh")))
+            .unwrap();
+        let expected = if i % 2 == 0 { 0o100755 } else { 0o100644 };
+        assert_eq!(entry.filemode(), expected, "t{i}.sh");
+    }
+    assert_clean(&repo);
+}
+
+#[test]
+fn a_commit_of_many_files_applies_the_line_endings_gitattributes_asks_for() {
+    let f = Fixture::new(sync_git());
+    f.write(".gitattributes", "*.md text=auto\n", "alice");
+    let mut changes = Vec::new();
+    for i in 0..40 {
+        let path = format!("notes/n{i}.md");
+        f.root
+            .write(&p(&path), format!("line one\r\nline {i}\r\n").as_bytes())
+            .unwrap();
+        changes.push(change(&path, ChangeAction::Write));
+    }
+    committed(f.history.record(&changes, "bob", "Notes").unwrap());
+    f.history.flush().unwrap();
+    let repo = f.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    let blob = tree
+        .get_path(std::path::Path::new("notes/n7.md"))
+        .unwrap()
+        .to_object(&repo)
+        .unwrap()
+        .peel_to_blob()
+        .unwrap();
+    assert_eq!(
+        blob.content(),
+        b"line one\nline 7\n",
+        "normalized as git would"
+    );
+}

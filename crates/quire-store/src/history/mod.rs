@@ -6,6 +6,7 @@ mod cow;
 mod git;
 mod repo;
 mod trailer;
+mod unfiltered;
 
 use std::fmt;
 use std::str::FromStr;

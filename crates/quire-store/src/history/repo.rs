@@ -30,7 +30,7 @@ use git2::build::TreeUpdateBuilder;
 use git2::{Commit, ErrorCode, FileMode, ObjectType, Oid, Repository, Signature};
 use sha1::{Digest, Sha1};
 
-use super::{trailer, ChangeAction};
+use super::{trailer, unfiltered, ChangeAction};
 use crate::error::StoreError;
 use crate::fault;
 
@@ -309,7 +309,7 @@ fn commit_timed(
             commit_packed(repo, workdir, &mut index, &paths, head, author, message)?
         }
         _ => {
-            let staged = stage(workdir, &mut index, &paths)?;
+            let staged = stage(repo, workdir, &mut index, &paths, None)?;
             let tree = build_tree(repo, &mut index, head.as_ref(), &staged)?;
             match head.as_ref().filter(|h| h.tree_id() == tree) {
                 Some(head) => head.id(),
@@ -348,28 +348,62 @@ type Staged<'p> = (&'p str, Option<(Oid, FileMode)>);
 
 /// Stages exactly `paths` (as they are on disk now): what is on disk decides, whatever the
 /// action said (a path written and then removed before a batch commit is a deletion, and
-/// the other way round).
+/// the other way round). With `unfiltered`, regular files are staged as their bytes
+/// ([`unfiltered::stage_file`]) instead of through git's filters.
 fn stage<'p>(
+    repo: &Repository,
     workdir: &Path,
     index: &mut git2::Index,
     paths: &[&'p str],
+    unfiltered: Option<Unfiltered>,
 ) -> Result<Vec<Staged<'p>>, StoreError> {
     let mut staged = Vec::with_capacity(paths.len());
     for path in paths {
-        let on_disk = fs::symlink_metadata(workdir.join(path)).is_ok_and(|m| !m.is_dir());
+        let meta = fs::symlink_metadata(workdir.join(path))
+            .ok()
+            .filter(|m| !m.is_dir());
         let rel = Path::new(path);
-        if on_disk {
-            add_settled(index, rel)?;
-            let entry = index.get_path(rel, 0).ok_or_else(|| {
-                StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
-            })?;
-            staged.push((*path, Some((entry.id, file_mode(entry.mode)))));
-        } else {
-            index.remove_path(rel).map_err(StoreError::git("remove"))?;
-            staged.push((*path, None));
+        match (meta, unfiltered) {
+            (Some(meta), Some(Unfiltered { filemode })) if meta.is_file() => {
+                let entry = unfiltered::stage_file(repo, index, workdir, path, &meta, filemode)
+                    .map_err(StoreError::git("add"))?;
+                staged.push((*path, Some(entry)));
+            }
+            (Some(_), _) => {
+                add_settled(index, rel)?;
+                let entry = index.get_path(rel, 0).ok_or_else(|| {
+                    StoreError::git("add")(git2::Error::from_str("staged path missing from index"))
+                })?;
+                staged.push((*path, Some((entry.id, file_mode(entry.mode)))));
+            }
+            (None, _) => {
+                index.remove_path(rel).map_err(StoreError::git("remove"))?;
+                staged.push((*path, None));
+            }
         }
     }
     Ok(staged)
+}
+
+/// Staging files as their bytes: no filter of git can apply to them.
+#[derive(Debug, Clone, Copy)]
+struct Unfiltered {
+    /// `core.filemode`: whether the executable bit is read from the file.
+    filemode: bool,
+}
+
+impl Unfiltered {
+    /// `Some` when no filter can apply to any of `paths` in `repo`.
+    fn of(repo: &Repository, index: &git2::Index, paths: &[&str]) -> Option<Unfiltered> {
+        if !unfiltered::no_filters(repo, index, paths) {
+            return None;
+        }
+        let filemode = repo
+            .config()
+            .and_then(|c| c.get_bool("core.filemode"))
+            .unwrap_or(true);
+        Some(Unfiltered { filemode })
+    }
 }
 
 /// The tree of the index after staging: HEAD's tree with the staged updates.
@@ -485,7 +519,8 @@ fn write_commit_objects(
     message: &str,
 ) -> Result<Option<(Oid, Vec<Oid>)>, StoreError> {
     let git = StoreError::git("commit");
-    let staged = stage(workdir, index, paths)?;
+    let unfiltered = Unfiltered::of(repo, index, paths);
+    let staged = stage(repo, workdir, index, paths, unfiltered)?;
     let tree = build_tree(repo, index, Some(head), &staged)?;
     if tree == head.tree_id() {
         return Ok(None);
