@@ -271,7 +271,11 @@ impl SpaceCore {
     ) -> Indexing<'_> {
         self.links.index_changes(&self.root, files.clone());
         let sent = self.indexer.as_ref().is_some_and(|indexer| {
-            indexer.changed(files.map(|(path, _, _)| path.clone()).collect())
+            indexer.changed(
+                files
+                    .map(|(path, _, bytes)| (path.clone(), bytes.map(<[u8]>::to_vec)))
+                    .collect(),
+            )
         });
         Indexing {
             indexer: self.indexer.as_ref().filter(|_| sent),

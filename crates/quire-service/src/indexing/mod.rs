@@ -27,7 +27,7 @@
 //!
 //! The index is derived: deleting it loses nothing; the next start rebuilds it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -56,8 +56,12 @@ pub(crate) struct GraphCache {
     pub(crate) cached: Mutex<Option<(u64, Arc<quire_graph::LinkGraph>)>>,
 }
 
+/// Pages changed, each with the bytes the pipeline wrote when it knows them (`None`: read
+/// the file).
+type Changes = Vec<(PagePath, Option<Vec<u8>>)>;
+
 enum Message {
-    Changed(Vec<PagePath>),
+    Changed(Changes),
     /// Answered once everything sent before is indexed.
     Flush(Sender<()>),
     /// Rebuild from the files; answered with the number of pages.
@@ -168,11 +172,12 @@ impl Indexer {
         }
     }
 
-    /// The pipeline's hook: these files were written or removed. Says whether any was sent
-    /// to the index thread; [`Indexer::wait_if_sync`] waits for them.
-    pub(crate) fn changed(&self, paths: Vec<PagePath>) -> bool {
-        let paths: Vec<PagePath> = paths.into_iter().filter(|p| p.is_page()).collect();
-        !paths.is_empty() && self.send(Message::Changed(paths))
+    /// The pipeline's hook: these files were written (with the bytes written, when given: the
+    /// thread need not read them again) or removed. Says whether any was sent to the index
+    /// thread; [`Indexer::wait_if_sync`] waits for them.
+    pub(crate) fn changed(&self, files: Changes) -> bool {
+        let files: Changes = files.into_iter().filter(|(p, _)| p.is_page()).collect();
+        !files.is_empty() && self.send(Message::Changed(files))
     }
 
     /// Waits until everything changed so far is indexed, when indexing is synchronous.
@@ -314,7 +319,8 @@ impl Worker {
                 }
                 other => other,
             };
-            let mut changed = BTreeSet::new();
+            // A later message about a path replaces an earlier one.
+            let mut changed = BTreeMap::new();
             let mut waiting = Vec::new();
             let mut rebuilds = Vec::new();
             let deadline = Instant::now() + self.window;
@@ -508,16 +514,26 @@ impl Worker {
     /// Indexes the pages at `changed` (written or removed), and the pages whose links now
     /// resolve differently because pages appeared or went. Returns the pages read, with their
     /// ETag, and those found gone.
-    fn update(&mut self, changed: BTreeSet<PagePath>) -> Result<Vec<(PagePath, Option<String>)>> {
+    fn update(
+        &mut self,
+        changed: BTreeMap<PagePath, Option<Vec<u8>>>,
+    ) -> Result<Vec<(PagePath, Option<String>)>> {
         let mut reads = Vec::new();
         let mut removed = Vec::new();
-        for path in &changed {
-            match read_page(&self.root, path) {
+        let mut paths = BTreeSet::new();
+        for (path, bytes) in changed {
+            paths.insert(path.clone());
+            let read = match bytes {
+                Some(bytes) => Ok(written_page(&self.root, path.clone(), bytes)),
+                None => read_page(&self.root, &path),
+            };
+            match read {
                 Ok(Some(read)) => reads.push(read),
-                Ok(None) => removed.push(path.clone()),
+                Ok(None) => removed.push(path),
                 Err(e) => return Err(e),
             }
         }
+        let changed = paths;
         let appeared: Vec<PagePath> = reads
             .iter()
             .filter(|r| !self.stamps.contains_key(&r.path))
@@ -647,6 +663,12 @@ fn read_page(root: &Root, path: &PagePath) -> Result<Option<Read>> {
         Err(StoreError::NotFound { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
+    Ok(written_page(root, path.clone(), bytes))
+}
+
+/// A page whose bytes are known (read, or handed over by the pipeline that wrote them); `None`
+/// when it is no UTF-8 text.
+fn written_page(root: &Root, path: PagePath, bytes: Vec<u8>) -> Option<Read> {
     let mtime_ms = std::fs::metadata(root.dir().join(path.as_str()))
         .and_then(|m| m.modified())
         .ok()
@@ -654,13 +676,13 @@ fn read_page(root: &Root, path: &PagePath) -> Result<Option<Read>> {
         .map_or_else(now_ms, |d| d.as_millis() as i64);
     let size = bytes.len() as u64;
     let etag = etag(&bytes);
-    Ok(String::from_utf8(bytes).ok().map(|text| Read {
-        path: path.clone(),
+    String::from_utf8(bytes).ok().map(|text| Read {
+        path,
         text,
         size,
         mtime_ms,
         etag,
-    }))
+    })
 }
 
 fn now_ms() -> i64 {
