@@ -69,6 +69,9 @@ impl PathGlob {
         }
         let mut segments: Vec<Segment> = Vec::new();
         for part in text.split('/') {
+            if part == "." || part == ".." {
+                return bad("`.` and `..` name no page (paths are relative to the root)");
+            }
             let segment = if part == "**" {
                 Segment::Any
             } else {
@@ -345,6 +348,8 @@ mod tests {
             ("[z-a]", "backwards"),
             ("a\\", "trailing"),
             ("/notes/**", "relative"),
+            ("../**", "name no page"),
+            ("notes/./*.md", "name no page"),
             ("", "empty"),
             ("a\u{0}b", "control"),
         ] {
