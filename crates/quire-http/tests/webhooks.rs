@@ -75,7 +75,11 @@ async fn every_webhook_route_answers_503_when_webhooks_are_off() {
                 json!({"url": "https://example.com/h"}).to_string(),
             ),
             (Method::GET, format!("{base}/webhooks"), String::new()),
-            (Method::DELETE, format!("{base}/webhooks/wh_1"), String::new()),
+            (
+                Method::DELETE,
+                format!("{base}/webhooks/wh_1"),
+                String::new(),
+            ),
             (
                 Method::GET,
                 format!("{base}/webhooks/wh_1/deliveries"),
@@ -90,7 +94,11 @@ async fn every_webhook_route_answers_503_when_webhooks_are_off() {
             );
         }
     }
-    assert!(!server.dir.path().join("default/.quire/state/webhooks.db").exists());
+    assert!(!server
+        .dir
+        .path()
+        .join("default/.quire/state/webhooks.db")
+        .exists());
 }
 
 #[tokio::test]
@@ -208,8 +216,16 @@ async fn bad_input_is_refused_and_stores_nothing() {
             400,
             "https",
         ),
-        (json!({"url": "file:///etc/passwd"}).to_string(), 400, "no host"),
-        (json!({"url": "javascript:alert(1)"}).to_string(), 400, "no host"),
+        (
+            json!({"url": "file:///etc/passwd"}).to_string(),
+            400,
+            "no host",
+        ),
+        (
+            json!({"url": "javascript:alert(1)"}).to_string(),
+            400,
+            "no host",
+        ),
         (json!({"url": ""}).to_string(), 400, "empty"),
         (
             json!({"url": "https://e.com/h", "path_glob": "notes/[a"}).to_string(),
@@ -238,7 +254,14 @@ async fn bad_input_is_refused_and_stores_nothing() {
         ),
     ];
     for (body, status, says) in cases {
-        let reply = send(&server, Method::POST, "/api/quire/webhooks", None, body.clone()).await;
+        let reply = send(
+            &server,
+            Method::POST,
+            "/api/quire/webhooks",
+            None,
+            body.clone(),
+        )
+        .await;
         let message = reply.expect_error(status);
         assert!(
             message.contains(says),
@@ -271,17 +294,41 @@ async fn only_an_admin_manages_webhooks() {
     let (server, hooks) = TestServer::with_webhooks(&["default"], &keyed(), fast());
     let body = json!({"url": "https://hooks.example.com/q"}).to_string();
     for key in [READER, WRITER] {
-        let reply = send(&server, Method::POST, "/api/quire/webhooks", Some(key), body.clone()).await;
+        let reply = send(
+            &server,
+            Method::POST,
+            "/api/quire/webhooks",
+            Some(key),
+            body.clone(),
+        )
+        .await;
         reply.expect_error(403);
         let reply = send(&server, Method::GET, "/api/quire/webhooks", Some(key), "").await;
         reply.expect_error(403);
     }
-    send(&server, Method::POST, "/api/quire/webhooks", None, body.clone())
-        .await
-        .expect_error(401);
+    send(
+        &server,
+        Method::POST,
+        "/api/quire/webhooks",
+        None,
+        body.clone(),
+    )
+    .await
+    .expect_error(401);
     let listed = send(&server, Method::GET, "/api/quire/webhooks", Some(ADMIN), "").await;
-    assert_eq!(listed.json(), json!([]), "the refused creations stored nothing");
-    let reply = send(&server, Method::POST, "/api/quire/webhooks", Some(ADMIN), body).await;
+    assert_eq!(
+        listed.json(),
+        json!([]),
+        "the refused creations stored nothing"
+    );
+    let reply = send(
+        &server,
+        Method::POST,
+        "/api/quire/webhooks",
+        Some(ADMIN),
+        body,
+    )
+    .await;
     assert_eq!(reply.status, 201, "{}", reply.text());
     let id = reply.json()["id"].as_str().unwrap().to_string();
     for key in [READER, WRITER] {

@@ -26,10 +26,10 @@ mod layout;
 mod links;
 mod page;
 mod paths;
+pub mod receiver;
 mod rng;
 mod sidecar;
 mod words;
-pub mod receiver;
 
 use rng::Rng;
 

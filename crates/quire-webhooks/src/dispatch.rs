@@ -162,9 +162,12 @@ fn attempt(hooks: &SpaceHooks, agent: &ureq::Agent, job: Job) {
                      as failed (GET /webhooks/{}/deliveries)",
                     job.webhook
                 );
-                hooks.store().attempt_failed(job.seq, attempts, &error, None)
+                hooks
+                    .store()
+                    .attempt_failed(job.seq, attempts, &error, None)
             } else {
-                let unit = f64::from(getrandom::u32().unwrap_or(u32::MAX / 2)) / f64::from(u32::MAX);
+                let unit =
+                    f64::from(getrandom::u32().unwrap_or(u32::MAX / 2)) / f64::from(u32::MAX);
                 let delay = retry_delay(hooks.settings.retry_base, attempts, unit);
                 tracing::warn!(
                     space = %hooks.name,
@@ -174,7 +177,9 @@ fn attempt(hooks: &SpaceHooks, agent: &ureq::Agent, job: Job) {
                     delay.as_secs_f64()
                 );
                 let at = now_ms() + delay.as_millis() as i64;
-                hooks.store().attempt_failed(job.seq, attempts, &error, Some(at))
+                hooks
+                    .store()
+                    .attempt_failed(job.seq, attempts, &error, Some(at))
             }
         }
     };

@@ -82,7 +82,10 @@ fn a_write_is_posted_signed_with_the_spec_body_and_headers() {
     let hooks = Webhooks::open(&f.service, fast(3)).unwrap();
     hooks.start();
     let hook = register(&hooks, &receiver.url(), None);
-    let secret = hook.secret.clone().expect("the secret comes with the creation");
+    let secret = hook
+        .secret
+        .clone()
+        .expect("the secret comes with the creation");
     assert!(secret.starts_with("whsec_"));
     assert_eq!(hook.path_glob, "**");
     assert!(hook.enabled);
@@ -150,7 +153,10 @@ fn a_receiver_failing_twice_gets_the_delivery_on_the_third_try() {
         vec![500, 500, 200]
     );
     // One message: the same id on every attempt, a fresh signature each time.
-    let ids: Vec<_> = got.iter().map(|r| r.header("webhook-id").unwrap()).collect();
+    let ids: Vec<_> = got
+        .iter()
+        .map(|r| r.header("webhook-id").unwrap())
+        .collect();
     assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
     for r in &got {
         verify(hook.secret.as_deref().unwrap(), r);
@@ -178,7 +184,11 @@ fn after_the_last_retry_a_delivery_is_kept_as_failed() {
     let space = hooks.space("default").unwrap();
     wait_until(|| space.metrics().gave_up == 1);
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(receiver.received().len(), 3, "no attempt after the last retry");
+    assert_eq!(
+        receiver.received().len(),
+        3,
+        "no attempt after the last retry"
+    );
     let kept = space.deliveries(&hook.id).unwrap();
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].state, DeliveryState::Failed);

@@ -92,13 +92,14 @@ fn a_write_is_delivered_signed() {
     assert_eq!(body["actor"], "dana");
     let started = Instant::now();
     while !metrics(&server).contains("quire_webhook_deliveries_total{space=\"default\"} 1") {
-        assert!(started.elapsed() < Duration::from_secs(10), "{}", metrics(&server));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{}",
+            metrics(&server)
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(
-        !server.log().contains(secret),
-        "the secret is never logged"
-    );
+    assert!(!server.log().contains(secret), "the secret is never logged");
 }
 
 #[test]
@@ -123,7 +124,12 @@ fn a_delivery_to_a_receiver_that_was_down_survives_a_restart() {
     let receiver = Receiver::on(port).expect("the port is still free");
     let server = Server::start(&root, &[]);
     let got = receiver.wait_for(1, Duration::from_secs(30));
-    assert_eq!(got.len(), 1, "not delivered after the restart:\n{}", server.log());
+    assert_eq!(
+        got.len(),
+        1,
+        "not delivered after the restart:\n{}",
+        server.log()
+    );
     verify(&secret, &got[0]);
     let body: serde_json::Value = serde_json::from_slice(&got[0].body).unwrap();
     assert_eq!(body["path"], "a.md");
