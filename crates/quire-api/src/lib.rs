@@ -20,6 +20,7 @@ pub mod repair;
 pub mod restructure;
 pub mod script;
 pub mod views;
+pub mod webhooks;
 pub mod workspace_edit;
 
 pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
@@ -62,6 +63,7 @@ pub use restructure::{
     UnresolvedLink,
 };
 pub use views::{View, ViewDeleted, ViewGroup, ViewLayout, ViewList, ViewRefresh, ViewResult};
+pub use webhooks::{DeliveryState, Webhook, WebhookDelivery, WebhookPayload, WebhookRequest};
 pub use workspace_edit::{
     workspace_edit, IncomingChange, IncomingFileOperation, WorkspaceEdit, WorkspaceEditPlan,
     WorkspaceEditRequest,

@@ -389,12 +389,21 @@ const READ_ONLY_POSTS: &[&str] = &[
 ];
 
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
-/// may browse the space.
-const ADMIN_ONLY: &[&str] = &["/refactor/approve", "/audit", "/space/visibility"];
+/// may browse the space, where changes are sent (webhooks, listing them too: their URLs may
+/// carry credentials).
+const ADMIN_ONLY: &[&str] = &[
+    "/refactor/approve",
+    "/audit",
+    "/space/visibility",
+    "/webhooks",
+    "/webhooks/{id}",
+    "/webhooks/{id}/deliveries",
+];
 
 /// The one table of what each route needs (README "Operating quire for a team"):
 ///
-/// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`;
+/// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`, every
+///   `/webhooks` route;
 /// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
 ///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
 /// * `write`: everything else (every route that changes a file or the service's state).

@@ -27,6 +27,7 @@ mod settings;
 mod versions;
 mod views;
 pub mod visibility;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -59,6 +60,8 @@ pub struct AppState {
     pub metrics: Arc<metrics::HttpMetrics>,
     /// `[space] visibility` of every space, as it is now.
     pub visibility: Arc<visibility::Visibilities>,
+    /// `[webhooks] enabled`: the registrations and queues of every space.
+    pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
 }
 
 #[derive(OpenApi)]
@@ -80,7 +83,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness"),
-        (name = "admin", description = "Operating quire: the audit log")
+        (name = "admin", description = "Operating quire: the audit log"),
+        (name = "webhooks", description = "Signed POSTs of changes to registered URLs")
     )
 )]
 struct ApiDoc;
@@ -166,6 +170,9 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))
         .routes(routes!(visibility::tree))
+        .routes(routes!(webhooks::create, webhooks::list))
+        .routes(routes!(webhooks::delete))
+        .routes(routes!(webhooks::deliveries))
 }
 
 /// The OpenAPI document and the router without state.
@@ -307,6 +314,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             audit: gate.audit.clone(),
             metrics: http_metrics,
             visibility: Arc::new(visibility::Visibilities::new(visibilities)),
+            webhooks: settings.webhooks.clone(),
         });
     Ok(match settings.cors {
         Some(cors) => router.layer(cors),

@@ -9,6 +9,10 @@
 //!   `quire_plans_total`, `quire_applies_total`, `quire_reverts_total`, and the gauges
 //!   `quire_commit_backlog_files`, `quire_commit_lag_seconds` (async batching makes writes wait
 //!   when these pass their bounds) and `quire_files`.
+//! * Per space, with `[webhooks] enabled`: `quire_webhook_deliveries_total` (accepted by
+//!   their receiver), `quire_webhook_failures_total` (failed attempts),
+//!   `quire_webhook_dead_total` (given up after the last retry), and the gauges
+//!   `quire_webhook_queued` and `quire_webhook_failed` (deliveries waiting, kept as failed).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -204,6 +208,9 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Files in the link model.",
         &|s, _| s.file_count().to_string(),
     );
+    if let Some(webhooks) = &state.webhooks {
+        webhook_families(&mut out, webhooks);
+    }
     let name = "quire_commit_duration_seconds";
     let _ = writeln!(
         out,
@@ -238,6 +245,54 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         )],
         out,
     )
+}
+
+/// The webhook counters and gauges of every space.
+fn webhook_families(out: &mut String, webhooks: &quire_webhooks::Webhooks) {
+    let readings: Vec<(String, quire_webhooks::WebhookMetrics)> = webhooks
+        .spaces()
+        .iter()
+        .map(|s| (escape(s.name()), s.metrics()))
+        .collect();
+    type Reading = fn(&quire_webhooks::WebhookMetrics) -> u64;
+    let families: [(&str, &str, &str, Reading); 5] = [
+        (
+            "quire_webhook_deliveries_total",
+            "counter",
+            "Webhook deliveries accepted by their receiver (a 2xx answer).",
+            |m| m.delivered,
+        ),
+        (
+            "quire_webhook_failures_total",
+            "counter",
+            "Webhook delivery attempts that failed (an answer other than 2xx, or no answer).",
+            |m| m.failed_attempts,
+        ),
+        (
+            "quire_webhook_dead_total",
+            "counter",
+            "Webhook deliveries given up after their last retry.",
+            |m| m.gave_up,
+        ),
+        (
+            "quire_webhook_queued",
+            "gauge",
+            "Webhook deliveries waiting to be sent or retried.",
+            |m| m.queued,
+        ),
+        (
+            "quire_webhook_failed",
+            "gauge",
+            "Webhook deliveries kept as failed (see GET /webhooks/{id}/deliveries).",
+            |m| m.failed,
+        ),
+    ];
+    for (name, kind, help, value) in families {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (label, reading) in &readings {
+            let _ = writeln!(out, "{name}{{space=\"{label}\"}} {}", value(reading));
+        }
+    }
 }
 
 /// A label value: `\`, `"` and newlines escaped.

@@ -38,6 +38,9 @@ pub struct HttpSettings {
     pub limiter: Option<Arc<Limiter>>,
     /// `[space] visibility` of the default space at start.
     pub visibility: quire_config::Visibility,
+    /// The webhooks of the service when `[webhooks] enabled` (opened and started by the
+    /// caller, who stops them); `None` answers 503 on the webhook routes.
+    pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
 }
 
 impl HttpSettings {
@@ -50,6 +53,7 @@ impl HttpSettings {
             audit_log: None,
             limiter: None,
             visibility: quire_config::Visibility::Private,
+            webhooks: None,
         }
     }
 
@@ -84,6 +88,7 @@ impl HttpSettings {
             audit_log: None,
             limiter: Limiter::new(rate.requests_per_minute, rate.burst_size).map(Arc::new),
             visibility: config.space.visibility,
+            webhooks: None,
         })
     }
 }

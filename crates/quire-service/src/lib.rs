@@ -34,7 +34,7 @@ mod watching;
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use error::{Error, ErrorCode, Payload, Result};
-pub use events::EventBus;
+pub use events::{EventBus, EventSink};
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
 pub use insight::{Insight, VelocityQuery};

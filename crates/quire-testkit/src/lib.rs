@@ -11,6 +11,8 @@
 //! from a splitmix64 stream of the seed, dates count from a fixed day, and nothing iterates
 //! a hash map. The layout of the vault is planned first (folders, page paths, headings,
 //! block ids), so links can name headings and blocks that really exist.
+//!
+//! [`receiver`] is an HTTP receiver on loopback for webhook tests.
 
 use std::collections::HashSet;
 use std::fs;
@@ -24,6 +26,7 @@ mod layout;
 mod links;
 mod page;
 mod paths;
+pub mod receiver;
 mod rng;
 mod sidecar;
 mod words;

@@ -20,8 +20,14 @@ const PURE: &[&str] = &[
     "quire-script",
 ];
 
-/// Crates that speak a protocol over `quire-service`.
-const ADAPTERS: &[&str] = &["quire-http", "quire-mcp", "quire-lsp", "quire"];
+/// Crates that speak a protocol over `quire-service` (webhooks: outgoing HTTP).
+const ADAPTERS: &[&str] = &[
+    "quire-http",
+    "quire-mcp",
+    "quire-lsp",
+    "quire-webhooks",
+    "quire",
+];
 
 /// Crates a pure crate must never reach: disk, git, databases, sockets, runtimes, HTTP.
 const IO: &[&str] = &[

@@ -167,8 +167,34 @@ impl TestServer {
         TestServer::spaces_with(names, http)
     }
 
+    /// [`TestServer::spaces`] with `[webhooks] enabled`: the webhooks of every space, opened
+    /// with `settings` and started (the caller stops them).
+    pub fn with_webhooks(
+        names: &[&str],
+        config: &quire_config::Config,
+        settings: quire_webhooks::Settings,
+    ) -> (TestServer, Arc<quire_webhooks::Webhooks>) {
+        let mut http = quire_http::HttpSettings::from_config(config, names).expect("settings");
+        let mut hooks = None;
+        let server = TestServer::built_spaces(names, |service| {
+            let opened = Arc::new(quire_webhooks::Webhooks::open(service, settings).unwrap());
+            opened.start();
+            http.webhooks = Some(opened.clone());
+            hooks = Some(opened);
+            http
+        });
+        (server, hooks.unwrap())
+    }
+
     /// [`TestServer::spaces`] behind HTTP settings made by the caller.
     pub fn spaces_with(names: &[&str], http: quire_http::HttpSettings) -> TestServer {
+        TestServer::built_spaces(names, |_| http)
+    }
+
+    fn built_spaces(
+        names: &[&str],
+        http: impl FnOnce(&Service) -> quire_http::HttpSettings,
+    ) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let settings = names
             .iter()
@@ -188,7 +214,7 @@ impl TestServer {
             })
             .collect();
         let service = Arc::new(Service::open(settings).expect("service opens"));
-        let app = quire_http::router(service.clone(), http);
+        let app = quire_http::router(service.clone(), http(&service));
         TestServer { dir, service, app }
     }
 

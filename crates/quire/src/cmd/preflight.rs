@@ -1,5 +1,5 @@
 //! What `quire serve` checks before it opens a root: a setting that asks for more safety
-//! (limits, enforcement, delivery, backups) is either carried out by this build or stops the
+//! (limits, enforcement, backups) is either carried out by this build or stops the
 //! start with a message naming it; a purely optional feature that is not built yet is a
 //! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
 
@@ -25,11 +25,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         config.schema.enforce,
         "schema.enforce",
         "schema enforcement",
-    );
-    refuse(
-        config.webhooks.enabled,
-        "webhooks.enabled",
-        "webhook delivery",
     );
     refuse(
         config.backup.remote.is_some(),
@@ -136,7 +131,6 @@ mod tests {
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
         for (text, setting) in [
             ("[schema]\nenforce = true\n", "schema.enforce"),
-            ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
             (
                 "[backup]\nremote = \"git@example.com:kb.git\"\n",
                 "backup.remote",

@@ -71,6 +71,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let auth = http.auth.clone();
     let auth_open = auth.current().is_open();
     let service = Arc::new(Service::open(settings)?);
+    // Webhooks attach to the spaces' events before any request can write.
+    let webhooks = if config.webhooks.enabled {
+        let settings = quire_webhooks::Settings::from_config(&config.webhooks);
+        let webhooks = Arc::new(quire_webhooks::Webhooks::open(&service, settings)?);
+        webhooks.start();
+        tracing::info!(
+            "webhooks on: {} dispatchers per space, {} retries",
+            config.webhooks.max_workers,
+            config.webhooks.max_retries
+        );
+        http.webhooks = Some(webhooks.clone());
+        Some(webhooks)
+    } else {
+        None
+    };
     let gate = http
         .gate(service.default_space().root_dir())
         .map_err(refuse)?;
@@ -160,6 +175,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::Ok(watching)
     })?;
     drop(watching);
+    // Deliveries not sent yet stay queued for the next start.
+    if let Some(webhooks) = &webhooks {
+        webhooks.stop(SHUTDOWN_GRACE);
+    }
     service.flush();
     // Requests still running on blocking threads finish their pipeline pass first.
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
