@@ -21,7 +21,9 @@ fn serve_answers_the_web_ui_at_root_and_keeps_host_routes() {
     }
 
     // Host routes still answer as themselves; unknown paths keep the API's JSON 404.
-    let health = ureq::get(&format!("{}/health", server.host)).call().unwrap();
+    let health = ureq::get(&format!("{}/health", server.host))
+        .call()
+        .unwrap();
     assert!(health.into_string().unwrap().contains("ok"));
     for path in ["/api/quire/no-such-route", "/nowhere", "/p/x.md"] {
         let res = ureq::get(&format!("{}{path}", server.host)).call();
