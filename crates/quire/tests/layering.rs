@@ -21,7 +21,7 @@ const PURE: &[&str] = &[
 ];
 
 /// Crates that speak a protocol over `quire-service`.
-const ADAPTERS: &[&str] = &["quire-http", "quire-mcp", "quire-lsp", "quire-ui", "quire"];
+const ADAPTERS: &[&str] = &["quire-http", "quire-mcp", "quire-lsp", "quire"];
 
 /// Crates a pure crate must never reach: disk, git, databases, sockets, runtimes, HTTP.
 const IO: &[&str] = &[
