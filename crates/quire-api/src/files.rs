@@ -124,8 +124,13 @@ pub enum Templates {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResolveLinksRequest {
-    /// Wiki-link targets, with or without `[[ ]]`.
+    /// Wiki-link targets, with or without `[[ ]]`, or links written out in full as in a page
+    /// (`[[Note|alias]]`, `[text](../a.md)`: each resolved by the rules of its kind).
     pub links: Vec<String>,
+    /// The page the links are written in (relative markdown links and the same-folder
+    /// preference of wiki links start from it); omitted = a page at the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// Where each link leads, as a page at the root would resolve it.

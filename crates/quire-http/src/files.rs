@@ -282,6 +282,7 @@ pub async fn resolve_links(
     SpaceCtx(space): SpaceCtx,
     JsonBody(req): JsonBody<ResolveLinksRequest>,
 ) -> ApiResult<Response> {
-    let resolved = blocking(move || Ok(space.files().resolve_links(&req.links))).await?;
+    let resolved =
+        blocking(move || space.files().resolve_links(req.from.as_deref(), &req.links)).await?;
     Ok(Json(resolved).into_response())
 }

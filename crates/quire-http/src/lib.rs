@@ -201,8 +201,9 @@ style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect
 base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// `X-Content-Type-Options: nosniff` on every answer; on HTML answers also the
-/// Content-Security-Policy, `Referrer-Policy` and `X-Frame-Options`.
-async fn security_headers(mut response: axum::response::Response) -> axum::response::Response {
+/// Content-Security-Policy, `Referrer-Policy` and `X-Frame-Options`. Public so that routers
+/// merged beside this one (the web UI) answer with the same headers.
+pub async fn security_headers(mut response: axum::response::Response) -> axum::response::Response {
     use axum::http::{header, HeaderValue};
     let headers = response.headers_mut();
     headers.insert(

@@ -544,6 +544,44 @@ async fn resolve_links_resolves_wiki_targets() {
 }
 
 #[tokio::test]
+async fn resolve_links_from_a_page_follows_its_folder_and_markdown_rules() {
+    let s = TestServer::new();
+    s.put("a/note.md", "# In a\n", "x").await;
+    s.put("b/note.md", "# In b\n", "x").await;
+    s.put("b/page.md", "[[note]] [n](../a/note.md)\n", "x")
+        .await;
+    let r = s
+        .post_json(
+            "/api/quire/resolve-links",
+            json!({"from": "b/page.md",
+                   "links": ["[[note]]", "[n](../a/note.md)", "[m](note)", "[x](missing.md)", "[[#top]]"]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    // A wiki link prefers the linking page's folder; a markdown link is relative to it.
+    assert_eq!(v["resolved"]["[[note]]"]["path"], "b/note.md");
+    assert_eq!(v["resolved"]["[n](../a/note.md)"]["path"], "a/note.md");
+    assert_eq!(v["resolved"]["[m](note)"]["path"], "b/note.md");
+    assert_eq!(v["unresolved"], json!(["[x](missing.md)", "[[#top]]"]));
+    // Without `from`, a wiki link resolves as at the root (tie: fewest segments, byte order).
+    let v = s
+        .post_json("/api/quire/resolve-links", json!({"links": ["[[note]]"]}))
+        .await
+        .json();
+    assert_eq!(v["resolved"]["[[note]]"]["path"], "a/note.md");
+    // A `from` outside the root is refused.
+    for from in ["../x.md", "/../../etc/passwd", "a/../../x.md"] {
+        s.post_json(
+            "/api/quire/resolve-links",
+            json!({"from": from, "links": ["note"]}),
+        )
+        .await
+        .expect_error(400);
+    }
+}
+
+#[tokio::test]
 async fn spaces_by_header_and_url_and_unknown_space_is_404() {
     let s = TestServer::new();
     s.put("a.md", "a", "x").await;

@@ -288,18 +288,32 @@ impl Files<'_> {
             .collect())
     }
 
-    /// Resolves wiki-link targets (`Note`, `[[Note]]`, `folder/Note#Heading`) as a page at the
-    /// root of the space would.
-    pub fn resolve_links(&self, links: &[String]) -> ResolvedLinks {
+    /// Resolves links as the page `from` would (a page at the root of the space when `None`).
+    /// A link written out in full (`[[Note|alias]]`, `![[img.png]]`, `[text](../a.md)`) is
+    /// resolved by the rules of its kind, the way the page's own links are; anything else is
+    /// a wiki-link target (`Note`, `folder/Note#Heading`).
+    pub fn resolve_links(&self, from: Option<&str>, links: &[String]) -> Result<ResolvedLinks> {
+        let from = PagePath::new(from.unwrap_or(RESOLVE_FROM))?;
         let vault = self.0.links.vault();
-        let from = PagePath::new(RESOLVE_FROM).expect("constant path is valid");
         let mut out = ResolvedLinks::default();
         for link in links {
-            let target = bare_target(link);
-            match vault.resolve_wiki(&from, target) {
-                Resolution::Resolved { path, .. } if !target.is_empty() => {
+            let parsed = quire_syntax::parse(link.trim());
+            let resolution = match parsed.links.as_slice() {
+                [one] if !one.target.is_empty() => vault.resolve(&from, one),
+                [_] => Resolution::Unresolved,
+                _ => {
+                    let target = bare_target(link);
+                    if target.is_empty() {
+                        Resolution::Unresolved
+                    } else {
+                        vault.resolve_wiki(&from, target)
+                    }
+                }
+            };
+            match resolution.path() {
+                Some(path) => {
                     let title = vault
-                        .title(&path)
+                        .title(path)
                         .map(str::to_string)
                         .unwrap_or_else(|| path.stem().to_string());
                     out.resolved.insert(
@@ -310,10 +324,10 @@ impl Files<'_> {
                         },
                     );
                 }
-                _ => out.unresolved.push(link.clone()),
+                None => out.unresolved.push(link.clone()),
             }
         }
-        out
+        Ok(out)
     }
 
     /// Names of the templates in `.quire/templates/` (paths below it without `.md`).

@@ -247,7 +247,7 @@ fn read(space: &Space, input: ReadInput) -> Answer {
     let path = match files.read(&input.path) {
         Ok(_) => input.path.clone(),
         Err(e) if e.code == ErrorCode::NotFound || e.code == ErrorCode::BadRequest => {
-            let resolved = files.resolve_links(std::slice::from_ref(&input.path));
+            let resolved = files.resolve_links(None, std::slice::from_ref(&input.path))?;
             match resolved.resolved.get(&input.path) {
                 Some(link) => link.path.clone(),
                 None => {

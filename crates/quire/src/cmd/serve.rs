@@ -92,7 +92,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mcp = mcp_router(&service, &gate, host);
     let app = quire_http::try_router(service.clone(), http)
         .map_err(refuse)?
-        .merge(mcp.clone());
+        .merge(mcp.clone())
+        .merge(web_ui());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -204,6 +205,15 @@ fn mcp_router(service: &Arc<Service>, gate: &Arc<quire_http::Gate>, host: IpAddr
     quire_mcp::http_router(service.clone(), None, hosts).layer(
         axum::middleware::from_fn_with_state(gate.clone(), quire_http::gate::check),
     )
+}
+
+/// The web UI at `/` (its files are public: the app asks for a key before it reads anything),
+/// with the same security headers as the API's HTML answers.
+fn web_ui() -> axum::Router {
+    if !quire_ui::is_built() {
+        tracing::warn!("this binary carries no build of the web UI; `/` answers 503");
+    }
+    quire_ui::router().layer(axum::middleware::map_response(quire_http::security_headers))
 }
 
 /// SIGHUP reloads `[auth]` (keys, tokens, mode, OIDC issuer) from the configuration file:

@@ -1,0 +1,57 @@
+// Page open time (navigation → page rendered, measured in the page with performance.now())
+// and tree scrolling frame times on the benchmark vault.
+import { expect, test } from '@playwright/test';
+import { url } from '../e2e/support';
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+test('page open and tree scroll', async ({ page }) => {
+  const pages = Number(process.env.QUIRE_BENCH_PAGES ?? 0);
+  await page.goto(url('/page/topic-0/page-0.md'));
+  await expect(page.locator('article.markdown')).toContainText('Section 3');
+
+  // Page opens: click a link in the page, wait until the new title is rendered.
+  const times: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const target = (i * 37 + 1) % pages;
+    const ms = await page.evaluate(async (target) => {
+      const start = performance.now();
+      history.pushState(null, '', `/page/topic-${Math.floor(target / 100)}/page-${target}.md`);
+      window.dispatchEvent(new Event('quire:navigate'));
+      for (;;) {
+        const h = document.querySelector('.page-title');
+        const article = document.querySelector('article.markdown');
+        if (h?.textContent === `Page ${target}` && article) break;
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      return performance.now() - start;
+    }, target);
+    times.push(ms);
+  }
+  console.log(`page open over ${pages} pages: median ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+
+  // Tree: expand every folder (the whole vault in the list), then scroll and time frames.
+  const frames = await page.evaluate(async () => {
+    const tree = document.querySelector('.tree') as HTMLElement;
+    const dirs = () => [...tree.querySelectorAll<HTMLElement>('[role=treeitem][aria-expanded=false]')];
+    for (let guard = 0; guard < 500; guard++) {
+      const closed = dirs();
+      if (!closed.length) { tree.scrollTop += tree.clientHeight; await new Promise((r) => requestAnimationFrame(r)); if (tree.scrollTop + tree.clientHeight >= tree.scrollHeight) break; continue; }
+      closed.forEach((d) => d.click());
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    tree.scrollTop = 0;
+    const deltas: number[] = [];
+    let last = performance.now();
+    for (let i = 0; i < 300; i++) {
+      tree.scrollTop += 120;
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = performance.now();
+      deltas.push(now - last);
+      last = now;
+    }
+    return { deltas, rows: Number(tree.querySelector('[role=treeitem]')?.getAttribute('aria-setsize')) };
+  });
+  const over = frames.deltas.filter((d) => d > 1000 / 60 * 1.5).length;
+  console.log(`tree of ${frames.rows} rows, 300 scroll steps: median frame ${pct(frames.deltas, 0.5).toFixed(1)} ms, p95 ${pct(frames.deltas, 0.95).toFixed(1)} ms, ${over} frames over 25 ms`);
+});

@@ -1,0 +1,87 @@
+import { expect, test } from '@playwright/test';
+import { accessible, api, disk, onDisk, setEditorText, shot, url } from './support';
+
+test('drag and drop moves a page and rewrites the links to it', async ({ page }) => {
+  await page.goto(url('/page/index.md'));
+  const source = page.getByRole('treeitem', { name: 'move-me' });
+  const target = page.getByRole('treeitem', { name: 'archive' });
+  await source.dragTo(target);
+  const dialog = page.getByRole('dialog');
+  // The markdown link changes; `[[move-me]]` still names the page uniquely and stays.
+  await expect(dialog.getByTestId('link-count')).toHaveText('1 link will be rewritten so they keep working.');
+  await shot(page, 'move-dialog');
+  await accessible(page);
+  await dialog.getByRole('button', { name: 'Apply move' }).click();
+  await expect(dialog).toBeHidden();
+  expect(onDisk('archive/move-me.md')).toBe(true);
+  expect(onDisk('move-me.md')).toBe(false);
+  const gamma = disk('notes/gamma.md');
+  expect(gamma).toContain('[the page](../archive/move-me.md)');
+  expect(gamma).toContain('[[move-me]]');
+  // The tree follows: the page is now inside the folder.
+  await page.getByRole('treeitem', { name: 'archive' }).click();
+  await expect(page.getByRole('treeitem', { name: 'move-me' })).toHaveAttribute('aria-level', '2');
+});
+
+test('plans and applies a manifest in the Restructure view', async ({ page }) => {
+  await page.goto(url('/restructure'));
+  await expect(page.locator('.cm-content')).toBeVisible();
+  await setEditorText(page, 'moves:\n  - from: notes/zeta.md\n    to: letters/zeta.md\n');
+  await page.getByRole('button', { name: 'Plan', exact: true }).click();
+  const plan = page.getByTestId('plan');
+  await expect(plan).toContainText('1 move');
+  await expect(plan.getByRole('region', { name: 'Moves' })).toContainText('letters/zeta.md');
+  await expect(plan.getByRole('region', { name: 'Link rewrites' })).toContainText('index.md');
+  await shot(page, 'restructure-plan');
+  await accessible(page);
+  await page.getByRole('button', { name: 'Apply plan' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Applied as commit' })).toBeVisible();
+  expect(onDisk('letters/zeta.md')).toBe(true);
+  expect(onDisk('notes/zeta.md')).toBe(false);
+  expect(disk('index.md')).toContain('[zeta](letters/zeta.md)');
+});
+
+test('a person approves an agent plan that is over the limits', async ({ page, request }) => {
+  const manifest = { moves: [{ from: 'plans/one.md', to: 'plans/first.md' }] };
+  const agent = { 'X-Quire-Client': 'mcp-e2e', 'X-Actor': 'agent' };
+  const plan = await (await request.post(api('/refactor/plan'), { data: manifest, headers: agent })).json();
+  const refused = await request.post(api('/refactor/apply'), { data: { manifest, digest: plan.digest }, headers: agent });
+  expect(refused.status()).toBe(428);
+
+  await page.goto(url('/approvals'));
+  const card = page.getByTestId('pending').first();
+  await expect(card).toContainText('agent');
+  await card.getByRole('button', { name: 'Review plan' }).click();
+  await expect(card.getByTestId('plan')).toContainText('plans/first.md');
+  await shot(page, 'approvals');
+  await accessible(page);
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Approved the plan of agent' })).toBeVisible();
+
+  const applied = await request.post(api('/refactor/apply'), { data: { manifest, digest: plan.digest }, headers: agent });
+  expect(applied.status()).toBe(200);
+  expect(onDisk('plans/first.md')).toBe(true);
+});
+
+test('history shows diffs and reverts a commit', async ({ page, request }) => {
+  const put = await request.put(api('/file?path=revert-me.md'), { data: '# Revert me\n\nChanged text.\n', headers: { 'X-Actor': 'carol' } });
+  expect(put.ok()).toBeTruthy();
+  await page.goto(url('/history/revert-me.md'));
+  const diff = page.locator('pre.diff');
+  await expect(diff).toContainText('+Changed text.');
+  await expect(diff).toContainText('-Original text.');
+  await shot(page, 'history-diff');
+  await accessible(page);
+  await page.getByRole('button', { name: 'Revert this commit…' }).click();
+  await expect(page.getByTestId('plan')).toBeVisible();
+  await page.getByRole('button', { name: 'Revert', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Reverted as commit' })).toBeVisible();
+  expect(disk('revert-me.md')).toBe('# Revert me\n\nOriginal text.\n');
+});
+
+test('broken links are listed and repaired', async ({ page }) => {
+  await page.goto(url('/links'));
+  await expect(page.getByRole('table')).toContainText('Nowhere');
+  await shot(page, 'broken-links');
+  await accessible(page);
+});

@@ -1,0 +1,29 @@
+// The knowledge root the end-to-end tests start from.
+export const SEED: Record<string, string> = {
+  '.quire/config.toml': '[refactor]\napproval_files = 2\n',
+  'index.md': '# Welcome\n\nStart with [[Alpha]] or [the beta page](notes/beta.md). #start\n\nAlso [zeta](notes/zeta.md).\n',
+  'notes/zeta.md': '# Zeta\n\nMoved by a manifest.\n',
+  'notes/epsilon.md': '# Epsilon\n\nEdited in the browser.\n',
+  'notes/alpha.md':
+    '---\ntitle: Alpha\nstatus: draft\ntags: [greek, letters]\n---\n# Alpha\n\nFirst letter. Links to [[beta]] and [[Nowhere]].\n\n## Details\n\nMore about alpha.\n\n## See also\n\n- [[gamma#Part one|gamma, part one]]\n',
+  'notes/beta.md': '# Beta\n\nThe zebra crossing is mentioned only here. Back to [[Alpha]].\n',
+  'notes/gamma.md': '# Gamma\n\n## Part one\n\nLinks to [[move-me]] and [the page](../move-me.md).\n',
+  'move-me.md': '# Move me\n\nDrag this page into a folder.\n',
+  'archive/old.md': '# Old\n\nAn archived page.\n',
+  'plans/one.md': '# One\n\nSee [[two]].\n',
+  'plans/two.md': '# Two\n\nSee [[one]] and [[three]].\n',
+  'plans/three.md': '# Three\n\nSee [[one]].\n',
+  'revert-me.md': '# Revert me\n\nOriginal text.\n',
+};
+
+/** A vault of `count` pages in folders of 100, each linking to five others (the benchmark). */
+export function benchVault(count: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  const name = (i: number) => `topic-${Math.floor(i / 100)}/page-${i}`;
+  for (let i = 0; i < count; i++) {
+    const links = [1, 7, 31, 101, 997].map((d) => `[[page-${(i + d) % count}]]`).join(', ');
+    const sections = Array.from({ length: 4 }, (_, s) => `## Section ${s}\n\nText of page ${i}, section ${s}, words words words. See ${links}.\n`).join('\n');
+    out[`${name(i)}.md`] = `---\ntitle: Page ${i}\ntags: [bench, t${i % 10}]\n---\n# Page ${i}\n\n${sections}`;
+  }
+  return out;
+}

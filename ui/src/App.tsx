@@ -1,0 +1,187 @@
+// The shell: header, sidebar tree, the routed view, search palette, key prompt, live updates.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, settings, whenUnauthorized, type TreeNode } from './api';
+import { EditorView, NewPage } from './Editor';
+import { subscribe } from './events';
+import { GraphView } from './Graph';
+import { HistoryView } from './History';
+import { pageHref } from './markdown';
+import { MoveDialog } from './MoveDialog';
+import { PageView } from './Page';
+import { ApprovalsView, LinksView, RestructureView } from './Restructure';
+import { navigate, useRoute } from './router';
+import { SearchPalette } from './Search';
+import { pagePaths } from './tree';
+import { Tree } from './Tree';
+import { ErrorNote, Modal } from './ui';
+
+type Theme = 'light' | 'dark';
+const THEME_STORAGE = 'quire.theme';
+
+function initialTheme(): Theme {
+  const saved = localStorage.getItem(THEME_STORAGE);
+  if (saved === 'light' || saved === 'dark') return saved;
+  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+interface Move { from: string; isDir: boolean; to: string | null; keepLinks: boolean }
+
+export function App() {
+  const route = useRoute();
+  const [tree, setTree] = useState<TreeNode[]>([]);
+  const [treeError, setTreeError] = useState<unknown>(null);
+  const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [searching, setSearching] = useState<string | null>(null);
+  const [askKey, setAskKey] = useState(false);
+  const [askName, setAskName] = useState(false);
+  const [live, setLive] = useState(false);
+  const [pageVersion, setPageVersion] = useState(0);
+  const [move, setMove] = useState<Move | null>(null);
+  const [navOpen, setNavOpen] = useState(false);
+  const paths = useRef<string[]>([]);
+
+  const current = route.view === 'page' || route.view === 'edit' || route.view === 'history' ? route.path : null;
+
+  const loadTree = useCallback(() => {
+    api.tree().then((t) => { setTree(t); paths.current = pagePaths(t); setTreeError(null); }, setTreeError);
+  }, []);
+
+  useEffect(() => { whenUnauthorized(() => setAskKey(true)); loadTree(); }, []);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem(THEME_STORAGE, theme);
+  }, [theme]);
+
+  // Live updates: the tree on creations and deletions, the open page when it changed.
+  const currentRef = useRef(current);
+  currentRef.current = current;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = subscribe((e) => {
+      const known = new Set(paths.current);
+      if (e.kind !== 'write' || e.paths.some((p) => !known.has(p))) {
+        clearTimeout(timer);
+        timer = setTimeout(loadTree, 150);
+      }
+      const open = currentRef.current;
+      if (open && e.paths.includes(open) && route.view === 'page') setPageVersion((v) => v + 1);
+    }, setLive);
+    return () => { stop(); clearTimeout(timer); };
+  }, [route.view]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') { e.preventDefault(); setSearching(''); }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  useEffect(() => { setNavOpen(false); if (route.view !== 'page') document.title = 'quire'; }, [route]);
+
+  const view = (() => {
+    switch (route.view) {
+      case 'page': return <PageView path={route.path} version={pageVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
+      case 'edit': return <EditorView key={route.path} path={route.path} pages={() => paths.current} isNew={new URLSearchParams(location.search).has('new')} />;
+      case 'new': return <NewPage />;
+      case 'history': return <HistoryView path={route.path} />;
+      case 'search': return <SearchPage q={route.q} onOpen={(q) => setSearching(q)} />;
+      case 'restructure': return <RestructureView />;
+      case 'approvals': return <ApprovalsView />;
+      case 'links': return <LinksView />;
+      case 'graph': return <GraphView />;
+      default: return <Home tree={tree} />;
+    }
+  })();
+
+  return (
+    <div class={`shell${navOpen ? ' nav-open' : ''}`}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <button class="menu" aria-label="Pages" aria-expanded={navOpen} onClick={() => setNavOpen((o) => !o)}>☰</button>
+        <a class="brand" href="/">quire</a>
+        <button class="search-button" onClick={() => setSearching('')} aria-keyshortcuts="Control+K Meta+K">
+          Search <kbd>Ctrl K</kbd>
+        </button>
+        <nav aria-label="Views" class="views">
+          <a href="/new">New page</a>
+          <a href="/restructure">Restructure</a>
+          <a href="/approvals">Approvals</a>
+          <a href="/links">Links</a>
+          <a href="/graph">Graph</a>
+        </nav>
+        <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
+        <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
+        <button onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
+          {theme === 'dark' ? '☀' : '☾'}
+        </button>
+      </header>
+      <nav class="side" aria-label="Page tree">
+        <ErrorNote error={treeError} />
+        <Tree nodes={tree} current={current} onMove={(from, dir, isDir) => setMove({ from, isDir, to: dir ? `${dir}/${from.split('/').pop()}` : from.split('/').pop()!, keepLinks: false })} />
+      </nav>
+      {view}
+      {searching !== null && <SearchPalette initial={searching} onClose={() => setSearching(null)} />}
+      {move && (
+        <MoveDialog
+          from={move.from}
+          isDir={move.isDir}
+          to={move.to}
+          allowKeepLinks={move.keepLinks}
+          onClose={() => setMove(null)}
+          onDone={(to) => {
+            setMove(null);
+            loadTree();
+            if (current === move.from && !move.isDir) navigate(pageHref(to), true);
+            else setPageVersion((v) => v + 1);
+          }}
+        />
+      )}
+      {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); setPageVersion((v) => v + 1); }} />}
+      {askName && <NamePrompt onDone={() => setAskName(false)} />}
+    </div>
+  );
+}
+
+function Home({ tree }: { tree: TreeNode[] }) {
+  const hasIndex = tree.some((n) => !n.isDir && n.path === 'index.md');
+  useEffect(() => { if (hasIndex) navigate(pageHref('index.md'), true); }, [hasIndex]);
+  return (
+    <main id="main" class="narrow">
+      <h1>quire</h1>
+      <p>Choose a page in the tree, search with <kbd>Ctrl K</kbd>, or <a href="/new">write a new page</a>.</p>
+    </main>
+  );
+}
+
+function SearchPage({ q, onOpen }: { q: string; onOpen: (q: string) => void }) {
+  useEffect(() => { onOpen(q); }, [q]);
+  return <main id="main" class="narrow"><h1>Search</h1></main>;
+}
+
+function KeyPrompt({ onDone }: { onDone: () => void }) {
+  const [key, setKey] = useState('');
+  return (
+    <Modal title="API key needed" onClose={onDone}>
+      <form onSubmit={(e) => { e.preventDefault(); settings.setKey(key.trim()); onDone(); }}>
+        <p>This server asks for an API key. It is kept for this browser tab only.</p>
+        <label>API key <input type="password" autoComplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} /></label>
+        <div class="actions"><button class="primary" type="submit">Use key</button></div>
+      </form>
+    </Modal>
+  );
+}
+
+function NamePrompt({ onDone }: { onDone: () => void }) {
+  const [name, setName] = useState(settings.name());
+  return (
+    <Modal title="Your name" onClose={onDone}>
+      <form onSubmit={(e) => { e.preventDefault(); settings.setName(name); onDone(); }}>
+        <p>Your changes are committed under this name.</p>
+        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+        <div class="actions"><button class="primary" type="submit">Save</button></div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,78 @@
+// History of a page: its commits, the diff each made, and revert (planned first).
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Plan, type VersionEntry } from './api';
+import { pageHref } from './markdown';
+import { DiffText, PlanView } from './PlanView';
+import { Breadcrumbs } from './Page';
+import { ErrorNote, shortHash, useLoad, when } from './ui';
+
+export function HistoryView({ path }: { path: string }) {
+  const versions = useLoad(() => api.versions(path), [path]);
+  const [selected, setSelected] = useState<number>(0);
+  const list: VersionEntry[] = versions.data ?? [];
+  return (
+    <main id="main" class="history">
+      <Breadcrumbs path={path} />
+      <h1>History of <a href={pageHref(path)}>{path}</a></h1>
+      <ErrorNote error={versions.error} />
+      <div class="history-layout">
+        <ol class="versions" aria-label="Versions">
+          {list.map((v, i) => (
+            <li key={v.hash}>
+              <button aria-pressed={i === selected} class={i === selected ? 'selected' : ''} onClick={() => setSelected(i)}>
+                <span class="msg">{v.message.split('\n')[0]}</span>
+                <span class="muted small">{v.author} · {when(v.timestamp)} · <code>{shortHash(v.hash)}</code></span>
+              </button>
+            </li>
+          ))}
+        </ol>
+        {list[selected] && <VersionDiff path={path} version={list[selected]} previous={list[selected + 1]} onReverted={versions.reload} />}
+      </div>
+    </main>
+  );
+}
+
+function VersionDiff({ path, version, previous, onReverted }: { path: string; version: VersionEntry; previous?: VersionEntry; onReverted: () => void }) {
+  const [diff, setDiff] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [plan, setPlan] = useState<Plan | null>(null);
+  const [reverted, setReverted] = useState<string | null>(null);
+  useEffect(() => {
+    setDiff(null); setPlan(null); setError(null); setReverted(null);
+    if (!previous) { api.versionText(path, version.hash).then((t) => setDiff(t.split('\n').map((l) => `+${l}`).join('\n')), setError); return; }
+    api.diff(path, previous.hash, version.hash).then(setDiff, setError);
+  }, [version.hash]);
+  const planRevert = async () => {
+    setError(null);
+    try { setPlan(await api.revertPlan(version.hash)); } catch (e) { setError(e); }
+  };
+  const revert = async () => {
+    if (!plan) return;
+    setError(null);
+    try {
+      const r = await api.revert(version.hash, plan.digest);
+      setReverted(r.applied.commit ?? 'done');
+      setPlan(null);
+      onReverted();
+    } catch (e) { setError(e); }
+  };
+  return (
+    <section class="version" aria-label="Changes of this version">
+      <h2>{version.message.split('\n')[0]}</h2>
+      <p class="muted">{version.author} · {when(version.timestamp)} · <code>{version.hash}</code></p>
+      <ErrorNote error={error} />
+      {diff === null ? <p class="muted">Loading…</p> : <DiffText diff={diff || '(no change to this page)'} />}
+      {reverted && <p class="success" role="status">Reverted as commit <code>{shortHash(reverted)}</code>.</p>}
+      {!reverted && !plan && <button onClick={() => void planRevert()}>Revert this commit…</button>}
+      {plan && (
+        <>
+          <PlanView plan={plan} />
+          <div class="actions">
+            <button onClick={() => setPlan(null)}>Cancel</button>
+            <button class="primary danger" disabled={plan.errors.length > 0} onClick={() => void revert()}>Revert</button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

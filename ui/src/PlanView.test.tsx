@@ -1,0 +1,35 @@
+import { render } from '@testing-library/preact';
+import { describe, expect, it } from 'vitest';
+import type { Plan } from './api';
+import { PlanView, planSummary } from './PlanView';
+
+const plan: Plan = {
+  digest: 'abcdef0123456789abcdef',
+  moves: [{ from: 'a.md', to: 'b/a.md' }],
+  merges: [],
+  edits: [{ path: 'c.md', links: [{ line: 3, old: '[[a]]', new: '[[b/a]]' }, { line: 4, old: '[x](a.md)', new: '[x](b/a.md)' }] }],
+  content_edits: [],
+  errors: [],
+  rejected: [],
+  conflicts: [{ path: 'b/a.md', detail: 'exists', code: 'exists' }],
+  plan_only: [],
+  warnings: ['a warning'],
+  integrity: { unresolved: [], orphaned: [], complete: true },
+  stats: { pages: 3, links: 5, rewritten: 2, unresolved: 0 },
+  diffs: [{ path: 'c.md', diff: '--- a/c.md\n+++ b/c.md\n@@ -3 +3 @@\n-[[a]]\n+[[b/a]]' }],
+};
+
+describe('<PlanView>', () => {
+  it('summarises moves and rewritten links', () => {
+    expect(planSummary(plan)).toBe('1 move, 2 links rewritten in 1 page');
+  });
+  it('shows moves, rewrites, conflicts, warnings and diffs', () => {
+    const { getByRole, container } = render(<PlanView plan={plan} />);
+    expect(getByRole('region', { name: 'Moves' }).textContent).toContain('b/a.md');
+    expect(getByRole('region', { name: 'Link rewrites' }).textContent).toContain('[[b/a]]');
+    expect(getByRole('region', { name: 'Conflicts' }).textContent).toContain('exists');
+    expect(getByRole('region', { name: 'Warnings' }).textContent).toContain('a warning');
+    expect(container.querySelector('.diff .add')?.textContent).toContain('+[[b/a]]');
+    expect(container.querySelector('.diff .del')?.textContent).toContain('-[[a]]');
+  });
+});

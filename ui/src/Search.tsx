@@ -1,0 +1,68 @@
+// Ctrl/Cmd+K search: results as you type, highlighted snippets (only the server's <mark>
+// survives), arrow keys to choose, Enter to open.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type SearchHit } from './api';
+import { pageHref, snippetHtml } from './markdown';
+import { navigate } from './router';
+import { ErrorNote, Modal } from './ui';
+
+export function SearchResultsList({ hits, active, onPick }: { hits: SearchHit[]; active: number; onPick: (h: SearchHit) => void }) {
+  return (
+    <ul class="results" role="listbox" id="search-results" aria-label="Search results">
+      {hits.map((h, i) => (
+        <li key={h.path} id={`hit-${i}`} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseDown={(e) => { e.preventDefault(); onPick(h); }}>
+          <span class="hit-title">{h.title}</span> <span class="hit-path">{h.path}</span>
+          <p class="snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; initial?: string }) {
+  const [q, setQ] = useState(initial);
+  const [hits, setHits] = useState<SearchHit[]>([]);
+  const [active, setActive] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  const seq = useRef(0);
+
+  useEffect(() => {
+    const text = q.trim();
+    if (!text) { setHits([]); setError(null); return; }
+    const mine = ++seq.current;
+    const timer = setTimeout(() => {
+      api.search(text, 20).then(
+        (r) => { if (mine === seq.current) { setHits(r.results); setActive(0); setError(null); } },
+        (e) => { if (mine === seq.current) { setHits([]); setError(e); } },
+      );
+    }, 120);
+    return () => clearTimeout(timer);
+  }, [q]);
+
+  const pick = (h: SearchHit) => { onClose(); navigate(pageHref(h.path)); };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowDown') { setActive((a) => Math.min(hits.length - 1, a + 1)); e.preventDefault(); }
+    else if (e.key === 'ArrowUp') { setActive((a) => Math.max(0, a - 1)); e.preventDefault(); }
+    else if (e.key === 'Enter' && hits[active]) { pick(hits[active]); e.preventDefault(); }
+  };
+
+  return (
+    <Modal title="Search" onClose={onClose}>
+      <input
+        type="search"
+        class="search-input"
+        aria-label="Search pages"
+        placeholder="Words, “phrases”, prefix*, OR, NOT"
+        role="combobox"
+        aria-expanded={hits.length > 0}
+        aria-controls="search-results"
+        aria-activedescendant={hits.length ? `hit-${active}` : undefined}
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+        onKeyDown={onKey}
+      />
+      <ErrorNote error={error} />
+      {q.trim() && !error && hits.length === 0 ? <p class="muted">No results.</p> : <SearchResultsList hits={hits} active={active} onPick={pick} />}
+    </Modal>
+  );
+}

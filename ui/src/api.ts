@@ -1,0 +1,183 @@
+// The REST client: every call goes to /api/quire with the web UI's client name, the key the
+// user typed (kept in sessionStorage) and the user's name as X-Actor.
+
+export const BASE = '/api/quire';
+const KEY_STORAGE = 'quire.apiKey';
+const NAME_STORAGE = 'quire.name';
+
+export interface TreeNode {
+  path: string;
+  name: string;
+  isDir: boolean;
+  size: number;
+  children?: TreeNode[];
+}
+export interface Heading { level: number; text: string; slug: string }
+export interface ResolvedLinks {
+  resolved: Record<string, { path: string; title: string }>;
+  unresolved: string[];
+}
+export interface Backlink { path: string; title: string; context: string; line: number }
+export interface PeekLink { target: string; path: string | null }
+export interface Peek {
+  path: string;
+  title: string;
+  snippet: string;
+  frontmatter: Record<string, unknown>;
+  links_out: PeekLink[];
+  links_in: string[];
+  headings: Heading[];
+  word_count: number;
+}
+export interface SearchHit { path: string; title: string; score: number; snippet: string }
+export interface SearchResults {
+  query: string; total: number; limit: number; offset: number; engine: string; results: SearchHit[];
+}
+export interface WriteResult { path: string; etag: string; created: boolean; commit?: string }
+export interface VersionEntry { hash: string; author: string; message: string; timestamp: string }
+export interface PathChange { from: string; to: string }
+export interface LinkChange { line: number; old: string; new: string }
+export interface PageEdit { path: string; from?: string | null; links: LinkChange[] }
+export interface Conflict { path: string; detail: string; code: string; from?: string; with?: string }
+export interface FileDiff { path: string; diff: string }
+export interface Plan {
+  digest: string;
+  moves: PathChange[];
+  merges: PathChange[];
+  edits: PageEdit[];
+  content_edits: { path: string; changes: string[] }[];
+  errors: string[];
+  rejected: { path: string; error: string }[];
+  conflicts: Conflict[];
+  plan_only: string[];
+  warnings: string[];
+  approval?: { required: boolean; reason: string } | null;
+  integrity: { unresolved: { source: string; target: string }[]; orphaned: { path: string }[]; complete: boolean };
+  stats: { pages: number; links: number; rewritten: number; unresolved: number };
+  diffs?: FileDiff[];
+  reverts?: string;
+}
+export interface Applied {
+  applied: { written: number; deleted: number; side_files: number; removed_dirs: number; commit?: string };
+  plan: Plan;
+}
+export interface PendingApproval {
+  digest: string; manifest: unknown; actor: string; client: string; reason: string; at: string;
+}
+export interface BrokenLink {
+  source: string; line: number; target: string; best_match?: string | null; candidates: string[];
+}
+export interface FixBrokenResult {
+  fixes: { source: string; old_target: string; new_target: string }[];
+  count: number; dry_run: boolean; ambiguous: BrokenLink[];
+}
+export interface GraphData {
+  nodes: { id: string; title: string; group: string }[];
+  edges: { source: string; target: string }[];
+}
+
+/** An error answer of the API: its status and the `error` text of its body. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string, readonly body: Record<string, unknown> = {}) {
+    super(message);
+  }
+}
+
+export const settings = {
+  key(): string { return sessionStorage.getItem(KEY_STORAGE) ?? ''; },
+  setKey(key: string) {
+    if (key) sessionStorage.setItem(KEY_STORAGE, key);
+    else sessionStorage.removeItem(KEY_STORAGE);
+  },
+  name(): string { return localStorage.getItem(NAME_STORAGE) ?? ''; },
+  setName(name: string) {
+    if (name.trim()) localStorage.setItem(NAME_STORAGE, name.trim());
+    else localStorage.removeItem(NAME_STORAGE);
+  },
+};
+
+/** Called with every 401, so the shell can ask for a key. */
+let onUnauthorized: () => void = () => {};
+export function whenUnauthorized(handler: () => void) { onUnauthorized = handler; }
+
+export function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const h: Record<string, string> = { 'X-Quire-Client': 'web-ui', ...extra };
+  const key = settings.key();
+  if (key) h.Authorization = `Bearer ${key}`;
+  const name = settings.name();
+  if (name) h['X-Actor'] = name;
+  return h;
+}
+
+export async function call(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+  const response = await fetch(BASE + path, { method, body: init.body, headers: headers(init.headers) });
+  if (!response.ok) {
+    let body: Record<string, unknown> = {};
+    try { body = await response.json(); } catch { /* not JSON */ }
+    if (response.status === 401) onUnauthorized();
+    const message = typeof body.error === 'string' ? body.error : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message, body);
+  }
+  return response;
+}
+
+async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const init = body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
+  return (await call(method, path, init)).json() as Promise<T>;
+}
+
+const q = (params: Record<string, string | number | boolean | undefined>) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) s.set(k, String(v));
+  return `?${s}`;
+};
+
+export const api = {
+  tree: () => json<TreeNode[]>('GET', '/tree'),
+  async read(path: string): Promise<{ text: string; etag: string }> {
+    const r = await call('GET', `/file${q({ path })}`);
+    return { text: await r.text(), etag: (r.headers.get('ETag') ?? '').replace(/"/g, '') };
+  },
+  async write(path: string, text: string, etag?: string): Promise<WriteResult> {
+    const extra: Record<string, string> = { 'Content-Type': 'text/markdown' };
+    if (etag) extra['If-Match'] = `"${etag}"`;
+    return (await call('PUT', `/file${q({ path })}`, { body: text, headers: extra })).json();
+  },
+  peek: (path: string) => json<Peek>('GET', `/peek${q({ path })}`),
+  resolve: (from: string, links: string[]) => json<ResolvedLinks>('POST', '/resolve-links', { from, links }),
+  backlinks: (path: string) => json<Backlink[]>('GET', `/backlinks${q({ path })}`),
+  search: (query: string, limit = 20) => json<SearchResults>('GET', `/search${q({ q: query, limit })}`),
+  versions: (path: string) => json<VersionEntry[]>('GET', `/versions${q({ path })}`),
+  async versionText(path: string, version: string): Promise<string> {
+    return (await call('GET', `/version${q({ path, version })}`)).text();
+  },
+  async diff(path: string, from: string, to: string): Promise<string> {
+    return (await call('GET', `/diff${q({ path, from, to })}`)).text();
+  },
+  async plan(manifest: string, yaml: boolean): Promise<Plan> {
+    const r = await call('POST', '/refactor/plan?diffs=true', {
+      body: manifest, headers: { 'Content-Type': yaml ? 'application/yaml' : 'application/json' },
+    });
+    return r.json();
+  },
+  planJson: (manifest: unknown) => json<Plan>('POST', '/refactor/plan?diffs=true', manifest),
+  apply: (manifest: unknown, digest: string) => json<Applied>('POST', '/refactor/apply', { manifest, digest }),
+  revertPlan: (commit: string) => json<Plan>('POST', '/refactor/revert', { commit, dry_run: true }),
+  revert: (commit: string, digest: string) => json<Applied>('POST', '/refactor/revert', { commit, digest }),
+  pending: () => json<{ pending: PendingApproval[] }>('GET', '/refactor/pending'),
+  approve: (manifest: unknown, digest: string) => json<{ approved: string; expires_in: string }>('POST', '/refactor/approve', { manifest, digest }),
+  broken: () => json<{ broken: BrokenLink[]; count: number }>('GET', '/links/broken'),
+  fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
+  graph: () => json<GraphData>('GET', '/graph'),
+};
+
+export const moves = {
+  /** Move or rename without rewriting links (More actions → Move / Rename). */
+  renameKeepingLinks: (from: string, to: string) =>
+    json<{ from: string; to: string; etag: string; updated_links: number }>('POST', '/rename', { from, to, relink: false }),
+};
+
+/** Links a plan rewrites, over every page. */
+export function rewrittenLinks(plan: Plan): number {
+  return plan.edits.reduce((n, e) => n + e.links.length, 0);
+}

@@ -1,0 +1,85 @@
+// The markdown editor (CodeMirror 6), loaded only when a page is edited. `[[` completes page
+// names and, after `#`, the headings of the page named.
+import { autocompletion, closeBrackets, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { markdown } from '@codemirror/lang-markdown';
+import { yaml } from '@codemirror/lang-yaml';
+import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { EditorState } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+
+export interface Completions {
+  /** Page paths of the knowledge base. */
+  pages: () => string[];
+  /** Headings of the page a target names (resolved by the server). */
+  headings: (target: string) => Promise<{ text: string; level: number }[]>;
+}
+
+/** What to insert for a page: its bare name when no other page shares it, else its path. */
+export function linkTargets(paths: string[]): { label: string; detail: string }[] {
+  const count = new Map<string, number>();
+  const stem = (p: string) => p.split('/').pop()!.replace(/\.md$/, '');
+  for (const p of paths) count.set(stem(p).toLowerCase(), (count.get(stem(p).toLowerCase()) ?? 0) + 1);
+  return paths.map((p) => ({
+    label: count.get(stem(p).toLowerCase())! > 1 ? p.replace(/\.md$/, '') : stem(p),
+    detail: p,
+  }));
+}
+
+export function wikiCompletion(c: Completions) {
+  return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
+    const before = ctx.matchBefore(/\[\[[^\[\]|\n]*/);
+    if (!before) return null;
+    const inner = before.text.slice(2);
+    const hash = inner.indexOf('#');
+    if (hash >= 0) {
+      const target = inner.slice(0, hash);
+      const heads = await c.headings(target);
+      return {
+        from: before.from + 2 + hash + 1,
+        options: heads.map((h) => ({ label: h.text, type: 'property', detail: `h${h.level}` })),
+        validFor: /^[^\]|#\n]*$/,
+      };
+    }
+    // The link is closed unless `]]` already follows.
+    const closed = ctx.state.sliceDoc(ctx.pos, ctx.pos + 2) === ']]';
+    return {
+      from: before.from + 2,
+      options: linkTargets(c.pages()).map((t) => ({ label: t.label, detail: t.detail, type: 'text', apply: closed ? t.label : `${t.label}]]` })),
+      validFor: /^[^\]|#\n]*$/,
+    };
+  };
+}
+
+export interface Editor {
+  view: EditorView;
+  text(): string;
+  setText(text: string): void;
+  destroy(): void;
+}
+
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'yaml'; label: string; onChange?: () => void; onSave?: () => void }): Editor {
+  const extensions = [
+    lineNumbers(),
+    history(),
+    closeBrackets(),
+    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    opts.language === 'yaml' ? yaml() : markdown(),
+    EditorView.lineWrapping,
+    placeholder(opts.language === 'yaml' ? 'moves:\n  - from: notes/a.md\n    to: archive/' : 'Write markdown…'),
+    EditorView.contentAttributes.of({ 'aria-label': opts.label }),
+    keymap.of([
+      { key: 'Mod-s', preventDefault: true, run: () => { opts.onSave?.(); return true; } },
+      ...defaultKeymap, ...historyKeymap,
+    ]),
+    EditorView.updateListener.of((u) => { if (u.docChanged) opts.onChange?.(); }),
+  ];
+  if (opts.completions) extensions.push(autocompletion({ override: [wikiCompletion(opts.completions)] }));
+  const view = new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
+  return {
+    view,
+    text: () => view.state.doc.toString(),
+    setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
+    destroy: () => view.destroy(),
+  };
+}

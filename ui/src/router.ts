@@ -1,0 +1,100 @@
+// Client routes (history API). Every one starts with a prefix that no host route uses
+// (DECISIONS §1: /api, /health*, /readyz, /metrics, /p/, /mcp stay the server's); the server
+// answers index.html for exactly these prefixes, see crates/quire-ui.
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { view: 'home' }
+  | { view: 'page'; path: string }
+  | { view: 'edit'; path: string }
+  | { view: 'new' }
+  | { view: 'history'; path: string }
+  | { view: 'search'; q: string }
+  | { view: 'restructure' }
+  | { view: 'approvals' }
+  | { view: 'links' }
+  | { view: 'graph' };
+
+/** First path segments of client routes; kept in step with `CLIENT_ROUTES` in quire-ui. */
+export const CLIENT_PREFIXES = ['page', 'edit', 'new', 'history', 'search', 'restructure', 'approvals', 'links', 'graph'];
+
+function decodePath(rest: string): string {
+  return rest.split('/').map(decodeURIComponent).join('/');
+}
+
+export function parseRoute(pathname: string, search = ''): Route {
+  const [, first = '', ...rest] = pathname.split('/');
+  const tail = rest.join('/');
+  switch (first) {
+    case 'page': return tail ? { view: 'page', path: decodePath(tail) } : { view: 'home' };
+    case 'edit': return tail ? { view: 'edit', path: decodePath(tail) } : { view: 'home' };
+    case 'history': return tail ? { view: 'history', path: decodePath(tail) } : { view: 'home' };
+    case 'new': return { view: 'new' };
+    case 'search': return { view: 'search', q: new URLSearchParams(search).get('q') ?? '' };
+    case 'restructure': return { view: 'restructure' };
+    case 'approvals': return { view: 'approvals' };
+    case 'links': return { view: 'links' };
+    case 'graph': return { view: 'graph' };
+    default: return { view: 'home' };
+  }
+}
+
+const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+export function href(route: Route): string {
+  switch (route.view) {
+    case 'home': return '/';
+    case 'page': return `/page/${encodePath(route.path)}`;
+    case 'edit': return `/edit/${encodePath(route.path)}`;
+    case 'history': return `/history/${encodePath(route.path)}`;
+    case 'search': return `/search?q=${encodeURIComponent(route.q)}`;
+    default: return `/${route.view}`;
+  }
+}
+
+const CHANGE = 'quire:navigate';
+
+export function navigate(to: string | Route, replace = false) {
+  const url = typeof to === 'string' ? to : href(to);
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  window.dispatchEvent(new Event(CHANGE));
+}
+
+export function currentRoute(): Route {
+  return parseRoute(location.pathname, location.search);
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(currentRoute);
+  useEffect(() => {
+    const update = () => setRoute(currentRoute());
+    window.addEventListener('popstate', update);
+    window.addEventListener(CHANGE, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(CHANGE, update);
+    };
+  }, []);
+  return route;
+}
+
+/** Same-origin clicks on links to client routes navigate without reloading. */
+export function interceptLinks(root: HTMLElement) {
+  root.addEventListener('click', (e) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    const a = (e.target as Element).closest?.('a');
+    if (!a || a.target || !a.hasAttribute('href')) return;
+    const url = new URL(a.href, location.href);
+    if (url.origin !== location.origin) return;
+    const first = url.pathname.split('/')[1] ?? '';
+    if (url.pathname !== '/' && !CLIENT_PREFIXES.includes(first)) return;
+    e.preventDefault();
+    if (url.pathname === location.pathname && url.search === location.search && url.hash) {
+      document.getElementById(decodeURIComponent(url.hash.slice(1)))?.scrollIntoView();
+      history.replaceState(null, '', url.href);
+      return;
+    }
+    navigate(url.pathname + url.search + url.hash);
+  });
+}
