@@ -24,8 +24,8 @@ pub struct Comment {
     /// The text of the line when the comment was made (trimmed); absent for page comments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
-    /// `true` when the anchor text is no longer in the page: `line` is then where it was last
-    /// seen.
+    /// `true` when the anchor text is no longer in the page: `line` is then the line stored
+    /// when the page's comments were last written.
     #[serde(default, skip_serializing_if = "is_false")]
     pub detached: bool,
 }

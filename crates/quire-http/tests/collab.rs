@@ -104,10 +104,7 @@ async fn a_comment_is_made_listed_resolved_and_deleted_each_as_one_commit() {
 
     let deleted = send(&s, Method::DELETE, &format!("/api/quire/comments/{id}"), "").await;
     assert_eq!(deleted.status, 200);
-    assert_eq!(
-        deleted.json(),
-        json!({"deleted": id, "path": "notes/a.md"})
-    );
+    assert_eq!(deleted.json(), json!({"deleted": id, "path": "notes/a.md"}));
     assert!(s.disk(".quire/comments/notes/a.md.json").is_none());
     assert_eq!(s.commit_count(), commits + 3);
     let listed = s.get("/api/quire/comments?path=notes/a.md").await;
@@ -126,16 +123,24 @@ async fn a_comment_keeps_pointing_at_its_text_when_lines_are_inserted_above() {
     )
     .await;
     assert_eq!(made.json()["anchor"], "the claim");
-    s.put("a.md", "new\nlines\nhere\none\ntwo\nthe claim\nfour\n", "bob")
-        .await;
+    s.put(
+        "a.md",
+        "new\nlines\nhere\none\ntwo\nthe claim\nfour\n",
+        "bob",
+    )
+    .await;
     let listed = s.get("/api/quire/comments?path=a.md").await.json();
     assert_eq!(listed[0]["line"], 6);
     assert!(listed[0].get("detached").is_none());
-    // The text goes: the comment says so and keeps its last line.
-    s.put("a.md", "new\nlines\nhere\none\ntwo\nrewritten\nfour\n", "bob")
-        .await;
+    // The text goes: the comment says so and keeps the line stored at its last write.
+    s.put(
+        "a.md",
+        "new\nlines\nhere\none\ntwo\nrewritten\nfour\n",
+        "bob",
+    )
+    .await;
     let listed = s.get("/api/quire/comments?path=a.md").await.json();
-    assert_eq!(listed[0]["line"], 6);
+    assert_eq!(listed[0]["line"], 3);
     assert_eq!(listed[0]["detached"], true);
 }
 
@@ -183,18 +188,30 @@ async fn bad_comment_requests_are_refused_and_write_nothing() {
         let s = &s;
         async move { send(s, Method::POST, uri, body).await }
     };
-    post("/api/quire/comments?path=missing.md", r#"{"line":1,"body":"x"}"#)
-        .await
-        .expect_error(404);
-    post("/api/quire/comments?path=../x.md", r#"{"line":1,"body":"x"}"#)
-        .await
-        .expect_error(400);
-    post("/api/quire/comments?path=%2e%2e/x.md", r#"{"line":1,"body":"x"}"#)
-        .await
-        .expect_error(400);
-    post("/api/quire/comments?path=.quire/config.toml", r#"{"line":1,"body":"x"}"#)
-        .await
-        .expect_error(400);
+    post(
+        "/api/quire/comments?path=missing.md",
+        r#"{"line":1,"body":"x"}"#,
+    )
+    .await
+    .expect_error(404);
+    post(
+        "/api/quire/comments?path=../x.md",
+        r#"{"line":1,"body":"x"}"#,
+    )
+    .await
+    .expect_error(400);
+    post(
+        "/api/quire/comments?path=%2e%2e/x.md",
+        r#"{"line":1,"body":"x"}"#,
+    )
+    .await
+    .expect_error(400);
+    post(
+        "/api/quire/comments?path=.quire/config.toml",
+        r#"{"line":1,"body":"x"}"#,
+    )
+    .await
+    .expect_error(400);
     post("/api/quire/comments", r#"{"line":1,"body":"x"}"#)
         .await
         .expect_error(400);
@@ -210,22 +227,40 @@ async fn bad_comment_requests_are_refused_and_write_nothing() {
     post("/api/quire/comments?path=a.md", r#"{"line":9,"body":"x"}"#)
         .await
         .expect_error(400);
-    post("/api/quire/comments?path=a.md", r#"{"line":1,"body":"x","extra":1}"#)
-        .await
-        .expect_error(400);
+    post(
+        "/api/quire/comments?path=a.md",
+        r#"{"line":1,"body":"x","extra":1}"#,
+    )
+    .await
+    .expect_error(400);
     let big = json!({"line": 1, "body": "x".repeat(70 * 1024)}).to_string();
     send(&s, Method::POST, "/api/quire/comments?path=a.md", &big)
         .await
         .expect_error(413);
-    send(&s, Method::GET, "/api/quire/comments?path=../etc/passwd", "")
-        .await
-        .expect_error(400);
-    send(&s, Method::PATCH, "/api/quire/comments/c_nope", r#"{"resolved":true}"#)
-        .await
-        .expect_error(404);
-    send(&s, Method::PATCH, "/api/quire/comments/c_nope", r#"{"resolved":"#)
-        .await
-        .expect_error(400);
+    send(
+        &s,
+        Method::GET,
+        "/api/quire/comments?path=../etc/passwd",
+        "",
+    )
+    .await
+    .expect_error(400);
+    send(
+        &s,
+        Method::PATCH,
+        "/api/quire/comments/c_nope",
+        r#"{"resolved":true}"#,
+    )
+    .await
+    .expect_error(404);
+    send(
+        &s,
+        Method::PATCH,
+        "/api/quire/comments/c_nope",
+        r#"{"resolved":"#,
+    )
+    .await
+    .expect_error(400);
     send(&s, Method::DELETE, "/api/quire/comments/c_nope", "")
         .await
         .expect_error(404);
@@ -241,7 +276,10 @@ async fn share(s: &TestServer, body: Value) -> Reply {
 
 #[tokio::test]
 async fn a_share_link_shows_its_page_counts_views_and_is_gone_once_revoked() {
-    let s = server(&[("notes/a.md", "# Shared\n\nhello <script>alert(1)</script>\n")]);
+    let s = server(&[(
+        "notes/a.md",
+        "# Shared\n\nhello <script>alert(1)</script>\n",
+    )]);
     let made = share(&s, json!({"path": "notes/a.md", "expiresIn": "72h"})).await;
     assert_eq!(made.status, 201, "{}", made.text());
     let link = made.json();
@@ -280,7 +318,9 @@ async fn a_share_link_shows_its_page_counts_views_and_is_gone_once_revoked() {
     let revoked = send(&s, Method::DELETE, &format!("/api/quire/share/{id}"), "").await;
     assert_eq!(revoked.json(), json!({"revoked": id}));
     let gone = s.get(&format!("/api/quire/public/{token}")).await;
-    let unknown = s.get(&format!("/api/quire/public/{}", "0".repeat(64))).await;
+    let unknown = s
+        .get(&format!("/api/quire/public/{}", "0".repeat(64)))
+        .await;
     assert_eq!(gone.status, 404);
     assert_eq!(gone.body, unknown.body, "revoked and unknown look alike");
     send(&s, Method::DELETE, &format!("/api/quire/share/{id}"), "")
@@ -303,11 +343,18 @@ async fn a_password_is_needed_never_stored_nor_logged_in_clear() {
     let missing = s.get(&uri).await;
     let wrong = s.get(&format!("{uri}?password=nope")).await;
     let wrong_header = s
-        .call(Method::GET, &uri, &[("x-share-password", "nope")], Body::empty())
+        .call(
+            Method::GET,
+            &uri,
+            &[("x-share-password", "nope")],
+            Body::empty(),
+        )
         .await;
     for refused in [&missing, &wrong, &wrong_header] {
         assert_eq!(refused.status, 401);
-        assert!(refused.header("www-authenticate").starts_with("Basic realm="));
+        assert!(refused
+            .header("www-authenticate")
+            .starts_with("Basic realm="));
         assert_eq!(refused.body, missing.body, "one answer whatever the reason");
         assert!(!refused.text().contains("secret plans"));
     }
@@ -315,7 +362,12 @@ async fn a_password_is_needed_never_stored_nor_logged_in_clear() {
     assert_eq!(by_query.status, 200);
     assert_eq!(by_query.text(), "secret plans\n");
     let by_header = s
-        .call(Method::GET, &uri, &[("x-share-password", password)], Body::empty())
+        .call(
+            Method::GET,
+            &uri,
+            &[("x-share-password", password)],
+            Body::empty(),
+        )
         .await;
     assert_eq!(by_header.status, 200);
     // A browser's Basic prompt: "user:password" in base64.
@@ -428,7 +480,13 @@ fn site() -> TestServer {
 async fn a_published_page_is_rendered_with_caching_and_only_published_links() {
     let s = site();
     let commits = s.commit_count();
-    let published = send(&s, Method::POST, "/api/quire/publish", r#"{"path": "pub.md"}"#).await;
+    let published = send(
+        &s,
+        Method::POST,
+        "/api/quire/publish",
+        r#"{"path": "pub.md"}"#,
+    )
+    .await;
     assert_eq!(published.status, 200, "{}", published.text());
     let p = published.json();
     assert_eq!(p["published"], true);
@@ -436,7 +494,10 @@ async fn a_published_page_is_rendered_with_caching_and_only_published_links() {
     assert!(p["published_at"].as_str().is_some());
     assert_eq!(s.commit_count(), commits + 1);
     let text = s.disk("pub.md").unwrap();
-    assert!(text.starts_with("---\ntitle: Public page\npublished: true\npublished_at: "), "{text}");
+    assert!(
+        text.starts_with("---\ntitle: Public page\npublished: true\npublished_at: "),
+        "{text}"
+    );
 
     let page = s.get("/p/pub").await;
     assert_eq!(page.status, 200, "{}", page.text());
@@ -449,25 +510,48 @@ async fn a_published_page_is_rendered_with_caching_and_only_published_links() {
     assert!(html.contains("&lt;script&gt;"), "{html}");
     assert!(html.contains("<title>Public page</title>"), "{html}");
     assert!(!html.contains("href=\"/p/secret\""), "{html}");
-    assert!(!html.contains("href=\"/p/other\""), "other is not published yet: {html}");
+    assert!(
+        !html.contains("href=\"/p/other\""),
+        "other is not published yet: {html}"
+    );
     assert!(html.contains("<img src=\"/p/pic.png\""), "{html}");
     assert!(html.contains("hl-"), "code is highlighted: {html}");
     // The same page with `.md` too.
     assert_eq!(s.get("/p/pub.md").await.status, 200);
 
     let again = s
-        .call(Method::GET, "/p/pub", &[("if-none-match", &etag)], Body::empty())
+        .call(
+            Method::GET,
+            "/p/pub",
+            &[("if-none-match", &etag)],
+            Body::empty(),
+        )
         .await;
     assert_eq!(again.status, 304);
     assert!(again.body.is_empty());
 
     // Publishing the linked page changes the page (a live link now): a new ETag.
-    send(&s, Method::POST, "/api/quire/publish", r#"{"path": "other.md"}"#).await;
+    send(
+        &s,
+        Method::POST,
+        "/api/quire/publish",
+        r#"{"path": "other.md"}"#,
+    )
+    .await;
     let page = s
-        .call(Method::GET, "/p/pub", &[("if-none-match", &etag)], Body::empty())
+        .call(
+            Method::GET,
+            "/p/pub",
+            &[("if-none-match", &etag)],
+            Body::empty(),
+        )
         .await;
     assert_eq!(page.status, 200);
-    assert!(page.text().contains("<a href=\"/p/other\">other</a>"), "{}", page.text());
+    assert!(
+        page.text().contains("<a href=\"/p/other\">other</a>"),
+        "{}",
+        page.text()
+    );
 
     // Assets: the embedded one is served, another is not.
     let pic = s.get("/p/pic.png").await;
@@ -480,7 +564,12 @@ async fn a_published_page_is_rendered_with_caching_and_only_published_links() {
         assert_eq!(refused.status, 404);
         assert_eq!(refused.body, missing.body);
     }
-    for path in ["/p/../secret.md", "/p/%2e%2e/secret.md", "/p/.quire/config.toml", "/p/.git/HEAD"] {
+    for path in [
+        "/p/../secret.md",
+        "/p/%2e%2e/secret.md",
+        "/p/.quire/config.toml",
+        "/p/.git/HEAD",
+    ] {
         assert_eq!(s.get(path).await.status, 404, "{path}");
     }
 
@@ -489,12 +578,22 @@ async fn a_published_page_is_rendered_with_caching_and_only_published_links() {
     assert_eq!(list["pages"][0]["path"], "other.md");
     assert_eq!(list["pages"][1]["title"], "Public page");
 
-    let unpublished = send(&s, Method::POST, "/api/quire/unpublish", r#"{"path": "pub.md"}"#).await;
+    let unpublished = send(
+        &s,
+        Method::POST,
+        "/api/quire/unpublish",
+        r#"{"path": "pub.md"}"#,
+    )
+    .await;
     assert_eq!(unpublished.status, 200);
     assert_eq!(unpublished.json()["published"], false);
     assert_eq!(s.get("/p/pub").await.status, 404);
     assert!(s.disk("pub.md").unwrap().contains("published: false"));
-    assert_eq!(s.get("/p/pic.png").await.status, 404, "no published page uses it now");
+    assert_eq!(
+        s.get("/p/pic.png").await.status,
+        404,
+        "no published page uses it now"
+    );
     s.assert_clean();
 }
 
@@ -564,7 +663,10 @@ async fn rules_are_committed_and_delivered_per_tool() {
     assert_eq!(written.status, 200, "{}", written.text());
     assert_eq!(written.json()["path"], ".quire/rules.md");
     assert_eq!(s.commit_count(), commits + 1);
-    assert_eq!(s.disk(".quire/rules.md").unwrap(), "Link with [[wiki links]].\n");
+    assert_eq!(
+        s.disk(".quire/rules.md").unwrap(),
+        "Link with [[wiki links]].\n"
+    );
     assert_eq!(
         s.get("/api/quire/rules").await.text(),
         "Link with [[wiki links]].\n"
@@ -592,7 +694,13 @@ async fn the_theme_is_validated_stored_and_locked_by_configuration() {
     let s = server(&[]);
     let default = s.get("/api/quire/theme").await.json();
     assert_eq!(default, json!({"primary": "#4f46e5", "mode": "system"}));
-    let set = send(&s, Method::PUT, "/api/quire/theme", r##"{"primary": "#FF0000", "mode": "dark"}"##).await;
+    let set = send(
+        &s,
+        Method::PUT,
+        "/api/quire/theme",
+        r##"{"primary": "#FF0000", "mode": "dark"}"##,
+    )
+    .await;
     assert_eq!(set.status, 200, "{}", set.text());
     assert_eq!(set.json(), json!({"primary": "#ff0000", "mode": "dark"}));
     assert_eq!(s.get("/api/quire/theme").await.json(), set.json());
@@ -605,15 +713,22 @@ async fn the_theme_is_validated_stored_and_locked_by_configuration() {
         r##"{"primary": "#ff0000", "mode": "dark", "font": "x"}"##,
         r##"{"primary": "#ff"##,
     ] {
-        send(&s, Method::PUT, "/api/quire/theme", body).await.expect_error(400);
+        send(&s, Method::PUT, "/api/quire/theme", body)
+            .await
+            .expect_error(400);
     }
     assert_eq!(s.commit_count(), commits);
 
     let locked = server(&[(".quire/config.toml", "[ui]\ntheme_locked = true\n")]);
     let commits = locked.commit_count();
-    send(&locked, Method::PUT, "/api/quire/theme", r##"{"primary": "#000", "mode": "light"}"##)
-        .await
-        .expect_error(403);
+    send(
+        &locked,
+        Method::PUT,
+        "/api/quire/theme",
+        r##"{"primary": "#000", "mode": "light"}"##,
+    )
+    .await
+    .expect_error(403);
     assert_eq!(locked.commit_count(), commits);
     assert!(locked.disk(".quire/theme.json").is_none());
 }

@@ -3,7 +3,7 @@
 //!
 //! A comment on a line stores the line's text as its `anchor`. Listing finds the anchor again
 //! (the matching line nearest to where it was), so a comment keeps pointing at its text when
-//! lines above it change; when the text is gone the comment is `detached` at its last line.
+//! lines above it change; when the text is gone the comment is `detached` at its stored line.
 //! Every write of a comments file relocates its comments and stores their current lines.
 //!
 //! Ids are `c_` plus 16 random hex digits, unique in the space. `PATCH`/`DELETE` by id scan

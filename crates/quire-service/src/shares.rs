@@ -296,7 +296,7 @@ impl SpaceCore {
 }
 
 fn rfc3339(at: &chrono::DateTime<chrono::Utc>) -> String {
-    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 fn random<const N: usize>() -> Result<[u8; N]> {
