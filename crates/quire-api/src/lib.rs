@@ -7,6 +7,7 @@
 
 pub mod admin;
 pub mod claims;
+pub mod collab;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -25,6 +26,10 @@ pub mod workspace_edit;
 
 pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
+pub use collab::{
+    Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
+    PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;
 pub use files::{

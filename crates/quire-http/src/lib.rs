@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod auth;
 mod claims;
+mod collab;
 mod context;
 mod docs;
 mod error;
@@ -84,7 +85,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness"),
         (name = "admin", description = "Operating quire: the audit log"),
-        (name = "webhooks", description = "Signed POSTs of changes to registered URLs")
+        (name = "webhooks", description = "Signed POSTs of changes to registered URLs"),
+        (name = "collaboration", description = "Comments, share links, published pages, the rules file for coding agents, the theme")
     )
 )]
 struct ApiDoc;
@@ -173,6 +175,17 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::delete))
         .routes(routes!(webhooks::deliveries))
+        .routes(routes!(collab::list_comments, collab::create_comment))
+        .routes(routes!(collab::patch_comment, collab::delete_comment))
+        .routes(routes!(collab::create_share, collab::list_shares))
+        .routes(routes!(collab::revoke_share))
+        .routes(routes!(collab::open_share))
+        .routes(routes!(collab::publish))
+        .routes(routes!(collab::publish_bulk))
+        .routes(routes!(collab::published))
+        .routes(routes!(collab::unpublish))
+        .routes(routes!(collab::rules, collab::put_rules))
+        .routes(routes!(collab::theme, collab::put_theme))
 }
 
 /// The OpenAPI document and the router without state.
@@ -182,6 +195,7 @@ fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(metrics::metrics))
+        .routes(routes!(collab::published_page))
         .nest(BASE_PATH, space_routes())
         .split_for_parts();
     // The same routes once more for spaces named in the URL; the document lists them once.

@@ -3,12 +3,14 @@
 //!
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
-//! [`Insight`], [`Views`], [`Pages`]) and map [`Error`]s through [`ErrorCode`]. Layers inside,
+//! [`Insight`], [`Views`], [`Pages`], [`Comments`], [`Shares`], [`Publishing`], [`Rules`],
+//! [`Themes`]) and map [`Error`]s through [`ErrorCode`]. Layers inside,
 //! each depending only on those before it: `settings`, `links`, `indexing` → `core` →
 //! `pipeline` → the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
 mod claims;
+mod comments;
 mod core;
 mod error;
 mod events;
@@ -20,12 +22,16 @@ mod links;
 mod outside;
 mod pages;
 mod pipeline;
+mod publishing;
 mod raw_moves;
 mod repair;
 mod restructure;
+mod rules;
 mod service;
 mod settings;
+mod shares;
 mod space;
+mod theme;
 mod unsaved;
 mod versions;
 mod views;
@@ -33,6 +39,7 @@ mod watching;
 
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
+pub use comments::{Comments, MAX_COMMENT_BYTES};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::{EventBus, EventSink};
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
@@ -41,6 +48,7 @@ pub use insight::{Insight, VelocityQuery};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use pages::{Pages, SectionOf};
 pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
+pub use publishing::{url_of, Publishing, Served, NOT_PUBLISHED, PUBLISHED_PREFIX};
 pub use quire_api::Event;
 pub use quire_restructure::{Manifest, ManifestFormat, Plan};
 pub use quire_store::LockHolder;
@@ -51,12 +59,15 @@ pub use restructure::{
     is_agent, parse_manifest, validate_manifest, ApplyRequest, Relink, Restructure, COMMENTS_DIR,
     PERSONAL_DIR,
 };
+pub use rules::{Rules, RulesFormat, MAX_RULES_BYTES, RULES_PATH};
 pub use service::{init_root, root_holder, Service};
 pub use settings::{
     settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
     QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
 };
+pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};
+pub use theme::{default_theme, Themes, THEME_PATH};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;

@@ -126,6 +126,31 @@ impl Space {
         Claims(&self.core)
     }
 
+    /// Comments on pages.
+    pub fn comments(&self) -> crate::comments::Comments<'_> {
+        crate::comments::Comments(&self.core)
+    }
+
+    /// Share links of pages.
+    pub fn shares(&self) -> crate::shares::Shares<'_> {
+        crate::shares::Shares(&self.core)
+    }
+
+    /// Published pages and what `/p/` serves.
+    pub fn publishing(&self) -> crate::publishing::Publishing<'_> {
+        crate::publishing::Publishing(&self.core)
+    }
+
+    /// The rules file for coding agents.
+    pub fn rules(&self) -> crate::rules::Rules<'_> {
+        crate::rules::Rules(&self.core)
+    }
+
+    /// The web UI's theme.
+    pub fn theme(&self) -> crate::theme::Themes<'_> {
+        crate::theme::Themes(&self.core)
+    }
+
     /// Plans, applies, approvals, renames and reverts.
     pub fn restructure(&self) -> Restructure<'_> {
         Restructure(&self.core)

@@ -233,6 +233,13 @@ impl Root {
         self.write_rel(p.as_str(), bytes, Spelling::Nfc)
     }
 
+    /// [`Root::write`] for bookkeeping that holds secrets (share links under
+    /// `.quire/state/`): the file is created readable and writable by its owner only (0600)
+    /// before any byte is written, and replaces the old one atomically.
+    pub fn write_private(&self, p: &PagePath, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_rel_mode(p.as_str(), bytes, Spelling::Nfc, 0o600)
+    }
+
     /// Removes a file (or a symbolic link itself) and then every parent folder the removal left
     /// empty, stopping below the root.
     pub fn remove(&self, p: &PagePath) -> Result<(), StoreError> {
@@ -359,6 +366,17 @@ impl Root {
         bytes: &[u8],
         spelling: Spelling,
     ) -> Result<(), StoreError> {
+        self.write_rel_mode(rel, bytes, spelling, 0o666)
+    }
+
+    /// [`Root::write_rel`] creating the file with `mode` (less the umask).
+    fn write_rel_mode(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        spelling: Spelling,
+        mode: u32,
+    ) -> Result<(), StoreError> {
         self.ensure_writable(rel)?;
         let path = self.locate(rel, LastLink::Check, spelling)?;
         if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
@@ -372,7 +390,7 @@ impl Root {
             std::process::id(),
             TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let result = self.write_tmp(&tmp, bytes).and_then(|()| {
+        let result = self.write_tmp(&tmp, bytes, mode).and_then(|()| {
             fault::point("store.write.before_rename");
             fs::rename(&tmp, &path)
         });
@@ -390,10 +408,12 @@ impl Root {
         Ok(())
     }
 
-    fn write_tmp(&self, tmp: &Path, bytes: &[u8]) -> io::Result<()> {
+    fn write_tmp(&self, tmp: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
         let mut file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(mode)
             .open(tmp)?;
         file.write_all(bytes)?;
         if self.durability == Durability::Fsync {

@@ -18,6 +18,7 @@ const PURE: &[&str] = &[
     "quire-graph",
     "quire-query",
     "quire-script",
+    "quire-render",
 ];
 
 /// Crates that speak a protocol over `quire-service` (webhooks: outgoing HTTP).

@@ -84,6 +84,7 @@ pub(super) fn apply_manifest(
         }
         Err(e) => return Err(e),
     };
+    core.shares_follow(&moved_pages(&plan));
     let result = count_applied(&applied, plan.removed_dirs.len());
     Ok((result, plan))
 }
@@ -103,6 +104,15 @@ pub(super) fn approve(core: &SpaceCore, manifest: &Manifest, digest: &str) -> Re
     }
     core.grant_approval(digest)?;
     Ok(plan.digest)
+}
+
+/// Where each moved or merged page of a plan went (old path, new path).
+pub(super) fn moved_pages(plan: &Plan) -> Vec<(String, String)> {
+    plan.moves
+        .iter()
+        .chain(&plan.merges)
+        .map(|change| (change.from.to_string(), change.to.to_string()))
+        .collect()
 }
 
 /// A summary line, then the trailers of DECISIONS §1.

@@ -5,6 +5,7 @@ use quire_api::{Renamed, RenamedDir};
 use quire_restructure::{FileOp as PlannedOp, Manifest, ManifestFormat, Plan};
 use quire_vault::PagePath;
 
+use super::apply::moved_pages;
 use super::fold::apply_ops;
 use super::planning::planned;
 use super::Relink;
@@ -51,6 +52,7 @@ pub(super) fn rename(
     };
     let message = opts.message_or(|| format!("Rename {from_path} to {to_path}"));
     let applied = apply_ops(core, &ops, actor, &message)?;
+    core.shares_follow(&moved_pages(&planned.plan));
     if relink == Relink::No {
         // Links to the old path now dangle: kept as data so they can be repaired later.
         core.record_raw_moves(
@@ -98,6 +100,7 @@ pub(super) fn rename_dir(
     refuse_blocked(&planned.plan)?;
     let message = opts.message_or(|| format!("Rename folder {from_path} to {to_path}"));
     apply_ops(core, &planned.ops, actor, &message)?;
+    core.shares_follow(&moved_pages(&planned.plan));
     Ok(RenamedDir {
         from: from_path.to_string(),
         to: to_path.to_string(),
