@@ -7,6 +7,7 @@
 
 pub mod admin;
 pub mod claims;
+pub mod drafts;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -24,6 +25,11 @@ pub mod workspace_edit;
 
 pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
+pub use drafts::{
+    BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
+    Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted, WorkflowList,
+    WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState, WorkflowTransition,
+};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;
 pub use files::{

@@ -41,6 +41,13 @@ impl IntoResponse for ApiError {
         match payload {
             Some(Payload::ActiveClaim(claim)) => body.active_claim = Some(*claim),
             Some(Payload::Plan(plan)) => body.plan = Some(plan),
+            Some(Payload::SchemaViolation {
+                page_type,
+                violations,
+            }) => {
+                body.page_type = Some(page_type);
+                body.violations = Some(violations);
+            }
             None => {}
         }
         (status, Json(body)).into_response()

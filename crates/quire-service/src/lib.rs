@@ -10,6 +10,7 @@
 mod assets;
 mod claims;
 mod core;
+mod drafts;
 mod error;
 mod events;
 mod files;
@@ -23,6 +24,7 @@ mod pipeline;
 mod raw_moves;
 mod repair;
 mod restructure;
+mod schemas;
 mod service;
 mod settings;
 mod space;
@@ -30,9 +32,11 @@ mod unsaved;
 mod versions;
 mod views;
 mod watching;
+mod workflows;
 
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
+pub use drafts::{Drafts, DRAFT_ACTOR};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::EventBus;
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
@@ -51,12 +55,15 @@ pub use restructure::{
     is_agent, parse_manifest, validate_manifest, ApplyRequest, Relink, Restructure, COMMENTS_DIR,
     PERSONAL_DIR,
 };
+pub use schemas::{Schemas, SCHEMAS_DIR, SCHEMA_MAX_BYTES};
 pub use service::{init_root, root_holder, Service};
 pub use settings::{
-    settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
-    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
+    settings_from_config, Access, AssetRules, EditorialSettings, Engine, FindSettings,
+    IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings,
+    DEFAULT_SPACE,
 };
 pub use space::{Space, SpaceMetrics};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;
+pub use workflows::{Workflows, WORKFLOWS_DIR};

@@ -131,6 +131,7 @@ impl TestServer {
                 claims: Default::default(),
                 find: Default::default(),
                 script,
+                editorial: Default::default(),
             }])
             .expect("service opens"),
         );
@@ -184,6 +185,7 @@ impl TestServer {
                     claims: Default::default(),
                     find: Default::default(),
                     script: None,
+                    editorial: Default::default(),
                 }
             })
             .collect();

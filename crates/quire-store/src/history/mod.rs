@@ -18,6 +18,7 @@ use crate::journal::Interrupted;
 use crate::lock::WriterLock;
 use crate::root::{DiskName, Root};
 use crate::seen::SeenFiles;
+pub(crate) use repo::signature;
 pub use repo::{CommitMetrics, COMMIT_BUCKETS};
 
 pub use batch::Backlog;
