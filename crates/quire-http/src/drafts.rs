@@ -1,6 +1,5 @@
 //! Drafts (`/drafts…`): changes on a branch of their own until merged or discarded.
 
-use axum::body::Bytes;
 use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -8,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{Draft, DraftCreate, DraftDiff, DraftMerged, DraftSummary, DraftWritten, TreeNode};
 
-use crate::context::{write_options, write_options_with, SpaceCtx};
-use crate::error::{bad_request, blocking, ApiError, ApiResult, ErrorBody, QueryParams};
+use crate::context::{write_options, SpaceCtx};
+use crate::error::{bad_request, blocking, ApiError, ApiResult, ErrorBody, QueryParams, RawBody};
 use crate::files::{OptionalPathQuery, PathQuery};
 
 /// The value of the route parameter `key`.
@@ -54,14 +53,25 @@ fn etag_header(etag: &str) -> HeaderValue {
 pub async fn create(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Response> {
     let request: DraftCreate = if body.iter().all(u8::is_ascii_whitespace) {
         DraftCreate::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| bad_request(format!("invalid JSON body: {e}")))?
+        let value: serde_json::Value = serde_json::from_slice(&body)
+            .map_err(|e| bad_request(format!("invalid JSON body: {e}")))?;
+        if !value.is_object() {
+            return Err(bad_request(
+                "invalid JSON body: expected an object such as {\"actor\": \"ann\"}",
+            ));
+        }
+        serde_json::from_value(value).map_err(|e| bad_request(format!("invalid JSON body: {e}")))?
     };
-    let actor = write_options_with(&headers, request.actor, None).actor;
+    // The body's actor first, then `X-Actor` (the spec's order for this route).
+    let actor = request
+        .actor
+        .filter(|a| !a.trim().is_empty())
+        .or(write_options(&headers).actor);
     let draft = blocking(move || space.drafts().create(actor.as_deref())).await?;
     Ok((StatusCode::CREATED, Json(draft)).into_response())
 }
@@ -163,7 +173,7 @@ pub async fn write_file(
     DraftId(id): DraftId,
     QueryParams(q): QueryParams<PathQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Response> {
     let opts = write_options(&headers);
     let written =

@@ -1,6 +1,5 @@
 //! Workflows (`/workflows…`, `/workflow/…`) and frontmatter schemas (`/schemas…`).
 
-use axum::body::Bytes;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue};
@@ -13,7 +12,7 @@ use quire_api::{
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
 use crate::drafts::path_param;
-use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody};
+use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody, RawBody};
 use crate::views::ViewName;
 
 /// The `{workflow}` of the board route.
@@ -197,7 +196,7 @@ pub async fn put_schema(
     SpaceCtx(space): SpaceCtx,
     ViewName(name): ViewName,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<WriteResult>> {
     let opts = write_options(&headers);
     Ok(Json(
