@@ -208,3 +208,9 @@ pub struct WorkflowBoard {
     /// The column names in the definition's order.
     pub states: Vec<String>,
 }
+
+/// A JSON Schema document (`.quire/schemas/<type>.json`), applied to the frontmatter of pages
+/// whose `type` is the file's name; stored and returned as sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[schema(value_type = Object)]
+pub struct SchemaDocument(pub serde_json::Value);

@@ -27,8 +27,9 @@ pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, 
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use drafts::{
     BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
-    Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted, WorkflowList,
-    WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState, WorkflowTransition,
+    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
+    WorkflowTransition,
 };
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

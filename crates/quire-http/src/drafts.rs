@@ -45,7 +45,7 @@ fn etag_header(etag: &str) -> HeaderValue {
 /// Opens a draft on the knowledge base as it is now: a branch `drafts/<id>`.
 #[utoipa::path(post, path = "/drafts", tag = "drafts",
     params(("X-Actor" = Option<String>, Header, description = "who opens it when the body names no `actor`; default `api`")),
-    request_body(content = Option<DraftCreate>, description = "optional; `{}` or no body"),
+    request_body(content = DraftCreate, description = "optional: no body is `{}`"),
     responses((status = 201, body = DraftSummary),
         (status = 400, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`[drafts] max_active` drafts are open"),

@@ -6,8 +6,8 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::{
-    Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted, WorkflowList,
-    WorkflowPage, WorkflowReorder, WorkflowReordered, WriteResult,
+    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WriteResult,
 };
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
@@ -160,7 +160,7 @@ pub async fn schemas(SpaceCtx(space): SpaceCtx) -> ApiResult<Json<Vec<String>>> 
 /// The JSON Schema of a page type, as stored.
 #[utoipa::path(get, path = "/schemas/{name}", tag = "workflows",
     params(("name" = String, Path, description = "page type, `[A-Za-z0-9_-]{1,64}`")),
-    responses((status = 200, description = "the schema", content_type = "application/json", body = Object,
+    responses((status = 200, description = "the schema", content_type = "application/json", body = SchemaDocument,
         headers(("ETag" = String, description = "git blob id"))),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn schema(SpaceCtx(space): SpaceCtx, ViewName(name): ViewName) -> ApiResult<Response> {
@@ -188,7 +188,7 @@ pub async fn schema(SpaceCtx(space): SpaceCtx, ViewName(name): ViewName) -> ApiR
     params(("name" = String, Path, description = "page type, `[A-Za-z0-9_-]{1,64}`"),
         ("X-Actor" = Option<String>, Header, description = "commit author; default `api`"),
         ("If-Match" = Option<String>, Header, description = "ETag of the schema last read")),
-    request_body(content = Object, content_type = "application/json"),
+    request_body(content = SchemaDocument, content_type = "application/json"),
     responses((status = 200, body = WriteResult),
         (status = 400, body = ErrorBody, description = "not JSON, or not a valid JSON Schema"),
         (status = 409, body = ErrorBody), (status = 413, body = ErrorBody)))]
