@@ -612,3 +612,42 @@ async fn drafts_answer_under_a_space_url_too() {
     let listed: Value = s.get("/api/quire/default/drafts").await.json();
     assert_eq!(listed[0]["id"], id.as_str());
 }
+
+#[tokio::test]
+async fn with_async_commits_a_draft_starts_from_and_merges_into_every_acknowledged_write() {
+    let s = TestServer::with(
+        support::options(quire_service::Strategy::Git, true),
+        Default::default(),
+        &files(),
+    );
+    // Acknowledged, perhaps not committed yet: the draft must still start from it.
+    s.put("notes/a.md", "# A\n\nfrom main before the draft\n", "max")
+        .await;
+    let id = create(&s, "ann").await;
+    let r = s
+        .get(&format!("/api/quire/drafts/{id}/file?path=notes/a.md"))
+        .await;
+    assert_eq!(r.text(), "# A\n\nfrom main before the draft\n");
+    write(&s, &id, "notes/c.md", "# C\n").await;
+    for i in 0..5 {
+        s.put(&format!("notes/n{i}.md"), "# N\n", "max").await;
+    }
+    let r = s
+        .call(
+            Method::POST,
+            &format!("/api/quire/drafts/{id}/merge"),
+            &[("x-actor", "carol")],
+            Body::empty(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    s.assert_clean();
+    let repo = s.repo();
+    let commit = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(commit.author().name(), Some("carol"));
+    let tree = commit.tree().unwrap();
+    for path in ["notes/c.md", "notes/n4.md", "notes/a.md"] {
+        assert!(tree.get_path(std::path::Path::new(path)).is_ok(), "{path}");
+    }
+    assert_eq!(s.disk("notes/c.md").unwrap(), "# C\n");
+}

@@ -3,9 +3,10 @@
 //!
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
-//! [`Insight`], [`Views`], [`Pages`]) and map [`Error`]s through [`ErrorCode`]. Layers inside,
-//! each depending only on those before it: `settings`, `links`, `indexing` → `core` →
-//! `pipeline` → the services (`views` after `find`) → `space` → `service`.
+//! [`Insight`], [`Views`], [`Pages`], [`Drafts`], [`Schemas`], [`Workflows`]) and map
+//! [`Error`]s through [`ErrorCode`]. Layers inside, each depending only on those before it:
+//! `settings`, `links`, `indexing` → `core` → `pipeline` (its schema step lives with the
+//! schemas, in `schemas`) → the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
 mod claims;
