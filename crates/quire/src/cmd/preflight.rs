@@ -22,11 +22,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         }
     };
     refuse(
-        config.schema.enforce,
-        "schema.enforce",
-        "schema enforcement",
-    );
-    refuse(
         config.webhooks.enabled,
         "webhooks.enabled",
         "webhook delivery",
@@ -56,11 +51,6 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         config.search.vector.enabled,
         "search.vector.enabled",
         "vector search",
-    );
-    note(
-        config.workflow.enforce_transitions,
-        "workflow.enforce_transitions",
-        "workflows",
     );
     note(
         !config.dataview.custom_fields.is_empty(),
@@ -135,7 +125,6 @@ mod tests {
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
         for (text, setting) in [
-            ("[schema]\nenforce = true\n", "schema.enforce"),
             ("[webhooks]\nenabled = true\n", "webhooks.enabled"),
             (
                 "[backup]\nremote = \"git@example.com:kb.git\"\n",
@@ -146,6 +135,12 @@ mod tests {
             assert!(err.message.contains(setting), "{}", err.message);
             assert!(err.message.starts_with("refusing to start"));
         }
+    }
+
+    #[test]
+    fn schema_enforcement_and_workflow_transitions_are_built() {
+        let config = parse("[schema]\nenforce = true\n[workflow]\nenforce_transitions = true\n");
+        assert_eq!(check(&config).unwrap(), Vec::<String>::new());
     }
 
     #[test]
