@@ -8,6 +8,7 @@
 pub mod admin;
 pub mod claims;
 pub mod collab;
+pub mod drafts;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -29,6 +30,12 @@ pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
     PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+};
+pub use drafts::{
+    BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
+    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
+    WorkflowTransition,
 };
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

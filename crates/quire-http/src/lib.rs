@@ -12,6 +12,7 @@ mod claims;
 mod collab;
 mod context;
 mod docs;
+mod drafts;
 mod error;
 mod events;
 mod files;
@@ -29,6 +30,7 @@ mod versions;
 mod views;
 pub mod visibility;
 mod webhooks;
+mod workflows;
 
 use std::sync::Arc;
 
@@ -80,6 +82,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "search", description = "Full-text search, DQL queries, backlinks, the index"),
         (name = "graph", description = "The link graph and its analytics"),
         (name = "views", description = "Saved views and computed view pages"),
+        (name = "drafts", description = "Drafts: changes on a git branch of their own until merged"),
+        (name = "workflows", description = "Workflow definitions, page states, boards, and frontmatter schemas"),
         (name = "pages", description = "Looking at pages: lint, peek, sections"),
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
@@ -145,6 +149,24 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(views::get, views::put, views::delete))
         .routes(routes!(views::execute))
         .routes(routes!(views::refresh))
+        .routes(routes!(drafts::create, drafts::list))
+        .routes(routes!(drafts::get, drafts::discard))
+        .routes(routes!(drafts::diff))
+        .routes(routes!(drafts::merge))
+        .routes(routes!(
+            drafts::read_file,
+            drafts::write_file,
+            drafts::delete_file
+        ))
+        .routes(routes!(drafts::tree))
+        .routes(routes!(workflows::list))
+        .routes(routes!(workflows::get, workflows::put, workflows::delete))
+        .routes(routes!(workflows::assign))
+        .routes(routes!(workflows::advance))
+        .routes(routes!(workflows::reorder))
+        .routes(routes!(workflows::board))
+        .routes(routes!(workflows::schemas))
+        .routes(routes!(workflows::schema, workflows::put_schema))
         .routes(routes!(helpers::lint))
         .routes(routes!(helpers::peek))
         .routes(routes!(helpers::section))

@@ -383,7 +383,7 @@ impl Files<'_> {
     }
 }
 
-fn tree_node(node: quire_store::TreeNode) -> TreeNode {
+pub(crate) fn tree_node(node: quire_store::TreeNode) -> TreeNode {
     TreeNode {
         path: node.path,
         name: node.name,

@@ -116,6 +116,7 @@ impl SpaceCore {
 
     fn apply_counted(&self, change: Change) -> Result<Applied> {
         validate(&change)?;
+        self.check_schemas(&change.ops)?;
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.

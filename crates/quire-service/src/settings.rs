@@ -22,6 +22,17 @@ pub struct SpaceSettings {
     pub find: FindSettings,
     /// How restructuring scripts run; `None`: scripts are not available (501).
     pub script: Option<ScriptRunner>,
+    /// `[drafts]`, `[workflow]` and `[schema]`.
+    pub editorial: EditorialSettings,
+}
+
+/// Drafts, workflows and schema enforcement (`[drafts]`, `[workflow]`, `[schema]`).
+#[derive(Debug, Clone, Default)]
+pub struct EditorialSettings {
+    pub drafts: quire_config::DraftsConfig,
+    pub workflow: quire_config::WorkflowConfig,
+    /// `[schema] enforce`: writes of pages whose `type` has a schema are validated.
+    pub enforce_schemas: bool,
 }
 
 /// The command that runs one restructuring script in a child process (the embedding binary
@@ -145,6 +156,11 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         claims: config.claims.clone(),
         find: find.clone(),
         script: None,
+        editorial: EditorialSettings {
+            drafts: config.drafts.clone(),
+            workflow: config.workflow.clone(),
+            enforce_schemas: config.schema.enforce,
+        },
     };
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
     for s in &config.spaces {

@@ -117,7 +117,6 @@ fn a_perspace_key_for_an_unknown_space_refuses_to_start() {
 #[test]
 fn unbuilt_safety_settings_refuse_to_start() {
     for (toml, setting) in [
-        ("[schema]\nenforce = true\n", "schema.enforce"),
         (
             "[backup]\nremote = \"git@example.com:kb.git\"\n",
             "backup.remote",

@@ -22,11 +22,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         }
     };
     refuse(
-        config.schema.enforce,
-        "schema.enforce",
-        "schema enforcement",
-    );
-    refuse(
         config.backup.remote.is_some(),
         "backup.remote",
         "pushing backups to a remote",
@@ -51,11 +46,6 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         config.search.vector.enabled,
         "search.vector.enabled",
         "vector search",
-    );
-    note(
-        config.workflow.enforce_transitions,
-        "workflow.enforce_transitions",
-        "workflows",
     );
     note(
         !config.dataview.custom_fields.is_empty(),
@@ -130,7 +120,6 @@ mod tests {
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
         for (text, setting) in [
-            ("[schema]\nenforce = true\n", "schema.enforce"),
             (
                 "[backup]\nremote = \"git@example.com:kb.git\"\n",
                 "backup.remote",
@@ -140,6 +129,12 @@ mod tests {
             assert!(err.message.contains(setting), "{}", err.message);
             assert!(err.message.starts_with("refusing to start"));
         }
+    }
+
+    #[test]
+    fn schema_enforcement_and_workflow_transitions_are_built() {
+        let config = parse("[schema]\nenforce = true\n[workflow]\nenforce_transitions = true\n");
+        assert_eq!(check(&config).unwrap(), Vec::<String>::new());
     }
 
     #[test]
