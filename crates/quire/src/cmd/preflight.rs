@@ -119,12 +119,10 @@ mod tests {
 
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
-        for (text, setting) in [
-            (
-                "[backup]\nremote = \"git@example.com:kb.git\"\n",
-                "backup.remote",
-            ),
-        ] {
+        for (text, setting) in [(
+            "[backup]\nremote = \"git@example.com:kb.git\"\n",
+            "backup.remote",
+        )] {
             let err = check(&parse(text)).expect_err(setting);
             assert!(err.message.contains(setting), "{}", err.message);
             assert!(err.message.starts_with("refusing to start"));
