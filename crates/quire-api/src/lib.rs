@@ -22,7 +22,10 @@ pub mod script;
 pub mod views;
 pub mod workspace_edit;
 
-pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
+pub use admin::{
+    AuditEntry, AuditHook, AuditLog, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
+    SpaceVisibility, TokenInfo,
+};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

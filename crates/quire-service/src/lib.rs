@@ -51,10 +51,14 @@ pub use restructure::{
     is_agent, parse_manifest, validate_manifest, ApplyRequest, Relink, Restructure, COMMENTS_DIR,
     PERSONAL_DIR,
 };
-pub use service::{init_root, root_holder, Service};
+pub use service::{
+    check_name as check_space_name, init_root, root_holder, AddedSpace, Registered, RemovedSpace,
+    Service, SpaceEntry, SpaceOrigin, MAX_SPACE_NAME,
+};
 pub use settings::{
     settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
-    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
+    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES,
+    SPACES_FILE,
 };
 pub use space::{Space, SpaceMetrics};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};

@@ -13,6 +13,7 @@ use quire_api::Event;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::now_rfc3339;
+use crate::settings::SERVER_FILES;
 
 /// One file of a change: its new bytes, or `None` to delete it.
 #[derive(Debug, Clone)]
@@ -107,6 +108,17 @@ impl SpaceCore {
     /// Runs a change through the pipeline. All files are written and committed together, or
     /// none is.
     pub(crate) fn apply(&self, change: Change) -> Result<Applied> {
+        self.apply_checked(change, false)
+    }
+
+    /// [`SpaceCore::apply`] for the server's own settings: the change may write
+    /// [`SERVER_FILES`] (no other change may).
+    pub(crate) fn apply_server_file(&self, change: Change) -> Result<Applied> {
+        self.apply_checked(change, true)
+    }
+
+    fn apply_checked(&self, change: Change, server_files: bool) -> Result<Applied> {
+        validate(&change, server_files)?;
         let files = change.ops.len() as u64;
         let applied = self.apply_counted(change)?;
         self.activity.add(&self.activity.writes, 1);
@@ -115,7 +127,6 @@ impl SpaceCore {
     }
 
     fn apply_counted(&self, change: Change) -> Result<Applied> {
-        validate(&change)?;
         let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.
@@ -428,7 +439,7 @@ impl Indexing<'_> {
     }
 }
 
-fn validate(change: &Change) -> Result<()> {
+fn validate(change: &Change, server_files: bool) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));
     }
@@ -440,6 +451,17 @@ fn validate(change: &Change) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for op in &change.ops {
         check_writable(&op.path)?;
+        if !server_files && SERVER_FILES.contains(&op.path.as_str()) {
+            return Err(Error::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} holds the server's own settings (authentication, spaces) and cannot be \
+                     changed through the API; edit it on the server (`PUT /space/visibility` and \
+                     `/api/spaces` change what they own)",
+                    op.path
+                ),
+            ));
+        }
         if !seen.insert(op.path.as_str()) {
             return Err(Error::new(
                 ErrorCode::BadRequest,

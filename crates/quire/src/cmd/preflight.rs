@@ -48,11 +48,6 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         }
     };
     note(
-        config.space.visibility == Visibility::Unlisted,
-        "space.visibility",
-        "unlisted spaces (no space listing exists yet: they behave as private)",
-    );
-    note(
         config.search.vector.enabled,
         "search.vector.enabled",
         "vector search",
@@ -154,8 +149,9 @@ mod tests {
             "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
         ))
         .unwrap();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[0].starts_with("space.visibility"));
+        // `unlisted` is built: only vector search is missing.
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("search.vector"));
     }
 
     #[test]
