@@ -166,7 +166,15 @@ async fn a_space_is_added_served_listed_and_removed_without_touching_its_files()
     assert_eq!(again.json()["created_root"], false);
     let read = server.get("/api/quire/team/file?path=plan.md").await;
     assert_eq!(read.text(), "# Team plan\n");
-    server.assert_clean();
+    // Both roots are committed: `git status` is clean.
+    server.service.flush();
+    for root in [server.dir.path().join("default"), root_path.to_path_buf()] {
+        let repo = git2::Repository::open(&root).unwrap();
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true);
+        let dirty = repo.statuses(Some(&mut opts)).unwrap().len();
+        assert_eq!(dirty, 0, "{} is not clean", root.display());
+    }
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use quire_store::HistoryOptions;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::files::WriteOptions;
 use crate::settings::{Access, SpaceSettings, SPACES_FILE};
 use crate::space::Space;

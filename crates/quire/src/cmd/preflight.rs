@@ -3,7 +3,7 @@
 //! start with a message naming it; a purely optional feature that is not built yet is a
 //! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
 
-use quire_config::{Config, Visibility};
+use quire_config::Config;
 use quire_service::Error;
 
 /// A setting this build does not carry out.
