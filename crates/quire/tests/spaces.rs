@@ -233,3 +233,92 @@ fn sighup_reloads_the_rate_limit_keeps_the_old_settings_when_the_new_ones_fail_a
     assert_eq!(call(request("GET", &tree, ADMIN), None).0, 429);
     assert_eq!(call(request("GET", &tree, "k"), None).0, 401);
 }
+
+/// One JSON-RPC message to `/mcp` (streamable HTTP), answered as JSON or as one SSE event:
+/// the session id and the answer.
+fn mcp(
+    server: &Server,
+    session: Option<&str>,
+    space: Option<&str>,
+    message: serde_json::Value,
+) -> (Option<String>, serde_json::Value) {
+    let mut req = ureq::post(&format!("{}/mcp", server.host))
+        .set("content-type", "application/json")
+        .set("accept", "application/json, text/event-stream");
+    if let Some(id) = session {
+        req = req.set("mcp-session-id", id);
+    }
+    if let Some(space) = space {
+        req = req.set("x-quire-space", space);
+    }
+    let reply = req.send_string(&message.to_string()).expect("MCP answers");
+    let id = reply.header("mcp-session-id").map(str::to_string);
+    let body = reply.into_string().unwrap();
+    let json = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or(body.trim())
+        .to_string();
+    (id, serde_json::from_str(&json).unwrap_or(serde_json::Value::Null))
+}
+
+#[test]
+fn mcp_over_http_serves_the_space_its_header_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    write_config(
+        &main,
+        &format!(
+            "[[spaces]]\nname = \"team\"\nroot = \"{}\"\n",
+            dir.path().join("team").display()
+        ),
+    );
+    std::fs::create_dir_all(dir.path().join("team")).unwrap();
+    let server = Server::start(&main, &[]);
+    assert_eq!(
+        status_of(
+            ureq::put(&format!("{}/team/file?path=only-team.md", server.base))
+                .send_string("# Team only\n")
+        ),
+        200
+    );
+    let (session, init) = mcp(
+        &server,
+        None,
+        None,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    let session = session.expect("a session id");
+    let _ = ureq::post(&format!("{}/mcp", server.host))
+        .set("content-type", "application/json")
+        .set("accept", "application/json, text/event-stream")
+        .set("mcp-session-id", &session)
+        .send_string(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let read = |space: Option<&str>| {
+        mcp(
+            &server,
+            Some(&session),
+            space,
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "quire_read", "arguments": {"path": "only-team.md"}}}),
+        )
+        .1
+    };
+    let in_team = read(Some("team"));
+    assert_ne!(in_team["result"]["isError"], true, "{in_team}");
+    assert!(in_team.to_string().contains("Team only"), "{in_team}");
+    let in_default = read(None);
+    assert_eq!(in_default["result"]["isError"], true, "{in_default}");
+    let unknown = read(Some("nowhere"));
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown space")),
+        "{unknown}"
+    );
+}
