@@ -132,8 +132,7 @@ impl Reload {
         let policy = AuthPolicy::from_config(&config.auth, &names)?;
         let rate = &config.server.rate_limit;
         self.auth.replace(policy);
-        self.limiter
-            .set(rate.requests_per_minute, rate.burst_size);
+        self.limiter.set(rate.requests_per_minute, rate.burst_size);
         for (index, space) in spaces.iter().enumerate() {
             let visibility = if index == 0 {
                 config.space.visibility

@@ -89,7 +89,10 @@ async fn a_space_is_added_served_listed_and_removed_without_touching_its_files()
     assert_eq!(added["created_root"], true);
     assert_eq!(added["visibility"], "private");
     let root_path = std::path::Path::new(&root);
-    assert!(root_path.join(".git").is_dir(), "initialised like quire init");
+    assert!(
+        root_path.join(".git").is_dir(),
+        "initialised like quire init"
+    );
     assert!(root_path.join(".quire/config.toml").is_file());
 
     // Recorded in the default space's spaces.json, committed there.
@@ -195,14 +198,22 @@ async fn bad_requests_to_add_a_space_write_nothing() {
         (json!({"name": "..", "root": fresh}), 400, "lowercase"),
         (json!({"name": "", "root": fresh}), 400, "lowercase"),
         (json!({"name": "-x", "root": fresh}), 400, "lowercase"),
-        (json!({"name": "x".repeat(65), "root": fresh}), 400, "lowercase"),
+        (
+            json!({"name": "x".repeat(65), "root": fresh}),
+            400,
+            "lowercase",
+        ),
         (json!({"name": "file", "root": fresh}), 400, "route"),
         (json!({"name": "refactor", "root": fresh}), 400, "route"),
         (json!({"name": "public", "root": fresh}), 400, "route"),
         (json!({"name": "other", "root": fresh}), 409, "exists"),
         (json!({"name": "default", "root": fresh}), 409, "exists"),
         (json!({"name": "taken", "root": fresh}), 409, "exists"),
-        (json!({"name": "fresh", "root": "relative/dir"}), 400, "absolute"),
+        (
+            json!({"name": "fresh", "root": "relative/dir"}),
+            400,
+            "absolute",
+        ),
         (
             json!({"name": "fresh", "root": format!("{fresh}/../../escape")}),
             400,
@@ -213,9 +224,17 @@ async fn bad_requests_to_add_a_space_write_nothing() {
             400,
             "not a folder",
         ),
-        (json!({"name": "fresh", "root": taken}), 409, "already the root"),
+        (
+            json!({"name": "fresh", "root": taken}),
+            409,
+            "already the root",
+        ),
         (json!({"name": "fresh", "root": inside}), 409, "inside"),
-        (json!({"name": "fresh", "root": containing}), 409, "contains"),
+        (
+            json!({"name": "fresh", "root": containing}),
+            409,
+            "contains",
+        ),
         (json!({"name": "fresh"}), 400, "root"),
         (json!({"root": fresh}), 400, "name"),
         (
@@ -225,7 +244,14 @@ async fn bad_requests_to_add_a_space_write_nothing() {
         ),
     ];
     for (body, status, needle) in cases {
-        let reply = send(&server, Method::POST, "/api/spaces", None, Some(body.clone())).await;
+        let reply = send(
+            &server,
+            Method::POST,
+            "/api/spaces",
+            None,
+            Some(body.clone()),
+        )
+        .await;
         let message = reply.expect_error(status);
         assert!(message.contains(needle), "{body}: {message}");
     }
@@ -369,7 +395,14 @@ async fn managing_spaces_needs_an_unbound_admin_key() {
         let got = send(&server, Method::DELETE, "/api/spaces/c", key, None).await;
         assert_eq!(got.status, status, "{key:?}: {}", got.text());
     }
-    let got = send(&server, Method::DELETE, "/api/spaces/c", Some("admin"), None).await;
+    let got = send(
+        &server,
+        Method::DELETE,
+        "/api/spaces/c",
+        Some("admin"),
+        None,
+    )
+    .await;
     assert_eq!(got.status, 200, "{}", got.text());
 }
 
@@ -456,9 +489,7 @@ async fn unlisted_spaces_are_reachable_by_url_and_not_listed() {
             .get(&format!("/api/quire/{space}/public/file?path=open.md"))
             .await;
         assert_eq!(got.status, file, "{space}: {}", got.text());
-        let got = server
-            .get(&format!("/api/quire/{space}/public/tree"))
-            .await;
+        let got = server.get(&format!("/api/quire/{space}/public/tree")).await;
         assert_eq!(got.status, tree, "{space}: {}", got.text());
     }
     // Credentials list every space they open, unlisted included.

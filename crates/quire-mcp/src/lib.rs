@@ -71,9 +71,10 @@ impl McpServer {
         let Some(name) = named else {
             return Ok(self.clone());
         };
-        let space = self.service.space(&name).ok_or_else(|| {
-            ErrorData::invalid_params(format!("unknown space {name:?}"), None)
-        })?;
+        let space = self
+            .service
+            .space(&name)
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown space {name:?}"), None))?;
         Ok(McpServer {
             addressed: Some(space),
             ..self.clone()
@@ -260,7 +261,11 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        resources::subscribe(&self.for_request(&context)?, request.uri, context.peer.clone())
+        resources::subscribe(
+            &self.for_request(&context)?,
+            request.uri,
+            context.peer.clone(),
+        )
     }
 
     #[allow(deprecated)]

@@ -57,8 +57,8 @@ pub use service::{
 };
 pub use settings::{
     settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
-    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES,
-    SPACES_FILE,
+    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, CONFIG_FILE, DEFAULT_SPACE,
+    SERVER_FILES, SPACES_FILE,
 };
 pub use space::{Space, SpaceMetrics};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};

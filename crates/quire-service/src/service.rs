@@ -215,7 +215,10 @@ impl Service {
 
     /// Stops every watch (at shutdown, before the last commits).
     pub fn stop_watching(&self) {
-        self.watches.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.watches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
     }
 
     /// The spaces [`SPACES_FILE`] of `root` records (none when the file does not exist):
@@ -332,9 +335,8 @@ impl Service {
             )));
         }
         let created_root = !root.exists() || is_empty_dir(&root);
-        std::fs::create_dir_all(&root).map_err(|e| {
-            Error::bad_request(format!("cannot create {}: {e}", root.display()))
-        })?;
+        std::fs::create_dir_all(&root)
+            .map_err(|e| Error::bad_request(format!("cannot create {}: {e}", root.display())))?;
         let root = quire_store_canonical(&root)?;
         init_root(&root)?;
         let space = self.open_space(name, &root)?;
@@ -498,7 +500,12 @@ impl Service {
         settings.name = name.to_string();
         settings.root = root.to_path_buf();
         let space = Arc::new(Space::open_as(settings, &self.access)?);
-        if let Some(url) = self.api.lock().unwrap_or_else(|e| e.into_inner()).as_deref() {
+        if let Some(url) = self
+            .api
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+        {
             space.announce_api(url)?;
         }
         Ok(space)

@@ -132,7 +132,10 @@ fn an_added_space_is_isolated_and_comes_back_after_a_restart() {
         None,
     );
     assert_eq!(status, 200);
-    assert!(tree.contains("b.md") && !tree.contains("secret-a"), "{tree}");
+    assert!(
+        tree.contains("b.md") && !tree.contains("secret-a"),
+        "{tree}"
+    );
     let search = |space: &str, q: &str, key: &str| {
         let url = format!("{}/{space}/search?q={q}", server.base);
         let started = Instant::now();
@@ -142,7 +145,10 @@ fn an_added_space_is_isolated_and_comes_back_after_a_restart() {
                 assert_eq!(status, 200, "{body}");
                 return body;
             }
-            assert!(started.elapsed() < Duration::from_secs(30), "index not ready");
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "index not ready"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     };
@@ -196,8 +202,8 @@ fn an_added_space_is_isolated_and_comes_back_after_a_restart() {
 }
 
 #[test]
-fn sighup_reloads_the_rate_limit_keeps_the_old_settings_when_the_new_ones_fail_and_names_the_rest(
-) {
+fn sighup_reloads_the_rate_limit_keeps_the_old_settings_when_the_new_ones_fail_and_names_the_rest()
+{
     let dir = tempfile::tempdir().unwrap();
     let main = dir.path().join("main");
     let base = format!("[auth]\ntype = \"apikey\"\napi_key = \"{ADMIN}\"\n");
@@ -261,7 +267,10 @@ fn mcp(
         .find(|l| !l.is_empty())
         .unwrap_or(body.trim())
         .to_string();
-    (id, serde_json::from_str(&json).unwrap_or(serde_json::Value::Null))
+    (
+        id,
+        serde_json::from_str(&json).unwrap_or(serde_json::Value::Null),
+    )
 }
 
 #[test]

@@ -232,13 +232,15 @@ fn reload_on_sighup(
         let started = Arc::new(started);
         tokio::spawn(async move {
             while hangups.recv().await.is_some() {
-                let (args, reload, service, started) =
-                    (args.clone(), reload.clone(), service.clone(), started.clone());
+                let (args, reload, service, started) = (
+                    args.clone(),
+                    reload.clone(),
+                    service.clone(),
+                    started.clone(),
+                );
                 let loaded = tokio::task::spawn_blocking(move || {
                     let config = configure(&args).map_err(|e| format!("{e:#}"))?;
-                    reload
-                        .apply(&config, &service)
-                        .map_err(|e| e.to_string())?;
+                    reload.apply(&config, &service).map_err(|e| e.to_string())?;
                     Ok::<_, String>((
                         config.auth.kind,
                         quire_http::needs_restart(&started, &config),
