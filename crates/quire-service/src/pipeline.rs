@@ -127,7 +127,7 @@ impl SpaceCore {
     }
 
     fn apply_counted(&self, change: Change) -> Result<Applied> {
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.
         let mut prepared = Vec::with_capacity(change.ops.len());
@@ -259,8 +259,13 @@ impl SpaceCore {
                 tracing::error!("removing the journal failed (recovered at next start): {e}");
             }
         }
+        // The change is on disk and recorded: the next writer may start while this one
+        // waits for the index thread (which gathers the paths of every waiting writer into
+        // one pass). Events still go out in the order of the changes.
+        let ticket = self.events.ticket();
+        drop(guard);
         indexing.wait();
-        self.announce(&prepared, &change);
+        ticket.publish(self.events_of(&prepared, &change));
         Ok(applied)
     }
 
@@ -389,20 +394,21 @@ impl SpaceCore {
         }
     }
 
-    fn announce(&self, prepared: &[Prepared], change: &Change) {
+    fn events_of(&self, prepared: &[Prepared], change: &Change) -> Vec<Event> {
         let timestamp = now_rfc3339();
         match change.announce {
-            Announce::Bulk => self.events.publish(Event::Bulk {
+            Announce::Bulk => vec![Event::Bulk {
                 paths: prepared.iter().map(|p| p.path.to_string()).collect(),
                 actor: change.actor.clone(),
                 timestamp,
-            }),
-            Announce::PerFile => {
-                for p in prepared {
+            }],
+            Announce::PerFile => prepared
+                .iter()
+                .map(|p| {
                     let path = p.path.to_string();
                     let actor = change.actor.clone();
                     let timestamp = timestamp.clone();
-                    self.events.publish(match p.after {
+                    match p.after {
                         Some(_) => Event::Write {
                             path,
                             actor,
@@ -413,9 +419,9 @@ impl SpaceCore {
                             actor,
                             timestamp,
                         },
-                    });
-                }
-            }
+                    }
+                })
+                .collect(),
         }
     }
 }
