@@ -25,7 +25,10 @@ pub mod views;
 pub mod webhooks;
 pub mod workspace_edit;
 
-pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
+pub use admin::{
+    AuditEntry, AuditHook, AuditLog, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
+    SpaceVisibility, TokenInfo,
+};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,

@@ -66,11 +66,14 @@ pub use restructure::{
 };
 pub use rules::{Rules, RulesFormat, MAX_RULES_BYTES, RULES_PATH};
 pub use schemas::{Schemas, SCHEMAS_DIR, SCHEMA_MAX_BYTES};
-pub use service::{init_root, root_holder, Service};
+pub use service::{
+    check_name as check_space_name, init_root, root_holder, AddedSpace, Registered, RemovedSpace,
+    Service, SpaceEntry, SpaceOrigin, MAX_SPACE_NAME,
+};
 pub use settings::{
     settings_from_config, Access, AssetRules, EditorialSettings, Engine, FindSettings,
     IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings,
-    DEFAULT_SPACE,
+    CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};

@@ -101,6 +101,19 @@ impl Default for AssetRules {
     }
 }
 
+/// The configuration file of a root.
+pub const CONFIG_FILE: &str = ".quire/config.toml";
+
+/// Where the spaces added through the API are recorded, in the default space's root.
+pub const SPACES_FILE: &str = ".quire/spaces.json";
+
+/// Files holding the server's own settings: authentication (a reload or restart applies what
+/// they say) and the spaces it serves. No change made through the API writes them, so a key
+/// that may write pages cannot widen its own rights; quire writes them for the operations
+/// that own them (space visibility, adding and removing spaces). Edits on disk are recorded
+/// like any other.
+pub const SERVER_FILES: &[&str] = &[CONFIG_FILE, SPACES_FILE];
+
 /// The name of the space served from the main root.
 pub const DEFAULT_SPACE: &str = "default";
 

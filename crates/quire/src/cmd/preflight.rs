@@ -3,7 +3,7 @@
 //! start with a message naming it; a purely optional feature that is not built yet is a
 //! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
 
-use quire_config::{Config, Visibility};
+use quire_config::Config;
 use quire_service::Error;
 
 /// A setting this build does not carry out.
@@ -37,11 +37,6 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
             out.push(Unbuilt { setting, what });
         }
     };
-    note(
-        config.space.visibility == Visibility::Unlisted,
-        "space.visibility",
-        "unlisted spaces (no space listing exists yet: they behave as private)",
-    );
     note(
         config.search.vector.enabled,
         "search.vector.enabled",
@@ -141,8 +136,9 @@ mod tests {
             "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
         ))
         .unwrap();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[0].starts_with("space.visibility"));
+        // `unlisted` is built: only vector search is missing.
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("search.vector"));
     }
 
     #[test]
