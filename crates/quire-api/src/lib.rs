@@ -6,6 +6,7 @@
 //! comment is its description in both schemas.
 
 pub mod admin;
+pub mod canvas;
 pub mod claims;
 pub mod collab;
 pub mod error;
@@ -25,6 +26,10 @@ pub mod webhooks;
 pub mod workspace_edit;
 
 pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
+pub use canvas::{
+    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
+    CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,
+};
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
