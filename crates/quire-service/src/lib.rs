@@ -9,6 +9,7 @@
 //! `pipeline` → the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
+mod canvas;
 mod claims;
 mod comments;
 mod core;
@@ -38,6 +39,7 @@ mod views;
 mod watching;
 
 pub use assets::{media_type_of, ASSETS_DIR};
+pub use canvas::{canvas_path, CanvasQuery, Canvases, CANVAS_SUFFIX, DEFAULT_GENERATED};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use comments::{Comments, MAX_COMMENT_BYTES};
 pub use error::{Error, ErrorCode, Payload, Result};
