@@ -115,8 +115,76 @@ pub struct TokenInfo {
 /// `PUT /space/visibility` (request and answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct SpaceVisibility {
-    /// `private` (every access needs credentials), `unlisted` (as private for pages; not
-    /// listed) or `public` (pages declaring `visibility: public` are served by `/public/file`
-    /// and `/public/tree` without credentials).
+    /// `private` (every access needs credentials), `unlisted` (pages declaring
+    /// `visibility: public` are served by `/public/file` to whoever knows their path; the
+    /// space is not listed to callers without credentials and `/public/tree` answers 404) or
+    /// `public` (such pages are served by `/public/file` and listed by `/public/tree`, and
+    /// the space is listed by `GET /api/spaces` to everyone).
     pub visibility: String,
+}
+
+/// One space: an entry of `GET /api/spaces`, the answer of `GET /api/spaces/{name}` and of
+/// `POST /api/spaces`. A caller without credentials sees `name`, `kind` and `visibility`
+/// only; `root` is shown to admins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpaceSummary {
+    pub name: String,
+    /// `default` (the main root), `config` (a `[[spaces]]` entry of the configuration) or
+    /// `dynamic` (added through `POST /api/spaces`; the only kind `DELETE` removes).
+    pub kind: String,
+    /// `private`, `unlisted` or `public`.
+    pub visibility: String,
+    /// The URL prefix of the space's API (`/api/quire/<name>`).
+    pub api: String,
+    /// The root folder on the server (admins only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// Files in the space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    /// Whether the root folder is reachable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
+    /// A dynamic space: when it was added (RFC 3339) and by whom.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_by: Option<String>,
+    /// In the answer of `POST /api/spaces`: whether quire created the knowledge root (the
+    /// folder did not exist or was empty) rather than serving an existing folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_root: Option<bool>,
+}
+
+/// `GET /api/spaces`: the spaces the caller may see, the default first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpaceList {
+    pub spaces: Vec<SpaceSummary>,
+}
+
+/// `POST /api/spaces`: a space to add while the server runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewSpace {
+    /// 1 to 64 of `a-z`, `0-9`, `-`, `_`, starting with a letter or digit; not the name of
+    /// another space nor the first segment of a route under `/api/quire`.
+    pub name: String,
+    /// Absolute path of the root folder on the server. Created and initialised (git, a
+    /// commented `.quire/config.toml`) when missing; an existing folder is served as it is.
+    /// It may neither lie inside another space's root nor contain one.
+    pub root: String,
+}
+
+/// `DELETE /api/spaces/{name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpaceRemoved {
+    pub name: String,
+    /// The root folder, left on disk as it was.
+    pub root: String,
+    /// Always `false`: removing a space never deletes its files, its git history or its
+    /// `.quire/` state. `POST /api/spaces` with the same root serves it again.
+    pub files_deleted: bool,
+    /// Whether the root's writer lock was released before this answer (`false` when requests
+    /// still used the space after a few seconds: it is released when the last one ends).
+    pub released: bool,
 }

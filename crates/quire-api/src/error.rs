@@ -110,6 +110,12 @@ pub struct ErrorBody {
     /// The plan as it stands now (a refused restructuring: 409, 422, 428).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Box<Plan>>,
+    /// The page type whose schema a write violates (400 with `violations`).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<String>,
+    /// What the frontmatter violates, one message per problem (400 with `type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violations: Option<Vec<String>>,
 }
 
 impl ErrorBody {
@@ -118,6 +124,8 @@ impl ErrorBody {
             error: error.into(),
             active_claim: None,
             plan: None,
+            page_type: None,
+            violations: None,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod admin;
 pub mod canvas;
 pub mod claims;
 pub mod collab;
+pub mod drafts;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -25,7 +26,10 @@ pub mod views;
 pub mod webhooks;
 pub mod workspace_edit;
 
-pub use admin::{AuditEntry, AuditHook, AuditLog, Grant, Scope, SpaceVisibility, TokenInfo};
+pub use admin::{
+    AuditEntry, AuditHook, AuditLog, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
+    SpaceVisibility, TokenInfo,
+};
 pub use canvas::{
     AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
     CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,
@@ -34,6 +38,12 @@ pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
     PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+};
+pub use drafts::{
+    BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
+    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
+    WorkflowTransition,
 };
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

@@ -370,3 +370,85 @@ pub struct NotApplied {
     pub message: String,
     pub plan: Plan,
 }
+
+/// `quire_draft_diff`, `quire_draft_discard`, and a draft's summary (`quire_draft_read`
+/// without `path`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftIdInput {
+    /// The draft's id (from quire_draft_create or quire_draft_list).
+    pub id: String,
+}
+
+/// `quire_draft_read`: a file of a draft, or (without `path`) the draft with the files it
+/// changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftReadInput {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// A file as a draft holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DraftFileContent {
+    pub id: String,
+    pub path: String,
+    pub content: String,
+    pub etag: String,
+}
+
+/// `quire_draft_write`: writes (or with `delete: true` removes) a file of a draft.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftWriteInput {
+    pub id: String,
+    pub path: String,
+    /// The new content (ignored with `delete`).
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub delete: bool,
+    /// The ETag of the draft's version last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+}
+
+/// `quire_draft_merge`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftMergeInput {
+    pub id: String,
+    /// Commit message; default `Merge draft <id>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_workflow_get`, `quire_workflow_board`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowNameInput {
+    /// `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+}
+
+/// `quire_workflow_save`: what `PUT /workflows/{name}` takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowSaveInput {
+    pub name: String,
+    pub workflow: crate::Workflow,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `quire_workflow_advance`: moves a page to `target_state` of its workflow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowAdvanceInput {
+    pub path: String,
+    pub target_state: String,
+}

@@ -48,6 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     }])?;
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});

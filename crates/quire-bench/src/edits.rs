@@ -42,6 +42,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     }])?;
     let space = service.default_space();
     let scenarios = [

@@ -53,6 +53,7 @@ fn settings(root: &Path) -> SpaceSettings {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     }
 }
 

@@ -75,6 +75,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",

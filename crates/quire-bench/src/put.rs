@@ -76,6 +76,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

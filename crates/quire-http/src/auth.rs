@@ -365,6 +365,22 @@ pub fn is_public(route: &str) -> bool {
         || in_space.is_some_and(|rest| rest.starts_with("/public/") || rest == "/public")
 }
 
+/// The host routes of the spaces API (`GET`/`POST /api/spaces`, `GET`/`DELETE
+/// /api/spaces/{name}`).
+pub fn is_spaces_route(route: &str) -> bool {
+    route == crate::SPACES_PATH
+        || route
+            .strip_prefix(crate::SPACES_PATH)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Routes that answer callers without credentials too, with less: `GET /api/spaces` lists
+/// the public spaces to them, `GET /api/spaces/{name}` describes a public or unlisted space.
+/// Credentials that are sent are checked as on every other route (401 when invalid).
+pub fn credentials_optional(method: &Method, route: &str) -> bool {
+    matches!(*method, Method::GET | Method::HEAD) && is_spaces_route(route)
+}
+
 /// Probes that neither count against the rate limit nor go to the audit log.
 pub fn is_probe(route: &str) -> bool {
     matches!(route, "/health" | "/healthz" | "/readyz" | "/metrics")
@@ -403,16 +419,18 @@ const ADMIN_ONLY: &[&str] = &[
 /// The one table of what each route needs (README "Operating quire for a team"):
 ///
 /// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`, every
-///   `/webhooks` route;
+///   `/webhooks` route, adding and removing spaces (`POST /api/spaces`,
+///   `DELETE /api/spaces/{name}`);
 /// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
 ///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
 /// * `write`: everything else (every route that changes a file or the service's state).
 pub fn required_scope(method: &Method, route: &str) -> Scope {
     let rest = space_relative(route);
-    if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) {
+    let reads = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) || (is_spaces_route(route) && !reads) {
         return Scope::Admin;
     }
-    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+    if reads
         || rest.is_some_and(|r| READ_ONLY_POSTS.contains(&r))
         || route == "/mcp"
         || route.starts_with("/mcp/")
@@ -537,6 +555,16 @@ mod tests {
         );
         assert_eq!(required_scope(&get, "/api/quire/audit"), Scope::Admin);
         assert_eq!(required_scope(&post, "/mcp"), Scope::Read);
+        assert_eq!(required_scope(&get, "/api/spaces"), Scope::Read);
+        assert_eq!(required_scope(&get, "/api/spaces/{name}"), Scope::Read);
+        assert_eq!(required_scope(&post, "/api/spaces"), Scope::Admin);
+        assert_eq!(
+            required_scope(&Method::DELETE, "/api/spaces/{name}"),
+            Scope::Admin
+        );
+        assert!(credentials_optional(&get, "/api/spaces"));
+        assert!(!credentials_optional(&post, "/api/spaces"));
+        assert!(!credentials_optional(&get, "/api/spacesx"));
     }
 
     #[test]

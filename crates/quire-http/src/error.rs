@@ -41,6 +41,13 @@ impl IntoResponse for ApiError {
         match payload {
             Some(Payload::ActiveClaim(claim)) => body.active_claim = Some(*claim),
             Some(Payload::Plan(plan)) => body.plan = Some(plan),
+            Some(Payload::SchemaViolation {
+                page_type,
+                violations,
+            }) => {
+                body.page_type = Some(page_type);
+                body.violations = Some(violations);
+            }
             None => {}
         }
         (status, Json(body)).into_response()
@@ -81,6 +88,31 @@ fn json_rejection(rejection: JsonRejection) -> ApiError {
         code,
         format!("invalid JSON body: {}", rejection.body_text()),
     ))
+}
+
+/// A raw request body whose rejection (too large, unreadable) is an `{"error": …}` answer:
+/// 413 past the body limit, else 400.
+pub struct RawBody(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(bytes) => Ok(RawBody(bytes)),
+            Err(rejection) => {
+                let code = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ErrorCode::TooLarge
+                } else {
+                    ErrorCode::BadRequest
+                };
+                Err(ApiError(Error::new(
+                    code,
+                    format!("unreadable body: {}", rejection.body_text()),
+                )))
+            }
+        }
+    }
 }
 
 /// `Query<T>` whose rejection is a 400 `{"error": …}` naming the parameter.

@@ -54,7 +54,7 @@ fn etag_header(etag: &str) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{etag}\"")).expect("hex is a valid header value")
 }
 
-fn content_type_for(path: &str) -> &'static str {
+pub(crate) fn content_type_for(path: &str) -> &'static str {
     if path.ends_with(".md") {
         "text/markdown; charset=utf-8"
     } else {

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, FromRequestParts, MatchedPath, RawPathParams, Request, State};
@@ -27,7 +27,34 @@ use crate::error::ApiError;
 pub struct Gate {
     pub auth: AuthHandle,
     pub audit: Option<Arc<AuditLog>>,
-    pub limiter: Option<Arc<Limiter>>,
+    pub limiter: LimiterHandle,
+}
+
+/// The live rate limit, replaced as a whole when the configuration is reloaded (SIGHUP).
+#[derive(Clone, Default)]
+pub struct LimiterHandle(Arc<RwLock<Option<Arc<Limiter>>>>);
+
+impl LimiterHandle {
+    pub fn new(limiter: Option<Limiter>) -> LimiterHandle {
+        LimiterHandle(Arc::new(RwLock::new(limiter.map(Arc::new))))
+    }
+
+    pub fn current(&self) -> Option<Arc<Limiter>> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Applies `requests_per_minute` and `burst_size`; the buckets start full again only
+    /// when the limit changed.
+    pub fn set(&self, requests_per_minute: u32, burst_size: u32) {
+        let mut current = self.0.write().unwrap_or_else(|e| e.into_inner());
+        let same = match current.as_ref() {
+            Some(l) => l.settings == (requests_per_minute, burst_size.max(1)),
+            None => requests_per_minute == 0,
+        };
+        if !same {
+            *current = Limiter::new(requests_per_minute, burst_size).map(Arc::new);
+        }
+    }
 }
 
 /// `[server.rate_limit]`: a token bucket per Bearer token hash, else per client address.
@@ -35,6 +62,8 @@ pub struct Limiter {
     buckets: DefaultKeyedRateLimiter<String>,
     clock: DefaultClock,
     checks: AtomicU64,
+    /// `(requests_per_minute, burst_size)`.
+    settings: (u32, u32),
 }
 
 impl Limiter {
@@ -46,6 +75,7 @@ impl Limiter {
             buckets: RateLimiter::keyed(Quota::per_minute(rate).allow_burst(burst)),
             clock: DefaultClock::default(),
             checks: AtomicU64::new(0),
+            settings: (requests_per_minute, burst.get()),
         })
     }
 
@@ -60,6 +90,11 @@ impl Limiter {
             .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 }
+
+/// A request admitted without credentials to a route that answers such callers with less
+/// ([`auth::credentials_optional`]); set as a request extension while authentication is on.
+#[derive(Debug, Clone, Copy)]
+pub struct Anonymous;
 
 /// What the audit log knows about a request.
 #[derive(Clone)]
@@ -132,13 +167,13 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         route: route.clone(),
         actor: header_actor,
         token_hash: token.as_deref().map(auth::token_hash),
-        space: Some(requested_space(&mut parts, policy.default_space()).await),
+        space: requested_space(&mut parts, &route, policy.default_space()).await,
         client: parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip().to_string()),
     };
-    if let Some(limiter) = &gate.limiter {
+    if let Some(limiter) = gate.limiter.current() {
         let key = match (&seen.token_hash, &seen.client) {
             (Some(hash), _) => format!("token:{hash}"),
             (None, Some(client)) => format!("addr:{client}"),
@@ -167,6 +202,10 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         return response;
     }
     let Some(token) = token else {
+        if auth::credentials_optional(&parts.method, &route) {
+            parts.extensions.insert(Anonymous);
+            return next.run(Request::from_parts(parts, body)).await;
+        }
         return gate.deny(
             &seen,
             StatusCode::UNAUTHORIZED,
@@ -180,8 +219,8 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
     if principal.actor.is_some() {
         seen.actor = principal.actor.clone();
     }
-    if let Some(only) = &principal.space {
-        if seen.space.as_deref() != Some(only.as_str()) {
+    if let (Some(only), Some(addressed)) = (&principal.space, &seen.space) {
+        if addressed != only {
             return gate.deny(
                 &seen,
                 StatusCode::FORBIDDEN,
@@ -243,19 +282,35 @@ fn hand_audit_hook(gate: &Gate, seen: &Seen, parts: &mut axum::http::request::Pa
     }
 }
 
-/// The space a request addresses, as [`crate::context::SpaceCtx`] decides it.
-async fn requested_space(parts: &mut axum::http::request::Parts, default: &str) -> String {
-    if let Some(name) = parts.headers.get(SPACE_HEADER) {
-        return name.to_str().unwrap_or("").trim().to_string();
+/// The space a request addresses, as [`crate::context::SpaceCtx`] decides it; for the spaces
+/// API, the space named in the URL (`/api/spaces/{name}`), and none for the list (whose
+/// handler shows each caller what its credential opens).
+async fn requested_space(
+    parts: &mut axum::http::request::Parts,
+    route: &str,
+    default: &str,
+) -> Option<String> {
+    if auth::is_spaces_route(route) {
+        return path_param(parts, "name").await;
     }
-    let from_url = RawPathParams::from_request_parts(parts, &())
+    if let Some(name) = parts.headers.get(SPACE_HEADER) {
+        return Some(name.to_str().unwrap_or("").trim().to_string());
+    }
+    Some(
+        path_param(parts, "space")
+            .await
+            .unwrap_or_else(|| default.to_string()),
+    )
+}
+
+async fn path_param(parts: &mut axum::http::request::Parts, name: &str) -> Option<String> {
+    RawPathParams::from_request_parts(parts, &())
         .await
         .ok()
         .and_then(|params| {
             params
                 .iter()
-                .find(|(k, _)| *k == "space")
+                .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
-        });
-    from_url.unwrap_or_else(|| default.to_string())
+        })
 }

@@ -13,6 +13,7 @@ mod claims;
 mod collab;
 mod context;
 mod docs;
+mod drafts;
 mod error;
 mod events;
 mod files;
@@ -26,10 +27,12 @@ pub mod oidc;
 mod refactor;
 mod repair;
 mod settings;
+mod spaces;
 mod versions;
 mod views;
 pub mod visibility;
 mod webhooks;
+mod workflows;
 
 use std::sync::Arc;
 
@@ -44,11 +47,13 @@ use utoipa_axum::routes;
 pub use auth::{AuthHandle, AuthPolicy};
 pub use context::SPACE_HEADER;
 pub use error::{ApiError, ErrorBody};
-pub use gate::Gate;
-pub use settings::{HttpSettings, SetupError};
+pub use gate::{Anonymous, Gate};
+pub use settings::{needs_restart, HttpSettings, Reload, SetupError, RELOADED_SECTIONS};
 
 /// Where the API of a space is mounted (DECISIONS §1: `{base_url}`).
 pub const BASE_PATH: &str = "/api/quire";
+/// The spaces API (a host route).
+pub const SPACES_PATH: &str = "/api/spaces";
 /// Largest request body accepted (file writes, bulk, uploads).
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
@@ -81,6 +86,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "search", description = "Full-text search, DQL queries, backlinks, the index"),
         (name = "graph", description = "The link graph and its analytics"),
         (name = "views", description = "Saved views and computed view pages"),
+        (name = "drafts", description = "Drafts: changes on a git branch of their own until merged"),
+        (name = "workflows", description = "Workflow definitions, page states, boards, and frontmatter schemas"),
         (name = "pages", description = "Looking at pages: lint, peek, sections"),
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
@@ -88,7 +95,8 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "admin", description = "Operating quire: the audit log"),
         (name = "webhooks", description = "Signed POSTs of changes to registered URLs"),
         (name = "collaboration", description = "Comments, share links, published pages, the rules file for coding agents, the theme"),
-        (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph")
+        (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
+        (name = "spaces", description = "The spaces this server hosts: listing, adding and removing them")
     )
 )]
 struct ApiDoc;
@@ -147,6 +155,24 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(views::get, views::put, views::delete))
         .routes(routes!(views::execute))
         .routes(routes!(views::refresh))
+        .routes(routes!(drafts::create, drafts::list))
+        .routes(routes!(drafts::get, drafts::discard))
+        .routes(routes!(drafts::diff))
+        .routes(routes!(drafts::merge))
+        .routes(routes!(
+            drafts::read_file,
+            drafts::write_file,
+            drafts::delete_file
+        ))
+        .routes(routes!(drafts::tree))
+        .routes(routes!(workflows::list))
+        .routes(routes!(workflows::get, workflows::put, workflows::delete))
+        .routes(routes!(workflows::assign))
+        .routes(routes!(workflows::advance))
+        .routes(routes!(workflows::reorder))
+        .routes(routes!(workflows::board))
+        .routes(routes!(workflows::schemas))
+        .routes(routes!(workflows::schema, workflows::put_schema))
         .routes(routes!(helpers::lint))
         .routes(routes!(helpers::peek))
         .routes(routes!(helpers::section))
@@ -208,11 +234,35 @@ fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::readyz))
         .routes(routes!(metrics::metrics))
         .routes(routes!(collab::published_page))
+        .routes(routes!(spaces::list, spaces::add))
+        .routes(routes!(spaces::get, spaces::remove))
         .nest(BASE_PATH, space_routes())
         .split_for_parts();
     // The same routes once more for spaces named in the URL; the document lists them once.
     let (by_name, _) = space_routes().split_for_parts();
     (router.nest(&format!("{BASE_PATH}/{{space}}"), by_name), api)
+}
+
+/// Names a space added through the API may not take: the first segments of the routes of a
+/// space (`file`, `refactor`, `public` …), which `/api/quire/{space}/…` would shadow.
+pub fn reserved_space_names() -> Vec<&'static str> {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let names: std::collections::BTreeSet<String> = openapi()
+                .paths
+                .paths
+                .keys()
+                .filter_map(|path| path.strip_prefix(BASE_PATH))
+                .filter_map(|rest| rest.trim_start_matches('/').split('/').next())
+                .filter(|first| !first.is_empty() && !first.starts_with('{'))
+                .map(str::to_string)
+                .collect();
+            names.into_iter().collect()
+        })
+        .iter()
+        .map(String::as_str)
+        .collect()
 }
 
 /// The generated OpenAPI document.
@@ -298,16 +348,14 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
     let http_metrics = Arc::new(metrics::HttpMetrics::new());
     // The default space's visibility comes with the settings; another space's from its own
     // root's configuration file (where `PUT /space/visibility` writes it).
-    let mut visibilities = std::collections::HashMap::new();
+    let visibilities = settings.visibilities.clone();
     for (index, space) in service.spaces().iter().enumerate() {
         let visibility = if index == 0 {
             settings.visibility
         } else {
-            quire_config::Config::load(space.root_dir())
-                .map(|loaded| loaded.config.space.visibility)
-                .unwrap_or_default()
+            visibility::configured(space.root_dir())
         };
-        visibilities.insert(space.name().to_string(), visibility);
+        visibilities.set(space.name(), visibility);
     }
     let (router, api) = parts();
     let api = Arc::new(api);
@@ -340,7 +388,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             service,
             audit: gate.audit.clone(),
             metrics: http_metrics,
-            visibility: Arc::new(visibility::Visibilities::new(visibilities)),
+            visibility: visibilities,
             webhooks: settings.webhooks.clone(),
         });
     Ok(match settings.cors {

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use crate::audit::AuditLog;
 use crate::auth::{AuthHandle, AuthPolicy};
-use crate::gate::{Gate, Limiter};
+use crate::gate::{Gate, Limiter, LimiterHandle};
+use crate::visibility::Visibilities;
 
 /// A setting the HTTP layer cannot act on; the server must refuse to start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,13 +35,15 @@ pub struct HttpSettings {
     /// unless [`HttpSettings::audit_log`] was given.
     pub audit_enabled: bool,
     pub audit_log: Option<Arc<AuditLog>>,
-    /// `[server.rate_limit]`; `None` when off.
-    pub limiter: Option<Arc<Limiter>>,
+    /// `[server.rate_limit]` (none when off); [`Reload`] replaces it.
+    pub limiter: LimiterHandle,
     /// `[space] visibility` of the default space at start.
     pub visibility: quire_config::Visibility,
     /// The webhooks of the service when `[webhooks] enabled` (opened and started by the
     /// caller, who stops them); `None` answers 503 on the webhook routes.
     pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
+    /// The live visibility of every space, filled by [`crate::try_router`].
+    pub visibilities: Arc<Visibilities>,
 }
 
 impl HttpSettings {
@@ -51,9 +54,10 @@ impl HttpSettings {
             cors: None,
             audit_enabled: false,
             audit_log: None,
-            limiter: None,
+            limiter: LimiterHandle::default(),
             visibility: quire_config::Visibility::Private,
             webhooks: None,
+            visibilities: Arc::default(),
         }
     }
 
@@ -86,11 +90,105 @@ impl HttpSettings {
             cors: cors_layer(&config.server)?,
             audit_enabled: config.audit.enabled,
             audit_log: None,
-            limiter: Limiter::new(rate.requests_per_minute, rate.burst_size).map(Arc::new),
+            limiter: LimiterHandle::new(Limiter::new(rate.requests_per_minute, rate.burst_size)),
             visibility: config.space.visibility,
             webhooks: None,
+            visibilities: Arc::default(),
         })
     }
+
+    /// What a reload of the configuration (SIGHUP) may change in the server these settings
+    /// start.
+    pub fn reload_handle(&self) -> Reload {
+        Reload {
+            auth: self.auth.clone(),
+            limiter: self.limiter.clone(),
+            visibilities: self.visibilities.clone(),
+        }
+    }
+}
+
+/// The settings a running server takes from a reloaded configuration (SIGHUP): `[auth]`,
+/// `[server.rate_limit]` and `[space] visibility` (the default space's from the main file,
+/// every other space's from its own root). Everything else is read at start only;
+/// [`needs_restart`] names what changed of it.
+#[derive(Clone)]
+pub struct Reload {
+    auth: AuthHandle,
+    limiter: LimiterHandle,
+    visibilities: Arc<Visibilities>,
+}
+
+/// What SIGHUP reloads, for the log and the documentation.
+pub const RELOADED_SECTIONS: &[&str] = &["auth", "server.rate_limit", "space.visibility"];
+
+impl Reload {
+    /// Applies `config` over `service`'s spaces, all or nothing: when the new authentication
+    /// cannot be enforced (a key naming an unknown space, an unreachable OIDC issuer…) nothing
+    /// changes and the error says why, so a reload never weakens protection. Blocking (OIDC
+    /// discovery).
+    pub fn apply(
+        &self,
+        config: &Config,
+        service: &quire_service::Service,
+    ) -> Result<(), SetupError> {
+        let spaces = service.spaces();
+        let names: Vec<&str> = spaces.iter().map(|s| s.name()).collect();
+        let policy = AuthPolicy::from_config(&config.auth, &names)?;
+        let rate = &config.server.rate_limit;
+        self.auth.replace(policy);
+        self.limiter.set(rate.requests_per_minute, rate.burst_size);
+        for (index, space) in spaces.iter().enumerate() {
+            let visibility = if index == 0 {
+                config.space.visibility
+            } else {
+                crate::visibility::configured(space.root_dir())
+            };
+            self.visibilities.set(space.name(), visibility);
+        }
+        Ok(())
+    }
+}
+
+/// The settings that differ between `old` and `new` and that only a restart applies (dotted
+/// names, e.g. `server.cors`, `audit`), for the log of a reload.
+pub fn needs_restart(old: &Config, new: &Config) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut differs = |name: &'static str, changed: bool| {
+        if changed {
+            out.push(name);
+        }
+    };
+    let (a, b) = (&old.server, &new.server);
+    differs("server.host", a.host != b.host);
+    differs("server.port", a.port != b.port);
+    differs(
+        "server.cors",
+        a.cors_origins != b.cors_origins || a.cors != b.cors,
+    );
+    differs("server.public_url", a.public_url != b.public_url);
+    let mut space_a = old.space.clone();
+    space_a.visibility = new.space.visibility;
+    differs("space", space_a != new.space);
+    differs("search", old.search != new.search);
+    differs("versioning", old.versioning != new.versioning);
+    differs("assets", old.assets != new.assets);
+    differs("ui", old.ui != new.ui);
+    differs("backup", old.backup != new.backup);
+    differs("janitor", old.janitor != new.janitor);
+    differs("analytics", old.analytics != new.analytics);
+    differs("dataview", old.dataview != new.dataview);
+    differs("memory", old.memory != new.memory);
+    differs("drafts", old.drafts != new.drafts);
+    differs("workflow", old.workflow != new.workflow);
+    differs("audit", old.audit != new.audit);
+    differs("webhooks", old.webhooks != new.webhooks);
+    differs("schema", old.schema != new.schema);
+    differs("claims", old.claims != new.claims);
+    differs("protocols", old.protocols != new.protocols);
+    differs("refactor", old.refactor != new.refactor);
+    differs("spaces", old.spaces != new.spaces);
+    out
 }
 
 /// Headers a browser client may send across origins.

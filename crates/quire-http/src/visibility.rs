@@ -1,11 +1,13 @@
 //! Space visibility (`[space] visibility`): `PUT /space/visibility` and the public routes
 //! `GET /public/file`, `GET /public/tree`.
 //!
-//! The public routes need no credentials. They answer only when the space is `public`, and
-//! then only pages whose frontmatter declares `visibility: public`; anything else is 404, the
-//! same answer as a page that does not exist (nothing tells a private page apart). A change of
-//! visibility is written to the space's `.quire/config.toml` through the write pipeline (one
-//! commit) and applies to the next request.
+//! The public routes need no credentials. `GET /public/file` answers when the space is
+//! `public` or `unlisted` (reachable by URL), `GET /public/tree` only when it is `public`
+//! (an unlisted space lists nothing), and both only for pages whose frontmatter declares
+//! `visibility: public`; anything else is 404, the same answer as a page that does not exist
+//! (nothing tells a private page apart). A change of visibility is written to the space's
+//! `.quire/config.toml` through the write pipeline (one commit) and applies to the next
+//! request.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -40,15 +42,30 @@ impl Visibilities {
             .unwrap_or_default()
     }
 
-    fn set(&self, space: &str, visibility: Visibility) {
+    pub(crate) fn set(&self, space: &str, visibility: Visibility) {
         self.0
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(space.to_string(), visibility);
     }
+
+    pub(crate) fn remove(&self, space: &str) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(space);
+    }
 }
 
-const CONFIG_PATH: &str = ".quire/config.toml";
+/// The visibility a space's own configuration file sets (private when it sets none or does
+/// not load): where spaces other than the default take theirs from.
+pub(crate) fn configured(root: &std::path::Path) -> Visibility {
+    quire_config::Config::load(root)
+        .map(|loaded| loaded.config.space.visibility)
+        .unwrap_or_default()
+}
+
+const CONFIG_PATH: &str = quire_service::CONFIG_FILE;
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 pub struct PublicQuery {
@@ -104,7 +121,7 @@ pub async fn put(
         table["visibility"] = toml_edit::value(visibility.to_string());
         written
             .files()
-            .write(CONFIG_PATH, doc.to_string().into_bytes(), &opts)
+            .write_server_file(CONFIG_PATH, doc.to_string().into_bytes(), &opts)
             .map(|_| ())
     })
     .await?;
@@ -114,17 +131,17 @@ pub async fn put(
     }))
 }
 
-/// A page declaring `visibility: public`, without credentials, when the space is public;
-/// 404 otherwise.
+/// A page declaring `visibility: public`, without credentials, when the space is public or
+/// unlisted (reachable by URL); 404 otherwise.
 #[utoipa::path(get, path = "/public/file", tag = "files", params(PublicQuery),
     responses((status = 200, content_type = "text/markdown", body = String),
-        (status = 404, body = ErrorBody, description = "no such page, the page is not public, or the space is not public")))]
+        (status = 404, body = ErrorBody, description = "no such page, the page is not public, or the space is private")))]
 pub async fn file(
     State(state): State<AppState>,
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PublicQuery>,
 ) -> ApiResult<Response> {
-    if state.visibility.get(space.name()) != Visibility::Public {
+    if state.visibility.get(space.name()) == Visibility::Private {
         return Err(hidden());
     }
     let path = q.path.ok_or_else(hidden)?;
@@ -148,10 +165,10 @@ pub async fn file(
 }
 
 /// The folder tree with only the pages declaring `visibility: public`, when the space is
-/// public; 404 otherwise.
+/// public; 404 otherwise (an unlisted space lists nothing).
 #[utoipa::path(get, path = "/public/tree", tag = "files", params(PublicQuery),
     responses((status = 200, body = Vec<TreeNode>),
-        (status = 404, body = ErrorBody, description = "the space is not public or the folder does not exist")))]
+        (status = 404, body = ErrorBody, description = "the space is not public (private or unlisted) or the folder does not exist")))]
 pub async fn tree(
     State(state): State<AppState>,
     SpaceCtx(space): SpaceCtx,

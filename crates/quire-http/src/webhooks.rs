@@ -24,7 +24,7 @@ fn hooks_of(state: &AppState, space: &str) -> ApiResult<Arc<SpaceHooks>> {
     state
         .webhooks
         .as_ref()
-        .and_then(|w| w.space(space).cloned())
+        .and_then(|w| w.space(space))
         .ok_or_else(|| ApiError(Error::unavailable("webhooks not enabled")))
 }
 

@@ -402,3 +402,43 @@ async fn a_write_through_the_api_reaches_the_receiver_and_the_metrics() {
     }
     hooks.stop(Duration::from_secs(2));
 }
+
+#[tokio::test]
+async fn a_space_added_at_runtime_has_working_webhooks_until_it_is_removed() {
+    let (server, hooks) = open();
+    let root = server.dir.path().join("added/team");
+    let reply = server
+        .post_json(
+            "/api/spaces",
+            json!({"name": "team", "root": root.display().to_string()}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let receiver = Receiver::start();
+    let reply = server
+        .post_json("/api/quire/team/webhooks", json!({"url": receiver.url()}))
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let reply = server
+        .call(
+            Method::PUT,
+            "/api/quire/team/file?path=a.md",
+            &[("x-actor", "ann")],
+            "# A\n",
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let got = receiver.wait_for(1, Duration::from_secs(20));
+    assert_eq!(got.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&got[0].body).unwrap();
+    assert_eq!(body["path"], "a.md");
+
+    let reply = server
+        .call(Method::DELETE, "/api/spaces/team", &[], "")
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(hooks.space("team").is_none(), "its dispatchers are stopped");
+    let reply = server.get("/api/quire/team/webhooks").await;
+    assert_eq!(reply.status, 404, "{}", reply.text());
+    hooks.stop(Duration::from_secs(2));
+}

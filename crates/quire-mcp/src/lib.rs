@@ -41,6 +41,9 @@ pub struct McpServer {
     subscriptions: Arc<Mutex<BTreeSet<String>>>,
     /// Whether this session's event forwarder runs.
     forwarding: Arc<Mutex<bool>>,
+    /// The space one request addresses (header `X-Quire-Space` over HTTP); `None`: the
+    /// default space.
+    addressed: Option<Arc<Space>>,
 }
 
 impl McpServer {
@@ -52,7 +55,30 @@ impl McpServer {
             actor: actor.filter(|a| !a.trim().is_empty()),
             subscriptions: Arc::default(),
             forwarding: Arc::default(),
+            addressed: None,
         }
+    }
+
+    /// This session for one request: bound to the space the request's `X-Quire-Space`
+    /// header names (the gate admitted the credential for that space), else the default
+    /// space. An unknown space is an error, never another space.
+    fn for_request(&self, context: &RequestContext<RoleServer>) -> Result<McpServer, ErrorData> {
+        let named = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("x-quire-space"))
+            .map(|v| v.to_str().unwrap_or("").trim().to_string());
+        let Some(name) = named else {
+            return Ok(self.clone());
+        };
+        let space = self
+            .service
+            .space(&name)
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown space {name:?}"), None))?;
+        Ok(McpServer {
+            addressed: Some(space),
+            ..self.clone()
+        })
     }
 
     /// A fresh session sharing the service (HTTP makes one per MCP session).
@@ -61,7 +87,10 @@ impl McpServer {
     }
 
     fn space(&self) -> Arc<Space> {
-        self.service.default_space().clone()
+        match &self.addressed {
+            Some(space) => space.clone(),
+            None => self.service.default_space().clone(),
+        }
     }
 
     /// Serves one client over stdin/stdout until it disconnects.
@@ -190,7 +219,8 @@ impl ServerHandler for McpServer {
         let writes = !tools::is_read_only(&request.name);
         let tool = request.name.to_string();
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let result = tools::call(self, &tool, args, &caller, &context.peer).await?;
+        let server = self.for_request(&context)?;
+        let result = tools::call(&server, &tool, args, &caller, &context.peer).await?;
         if let (Some(hook), true) = (hook, writes) {
             (hook.0)(&tool, result.is_error != Some(true));
         }
@@ -200,9 +230,9 @@ impl ServerHandler for McpServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list(self).await
+        resources::list(&self.for_request(&context)?).await
     }
 
     async fn list_resource_templates(
@@ -218,9 +248,11 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Ok(resources::read(self, &request.uri).await?.into())
+        Ok(resources::read(&self.for_request(&context)?, &request.uri)
+            .await?
+            .into())
     }
 
     #[allow(deprecated)]
@@ -229,7 +261,11 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        resources::subscribe(self, request.uri, context.peer.clone())
+        resources::subscribe(
+            &self.for_request(&context)?,
+            request.uri,
+            context.peer.clone(),
+        )
     }
 
     #[allow(deprecated)]

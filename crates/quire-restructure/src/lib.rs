@@ -9,7 +9,6 @@
 
 mod check;
 mod content;
-mod keys;
 mod manifest;
 mod model;
 mod ops;

@@ -11,7 +11,6 @@ use sha2::{Digest, Sha256};
 
 use crate::check::{check, AfterNames};
 use crate::content::{edit_pages, uses_clock, Content, MoveTo, OnConflict};
-use crate::keys::NameKeys;
 use crate::manifest::Manifest;
 use crate::model::{
     Conflict, ConflictCode, ContentEdit, FileDiff, LinkChange, Orphan, PageEdit, PathChange, Plan,
@@ -26,6 +25,7 @@ use crate::sidecar::{plan_comments, plan_personal};
 use crate::split::{plan_split, Split};
 use crate::SourceFile;
 use crate::{PlanOptions, Workspace};
+use quire_vault::NameKeys;
 
 /// Builds the plan of `manifest` over `ws`. Never fails: problems are plan `errors`,
 /// `conflicts` and `rejected` entries.
@@ -637,7 +637,7 @@ impl<'w, 'a> Planner<'w, 'a> {
                 || summary
                     .links
                     .iter()
-                    .any(|link| keys.may_change(link, &mut buffer))
+                    .any(|link| keys.may_reach(link, &mut buffer))
             {
                 candidates.push(source.clone());
             }
@@ -923,7 +923,7 @@ impl<'w, 'a> Planner<'w, 'a> {
         let mut found = Findings::default();
         let mut buffer = String::new();
         for link in links {
-            if !moved && !keys.may_change(link, &mut buffer) {
+            if !moved && !keys.may_reach(link, &mut buffer) {
                 continue;
             }
             let split_source = self.split.as_ref().is_some_and(|s| &s.page == source);
@@ -1046,7 +1046,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             for link in summary
                 .links
                 .iter()
-                .filter(|l| keys.may_change(l, &mut buffer))
+                .filter(|l| keys.may_reach(l, &mut buffer))
             {
                 if let Some(path) = vault.resolve(source, link).path() {
                     if path != source && targets.contains(path) {

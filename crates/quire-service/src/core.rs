@@ -55,6 +55,12 @@ pub(crate) struct SpaceCore {
     pub(crate) unsaved: std::sync::RwLock<HashMap<PagePath, String>>,
     /// Counters of what the space did, for `/metrics`.
     pub(crate) activity: Activity,
+    /// `[drafts]`, `[workflow]`, `[schema]`.
+    pub(crate) editorial: crate::settings::EditorialSettings,
+    /// The draft branches; `Err` says why drafts are not available (501).
+    pub(crate) drafts: std::result::Result<quire_store::DraftStore, String>,
+    /// Compiled frontmatter schemas by page type (see `schemas.rs`).
+    pub(crate) schemas: crate::schemas::SchemaCache,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -159,6 +165,7 @@ impl SpaceCore {
             }),
             _ => None,
         };
+        let drafts = open_drafts(&root, &history, writer.is_some(), &settings.editorial);
         Ok(SpaceCore {
             name: settings.name,
             root,
@@ -180,8 +187,37 @@ impl SpaceCore {
             last_plan: Default::default(),
             unsaved: Default::default(),
             activity: Activity::default(),
+            editorial: settings.editorial,
+            drafts,
+            schemas: Default::default(),
         })
     }
+}
+
+/// The draft branches of a root, when drafts can work there: enabled, versioned by git, and
+/// opened by the process writing the root.
+fn open_drafts(
+    root: &Root,
+    history: &History,
+    writing: bool,
+    editorial: &crate::settings::EditorialSettings,
+) -> std::result::Result<quire_store::DraftStore, String> {
+    if !editorial.drafts.enabled {
+        return Err("drafts are disabled ([drafts] enabled = false)".into());
+    }
+    if history.strategy() != quire_store::Strategy::Git {
+        return Err(format!(
+            "drafts need git versioning (this space uses {})",
+            history.strategy()
+        ));
+    }
+    if !writing {
+        return Err("drafts are served by the process holding the root".into());
+    }
+    quire_store::DraftStore::open(root).map_err(|e| {
+        tracing::warn!("drafts are unavailable in {}: {e}", root.dir().display());
+        format!("drafts are unavailable: {e}")
+    })
 }
 
 /// The search index of the root, kept by the process writing it. Without it the space still

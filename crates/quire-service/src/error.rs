@@ -31,6 +31,11 @@ pub enum Payload {
     Plan(Box<Plan>),
     /// The claim another actor holds on the path.
     ActiveClaim(Box<quire_api::Claim>),
+    /// The page type whose schema a write violates, and each violation.
+    SchemaViolation {
+        page_type: String,
+        violations: Vec<String>,
+    },
 }
 
 impl Error {
@@ -118,6 +123,24 @@ impl From<StoreError> for Error {
             // Another process writes the root; this one opened it read-only.
             StoreError::Locked { .. } | StoreError::ReadOnly { .. } => ErrorCode::Conflict,
             _ => return Error::internal(e),
+        };
+        Error::new(code, e.to_string())
+    }
+}
+
+impl From<quire_store::DraftError> for Error {
+    fn from(e: quire_store::DraftError) -> Error {
+        use quire_store::DraftError as D;
+        let code = match &e {
+            D::NoDraft { .. } | D::NotFound { .. } => ErrorCode::NotFound,
+            D::IsFolder { .. } | D::NotFolder { .. } | D::ParentIsFile { .. } => {
+                ErrorCode::BadRequest
+            }
+            D::Stale { .. } | D::Raced { .. } => ErrorCode::Conflict,
+            D::Store(_) => {
+                let D::Store(inner) = e else { unreachable!() };
+                return inner.into();
+            }
         };
         Error::new(code, e.to_string())
     }

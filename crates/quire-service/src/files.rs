@@ -165,6 +165,42 @@ impl Files<'_> {
         })
     }
 
+    /// Writes one of the server's own settings files ([`crate::SERVER_FILES`]: the
+    /// configuration, the list of added spaces), which [`Files::write`] refuses. For the
+    /// operations that own them (space visibility, adding and removing spaces, each needing
+    /// an admin credential); never with a path a caller chose. Committed at once.
+    pub fn write_server_file(
+        &self,
+        path: &str,
+        content: Vec<u8>,
+        opts: &WriteOptions,
+    ) -> Result<WriteResult> {
+        let path = PagePath::new(path)?;
+        if !crate::settings::SERVER_FILES.contains(&path.as_str()) {
+            return Err(Error::bad_request(format!(
+                "{path} is not a settings file of the server"
+            )));
+        }
+        let applied = self.0.apply_server_file(Change {
+            message: opts.message_or(String::new),
+            ops: vec![FileOp {
+                path,
+                content: Some(content),
+                expect: opts.expect.clone(),
+            }],
+            actor: opts.actor(),
+            announce: Announce::PerFile,
+            commit: CommitMode::Now,
+        })?;
+        let file = &applied.files[0];
+        Ok(WriteResult {
+            path: file.path.to_string(),
+            etag: file.etag.clone().unwrap_or_default(),
+            created: file.created,
+            commit: applied.commit.clone(),
+        })
+    }
+
     /// Deletes one file.
     pub fn delete(&self, path: &str, opts: &WriteOptions) -> Result<DeleteResult> {
         let path = PagePath::new(path)?;
@@ -383,7 +419,7 @@ impl Files<'_> {
     }
 }
 
-fn tree_node(node: quire_store::TreeNode) -> TreeNode {
+pub(crate) fn tree_node(node: quire_store::TreeNode) -> TreeNode {
     TreeNode {
         path: node.path,
         name: node.name,

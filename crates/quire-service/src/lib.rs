@@ -4,15 +4,17 @@
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
 //! [`Insight`], [`Views`], [`Pages`], [`Comments`], [`Shares`], [`Publishing`], [`Rules`],
-//! [`Themes`]) and map [`Error`]s through [`ErrorCode`]. Layers inside,
-//! each depending only on those before it: `settings`, `links`, `indexing` → `core` →
-//! `pipeline` → the services (`views` after `find`) → `space` → `service`.
+//! [`Themes`], [`Drafts`], [`Schemas`], [`Workflows`]) and map [`Error`]s through
+//! [`ErrorCode`]. Layers inside, each depending only on those before it: `settings`, `links`,
+//! `indexing` → `core` → `pipeline` (its schema step lives with the schemas, in `schemas`) →
+//! the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
 mod canvas;
 mod claims;
 mod comments;
 mod core;
+mod drafts;
 mod error;
 mod events;
 mod files;
@@ -28,6 +30,7 @@ mod raw_moves;
 mod repair;
 mod restructure;
 mod rules;
+mod schemas;
 mod service;
 mod settings;
 mod shares;
@@ -37,11 +40,13 @@ mod unsaved;
 mod versions;
 mod views;
 mod watching;
+mod workflows;
 
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use canvas::{canvas_path, CanvasQuery, Canvases, CANVAS_SUFFIX, DEFAULT_GENERATED};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use comments::{Comments, MAX_COMMENT_BYTES};
+pub use drafts::{Drafts, DRAFT_ACTOR};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::{EventBus, EventSink};
 pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
@@ -62,10 +67,15 @@ pub use restructure::{
     PERSONAL_DIR,
 };
 pub use rules::{Rules, RulesFormat, MAX_RULES_BYTES, RULES_PATH};
-pub use service::{init_root, root_holder, Service};
+pub use schemas::{Schemas, SCHEMAS_DIR, SCHEMA_MAX_BYTES};
+pub use service::{
+    check_name as check_space_name, init_root, root_holder, AddedSpace, Registered, RemovedSpace,
+    Service, SpaceEntry, SpaceOrigin, MAX_SPACE_NAME,
+};
 pub use settings::{
-    settings_from_config, Access, AssetRules, Engine, FindSettings, IndexSettings, InsightSettings,
-    QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings, DEFAULT_SPACE,
+    settings_from_config, Access, AssetRules, EditorialSettings, Engine, FindSettings,
+    IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings,
+    CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};
@@ -73,3 +83,4 @@ pub use theme::{default_theme, Themes, THEME_PATH};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;
+pub use workflows::{Workflows, WORKFLOWS_DIR};

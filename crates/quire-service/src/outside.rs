@@ -118,11 +118,11 @@ impl SpaceCore {
         self.index_files(differs.iter().map(|d| (&d.path, &d.disk, d.now.as_deref())));
         self.record_raw_moves(&recorded.moves, SYSTEM_ACTOR, Via::Watcher);
         let timestamp = now_rfc3339();
-        for d in &differs {
+        let events = differs.iter().map(|d| {
             let path = d.path.to_string();
             let actor = SYSTEM_ACTOR.to_string();
             let timestamp = timestamp.clone();
-            self.events.publish(match d.now {
+            match d.now {
                 Some(_) => Event::Write {
                     path,
                     actor,
@@ -133,8 +133,10 @@ impl SpaceCore {
                     actor,
                     timestamp,
                 },
-            });
-        }
+            }
+        });
+        // In turn with the pipeline's announcements still waiting for the index.
+        self.events.ticket().publish(events);
         Ok(recorded)
     }
 

@@ -13,6 +13,7 @@ use quire_api::Event;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::now_rfc3339;
+use crate::settings::SERVER_FILES;
 
 /// One file of a change: its new bytes, or `None` to delete it.
 #[derive(Debug, Clone)]
@@ -107,6 +108,17 @@ impl SpaceCore {
     /// Runs a change through the pipeline. All files are written and committed together, or
     /// none is.
     pub(crate) fn apply(&self, change: Change) -> Result<Applied> {
+        self.apply_checked(change, false)
+    }
+
+    /// [`SpaceCore::apply`] for the server's own settings: the change may write
+    /// [`SERVER_FILES`] (no other change may).
+    pub(crate) fn apply_server_file(&self, change: Change) -> Result<Applied> {
+        self.apply_checked(change, true)
+    }
+
+    fn apply_checked(&self, change: Change, server_files: bool) -> Result<Applied> {
+        validate(&change, server_files)?;
         let files = change.ops.len() as u64;
         let applied = self.apply_counted(change)?;
         self.activity.add(&self.activity.writes, 1);
@@ -115,8 +127,8 @@ impl SpaceCore {
     }
 
     fn apply_counted(&self, change: Change) -> Result<Applied> {
-        validate(&change)?;
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.check_schemas(&change.ops)?;
+        let guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.
         let mut prepared = Vec::with_capacity(change.ops.len());
@@ -248,8 +260,13 @@ impl SpaceCore {
                 tracing::error!("removing the journal failed (recovered at next start): {e}");
             }
         }
+        // The change is on disk and recorded: the next writer may start while this one
+        // waits for the index thread (which gathers the paths of every waiting writer into
+        // one pass). Events still go out in the order of the changes.
+        let ticket = self.events.ticket();
+        drop(guard);
         indexing.wait();
-        self.announce(&prepared, &change);
+        ticket.publish(self.events_of(&prepared, &change));
         Ok(applied)
     }
 
@@ -382,20 +399,21 @@ impl SpaceCore {
         }
     }
 
-    fn announce(&self, prepared: &[Prepared], change: &Change) {
+    fn events_of(&self, prepared: &[Prepared], change: &Change) -> Vec<Event> {
         let timestamp = now_rfc3339();
         match change.announce {
-            Announce::Bulk => self.events.publish(Event::Bulk {
+            Announce::Bulk => vec![Event::Bulk {
                 paths: prepared.iter().map(|p| p.path.to_string()).collect(),
                 actor: change.actor.clone(),
                 timestamp,
-            }),
-            Announce::PerFile => {
-                for p in prepared {
+            }],
+            Announce::PerFile => prepared
+                .iter()
+                .map(|p| {
                     let path = p.path.to_string();
                     let actor = change.actor.clone();
                     let timestamp = timestamp.clone();
-                    self.events.publish(match p.after {
+                    match p.after {
                         Some(_) => Event::Write {
                             path,
                             actor,
@@ -406,9 +424,9 @@ impl SpaceCore {
                             actor,
                             timestamp,
                         },
-                    });
-                }
-            }
+                    }
+                })
+                .collect(),
         }
     }
 }
@@ -432,7 +450,7 @@ impl Indexing<'_> {
     }
 }
 
-fn validate(change: &Change) -> Result<()> {
+fn validate(change: &Change, server_files: bool) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));
     }
@@ -444,6 +462,17 @@ fn validate(change: &Change) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for op in &change.ops {
         check_writable(&op.path)?;
+        if !server_files && SERVER_FILES.contains(&op.path.as_str()) {
+            return Err(Error::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} holds the server's own settings (authentication, spaces) and cannot be \
+                     changed through the API; edit it on the server (`PUT /space/visibility` and \
+                     `/api/spaces` change what they own)",
+                    op.path
+                ),
+            ));
+        }
         if !seen.insert(op.path.as_str()) {
             return Err(Error::new(
                 ErrorCode::BadRequest,

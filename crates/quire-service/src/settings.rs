@@ -22,6 +22,17 @@ pub struct SpaceSettings {
     pub find: FindSettings,
     /// How restructuring scripts run; `None`: scripts are not available (501).
     pub script: Option<ScriptRunner>,
+    /// `[drafts]`, `[workflow]` and `[schema]`.
+    pub editorial: EditorialSettings,
+}
+
+/// Drafts, workflows and schema enforcement (`[drafts]`, `[workflow]`, `[schema]`).
+#[derive(Debug, Clone, Default)]
+pub struct EditorialSettings {
+    pub drafts: quire_config::DraftsConfig,
+    pub workflow: quire_config::WorkflowConfig,
+    /// `[schema] enforce`: writes of pages whose `type` has a schema are validated.
+    pub enforce_schemas: bool,
 }
 
 /// The command that runs one restructuring script in a child process (the embedding binary
@@ -90,6 +101,19 @@ impl Default for AssetRules {
     }
 }
 
+/// The configuration file of a root.
+pub const CONFIG_FILE: &str = ".quire/config.toml";
+
+/// Where the spaces added through the API are recorded, in the default space's root.
+pub const SPACES_FILE: &str = ".quire/spaces.json";
+
+/// Files holding the server's own settings: authentication (a reload or restart applies what
+/// they say) and the spaces it serves. No change made through the API writes them, so a key
+/// that may write pages cannot widen its own rights; quire writes them for the operations
+/// that own them (space visibility, adding and removing spaces). Edits on disk are recorded
+/// like any other.
+pub const SERVER_FILES: &[&str] = &[CONFIG_FILE, SPACES_FILE];
+
 /// The name of the space served from the main root.
 pub const DEFAULT_SPACE: &str = "default";
 
@@ -145,6 +169,11 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         claims: config.claims.clone(),
         find: find.clone(),
         script: None,
+        editorial: EditorialSettings {
+            drafts: config.drafts.clone(),
+            workflow: config.workflow.clone(),
+            enforce_schemas: config.schema.enforce,
+        },
     };
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
     for s in &config.spaces {

@@ -9,6 +9,7 @@ use quire_vault::{DiskNames, Vault};
 
 use crate::claims::Claims;
 use crate::core::SpaceCore;
+use crate::drafts::Drafts;
 use crate::error::Result;
 use crate::events::EventBus;
 use crate::files::Files;
@@ -20,9 +21,11 @@ use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
 use crate::repair::Repair;
 use crate::restructure::Restructure;
+use crate::schemas::Schemas;
 use crate::settings::{Access, SpaceSettings};
 use crate::versions::Versions;
 use crate::views::Views;
+use crate::workflows::Workflows;
 
 /// Counters of a space (see [`Space::metrics`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,6 +58,9 @@ impl Space {
     pub fn open_as(settings: SpaceSettings, access: &Access) -> Result<Space> {
         let core = std::sync::Arc::new(SpaceCore::open(settings, access)?);
         crate::views::start_refresher(&core);
+        if let Ok(drafts) = &core.drafts {
+            core.discard_untouched_drafts(drafts);
+        }
         Ok(Space { core })
     }
 
@@ -119,6 +125,21 @@ impl Space {
     /// search analytics.
     pub fn insight(&self) -> Insight<'_> {
         Insight(&self.core)
+    }
+
+    /// Drafts: changes on a branch of their own until merged.
+    pub fn drafts(&self) -> Drafts<'_> {
+        Drafts(&self.core)
+    }
+
+    /// Frontmatter schemas per page type.
+    pub fn schemas(&self) -> Schemas<'_> {
+        Schemas(&self.core)
+    }
+
+    /// Workflow definitions, the pages' states and boards.
+    pub fn workflows(&self) -> Workflows<'_> {
+        Workflows(&self.core)
     }
 
     /// Leases on page paths.

@@ -32,6 +32,7 @@ fn the_wal_is_checkpointed_and_emptied_once_the_index_is_idle() {
             ..FindSettings::default()
         },
         script: None,
+        editorial: Default::default(),
     })
     .unwrap();
     let find = space.find();

@@ -282,6 +282,7 @@ fn unsaved_texts_and_rereads_serve_a_read_only_space_only() {
             claims: Default::default(),
             find: Default::default(),
             script: None,
+            editorial: Default::default(),
         },
         &quire_service::Access::ReadOnly,
     )

@@ -237,3 +237,45 @@ fn a_change_applied_after_a_failed_one_commits_normally() {
     assert!(applied.commit.is_some());
     assert_eq!(t.last_message("a.md").trim(), "Update a.md");
 }
+
+#[test]
+fn concurrent_writers_are_announced_in_the_order_of_their_commits() {
+    let t = TestSpace::new(&[("a.md", "# A\n")]);
+    let mut events = t.space.events().subscribe();
+    std::thread::scope(|scope| {
+        for w in 0..6 {
+            let space = &t.space;
+            scope.spawn(move || {
+                for n in 0..15 {
+                    let text = format!("# A\nwriter {w} write {n}\n");
+                    space
+                        .apply(change(
+                            vec![op("a.md", Some(&text), Expect::Anything)],
+                            &format!("writer-{w}"),
+                            "",
+                        ))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let mut announced = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let Event::Write { actor, .. } = event {
+            announced.push(actor);
+        }
+    }
+    // Oldest first, as committed.
+    let committed: Vec<String> = t
+        .space
+        .versions()
+        .of("a.md")
+        .unwrap()
+        .into_iter()
+        .rev()
+        .skip(1)
+        .map(|v| v.author)
+        .collect();
+    assert_eq!(announced.len(), 90);
+    assert_eq!(announced, committed);
+}

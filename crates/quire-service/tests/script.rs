@@ -56,6 +56,7 @@ fn scripted(body: &str, time: Duration) -> Scripted {
         claims: Default::default(),
         find: Default::default(),
         script: Some(runner),
+        editorial: Default::default(),
     })
     .unwrap();
     let started = Instant::now();
@@ -268,6 +269,7 @@ fn empty_scripts_and_missing_runners_are_refused_before_anything_runs() {
         claims: Default::default(),
         find: Default::default(),
         script: None,
+        editorial: Default::default(),
     })
     .unwrap();
     let e = space

@@ -1,6 +1,7 @@
 //! quire-store owns the knowledge root on disk and its history: path safety, atomic writes,
 //! folder listings, and versioning by git, copy-on-write snapshots, or not at all.
 
+pub mod drafts;
 mod error;
 pub mod fault;
 mod history;
@@ -10,6 +11,10 @@ mod root;
 mod seen;
 pub mod watch;
 
+pub use drafts::{
+    DraftAction, DraftChange, DraftError, DraftInfo, DraftStore, Merge, MergedFile,
+    DRAFT_REF_PREFIX,
+};
 pub use error::StoreError;
 pub use history::{
     Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, CommitMetrics,

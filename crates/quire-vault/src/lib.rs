@@ -7,6 +7,7 @@
 
 mod fold;
 mod index;
+mod keys;
 mod memo;
 mod overlay;
 mod path;
@@ -16,6 +17,7 @@ mod spelling;
 mod vault;
 
 pub use fold::fold_name;
+pub use keys::NameKeys;
 pub use memo::{Answer, Memo};
 pub use overlay::Overlay;
 pub use path::{PagePath, PathError};

@@ -6,6 +6,7 @@ use quire_syntax::{parse, parse_canvas, slug, BlockId, Heading, Link, LinkKind, 
 use serde::Serialize;
 
 use crate::index::Index;
+use crate::keys::NameKeys;
 use crate::memo::Memo;
 use crate::path::PagePath;
 use crate::resolve::{self, Resolution, Step};
@@ -251,15 +252,23 @@ impl Vault {
     /// Every link of a page (or canvas) that resolves to `target`, by source path, then by
     /// position in the source. Same-page links (`[[#Heading]]`) are not backlinks; a page
     /// linking itself by name is.
+    ///
+    /// Only links whose last segment folds to the target's name or stem can reach it, so only
+    /// those are resolved.
     pub fn backlinks(&self, target: &PagePath) -> Vec<(PagePath, Link)> {
-        self.resolved_links()
-            .filter(|(_, _, resolution)| match resolution {
+        let mut keys = NameKeys::new();
+        keys.add(target);
+        let mut buffer = String::new();
+        self.pages()
+            .flat_map(|(source, summary)| summary.links.iter().map(move |link| (source, link)))
+            .filter(|(_, link)| keys.may_reach(link, &mut buffer))
+            .filter(|(source, link)| match self.resolve(source, link) {
                 Resolution::Resolved { path, step, .. } => {
-                    *step != Step::SamePage && path == target
+                    step != Step::SamePage && &path == target
                 }
                 Resolution::Unresolved => false,
             })
-            .map(|(source, link, _)| (source.clone(), link.clone()))
+            .map(|(source, link)| (source.clone(), link.clone()))
             .collect()
     }
 }

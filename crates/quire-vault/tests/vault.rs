@@ -372,3 +372,69 @@ fn upsert_canvas_keeps_file_references_as_links() {
         .count();
     assert_eq!(broken, 1);
 }
+
+/// Backlinks resolve only the links whose last segment can name the target; the answer must be
+/// exactly what resolving every link of the vault gives.
+#[test]
+fn backlinks_equal_the_links_resolving_to_each_page_whatever_their_spelling() {
+    let mut vault = Vault::new();
+    let targets = [
+        "My Note.md",
+        "notes/my-note.md",
+        "Ärger.md",
+        "deep/a/b/Plan.md",
+        "img.png",
+    ];
+    for t in targets {
+        vault.insert_file(path(t));
+    }
+    let spellings = [
+        "my note",
+        "MY_NOTE",
+        "My Note.md",
+        "notes/my-note",
+        "A\u{308}rger",
+        "ärger",
+        "b/plan",
+        "deep/a/b/Plan.md",
+        "Plan",
+        "img.png",
+        "nothing",
+    ];
+    vault.upsert_parsed(
+        path("src/one.md"),
+        parsed(None, vec![], spellings.iter().map(|s| wiki(s)).collect()),
+    );
+    vault.upsert_parsed(
+        path("deep/a/two.md"),
+        parsed(
+            None,
+            vec![],
+            vec![
+                link(LinkKind::Markdown, LinkPlace::Body, "b/Plan.md"),
+                link(LinkKind::Markdown, LinkPlace::Body, "../../My Note.md"),
+                link(LinkKind::Markdown, LinkPlace::Body, "/img.png"),
+            ],
+        ),
+    );
+    let mut total = 0;
+    for t in targets {
+        let target = path(t);
+        let expected: Vec<(String, String)> = vault
+            .resolved_links()
+            .filter(|(_, _, r)| r.path() == Some(&target) && r.step() != Some(Step::SamePage))
+            .map(|(s, l, _)| (s.to_string(), l.target.clone()))
+            .collect();
+        let got: Vec<(String, String)> = vault
+            .backlinks(&target)
+            .into_iter()
+            .map(|(s, l)| (s.to_string(), l.target))
+            .collect();
+        assert_eq!(got, expected, "backlinks of {t}");
+        total += got.len();
+    }
+    assert!(
+        total >= 10,
+        "the fixture links its targets ({total} backlinks)"
+    );
+}

@@ -65,9 +65,13 @@ impl Default for Settings {
     }
 }
 
-/// The webhooks of every space of a service.
+/// The webhooks of every space of a service, spaces added at runtime included
+/// ([`Webhooks::attach`]).
 pub struct Webhooks {
-    spaces: Vec<Arc<SpaceHooks>>,
+    spaces: RwLock<Vec<Arc<SpaceHooks>>>,
+    settings: Settings,
+    /// Set by [`Webhooks::start`]: a space attached afterwards starts its dispatchers at once.
+    started: std::sync::atomic::AtomicBool,
 }
 
 impl Webhooks {
@@ -75,42 +79,61 @@ impl Webhooks {
     /// every event is queued for the webhooks it matches. Nothing is sent before
     /// [`Webhooks::start`].
     pub fn open(service: &Service, settings: Settings) -> Result<Webhooks, Error> {
-        let mut spaces = Vec::new();
+        let webhooks = Webhooks {
+            spaces: RwLock::new(Vec::new()),
+            settings,
+            started: std::sync::atomic::AtomicBool::new(false),
+        };
         for space in service.spaces() {
-            let store = Store::open(space.root_dir()).map_err(|e| {
-                Error::internal(format!("the webhook store of space {}: {e}", space.name()))
-            })?;
-            let hooks = Arc::new(SpaceHooks {
-                name: space.name().to_string(),
-                active: RwLock::new(Vec::new()),
-                store: Mutex::new(store),
-                settings: settings.clone(),
-                wake: dispatch::Wake::default(),
-                counters: Counters::default(),
-            });
-            hooks.reload()?;
-            space.events().add_sink(hooks.clone());
-            spaces.push(hooks);
+            webhooks.attach(&space)?;
         }
-        Ok(Webhooks { spaces })
+        Ok(webhooks)
+    }
+
+    /// Opens the store of `space` (a space added while the server runs) and queues its events;
+    /// its dispatchers start now if the others have.
+    pub fn attach(&self, space: &quire_service::Space) -> Result<(), Error> {
+        let store = Store::open(space.root_dir()).map_err(|e| {
+            Error::internal(format!("the webhook store of space {}: {e}", space.name()))
+        })?;
+        let hooks = Arc::new(SpaceHooks {
+            name: space.name().to_string(),
+            active: RwLock::new(Vec::new()),
+            store: Mutex::new(store),
+            settings: self.settings.clone(),
+            wake: dispatch::Wake::default(),
+            counters: Counters::default(),
+        });
+        hooks.reload()?;
+        space.events().add_sink(hooks.clone());
+        if self.started.load(Ordering::SeqCst) {
+            start_dispatchers(&hooks);
+        }
+        let mut spaces = self.spaces.write().unwrap_or_else(|e| e.into_inner());
+        spaces.retain(|h| h.name != space.name());
+        spaces.push(hooks);
+        Ok(())
+    }
+
+    /// Stops the dispatchers of a removed space (waiting up to `grace`); what it had queued
+    /// stays in its store and is sent if the space is added again.
+    pub fn detach(&self, name: &str, grace: Duration) {
+        let removed = {
+            let mut spaces = self.spaces.write().unwrap_or_else(|e| e.into_inner());
+            let at = spaces.iter().position(|h| h.name == name);
+            at.map(|at| spaces.remove(at))
+        };
+        if let Some(hooks) = removed {
+            hooks.wake.stop(grace);
+        }
     }
 
     /// Starts `max_workers` dispatchers per space; they send what is queued, oldest first,
     /// including what a previous run left.
     pub fn start(&self) {
-        for hooks in &self.spaces {
-            let agent = dispatch::agent(hooks.settings.timeout);
-            for n in 0..hooks.settings.max_workers {
-                hooks.wake.begin();
-                let hooks = hooks.clone();
-                let agent = agent.clone();
-                let spawned = std::thread::Builder::new()
-                    .name(format!("webhooks-{n}"))
-                    .spawn(move || dispatch::work(hooks, agent));
-                if let Err(e) = spawned {
-                    tracing::error!("cannot start a webhook dispatcher: {e}");
-                }
-            }
+        self.started.store(true, Ordering::SeqCst);
+        for hooks in self.spaces() {
+            start_dispatchers(&hooks);
         }
     }
 
@@ -118,7 +141,7 @@ impl Webhooks {
     /// afterwards (until the process ends) and are sent at the next start.
     pub fn stop(&self, grace: Duration) {
         let deadline = std::time::Instant::now() + grace;
-        for hooks in &self.spaces {
+        for hooks in self.spaces() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if !hooks.wake.stop(left) {
                 tracing::warn!(
@@ -131,12 +154,35 @@ impl Webhooks {
     }
 
     /// The webhooks of the space `name`.
-    pub fn space(&self, name: &str) -> Option<&Arc<SpaceHooks>> {
-        self.spaces.iter().find(|s| s.name == name)
+    pub fn space(&self, name: &str) -> Option<Arc<SpaceHooks>> {
+        self.spaces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|s| s.name == name)
+            .cloned()
     }
 
-    pub fn spaces(&self) -> &[Arc<SpaceHooks>] {
-        &self.spaces
+    pub fn spaces(&self) -> Vec<Arc<SpaceHooks>> {
+        self.spaces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+fn start_dispatchers(hooks: &Arc<SpaceHooks>) {
+    let agent = dispatch::agent(hooks.settings.timeout);
+    for n in 0..hooks.settings.max_workers {
+        hooks.wake.begin();
+        let hooks = hooks.clone();
+        let agent = agent.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("webhooks-{n}"))
+            .spawn(move || dispatch::work(hooks, agent));
+        if let Err(e) = spawned {
+            tracing::error!("cannot start a webhook dispatcher: {e}");
+        }
     }
 }
 

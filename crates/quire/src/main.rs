@@ -20,6 +20,9 @@ enum Command {
     /// git repository whose first commit holds what the folder already contains.
     Init(cmd::init::Args),
     /// Serve a knowledge root over HTTP (REST API under /api/quire, events, health).
+    ///
+    /// SIGHUP reloads [auth], [server.rate_limit] and each space's [space] visibility; other
+    /// settings apply at the next start (the log names those that changed).
     Serve(cmd::serve::Args),
     /// Restructure the knowledge base: plan manifests of moves, merges and relinks.
     Refactor(cmd::refactor::Args),

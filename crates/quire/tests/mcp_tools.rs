@@ -66,6 +66,18 @@ const EXPECTED: &[&str] = &[
     "quire_views_delete",
     "quire_views_execute",
     "quire_view_refresh",
+    "quire_draft_create",
+    "quire_draft_list",
+    "quire_draft_read",
+    "quire_draft_write",
+    "quire_draft_diff",
+    "quire_draft_merge",
+    "quire_draft_discard",
+    "quire_workflow_list",
+    "quire_workflow_get",
+    "quire_workflow_save",
+    "quire_workflow_advance",
+    "quire_workflow_board",
     "quire_refactor_plan",
     "quire_refactor_apply",
     "quire_refactor_script",
@@ -79,9 +91,7 @@ const ABSENT: &[&str] = &[
     "quire_embeddings",
     "quire_import",
     "quire_export",
-    "quire_draft_create",
     "quire_canvas_list",
-    "quire_workflow_list",
     "quire_clip",
     "quire_ingest",
     "quire_export_document",
@@ -504,6 +514,71 @@ fn with_keys_on_every_tool_answers_like_rest() {
         assert_eq!(
             err(&client, "quire_views_delete", json!({"name": "by-status"})).await,
             rest_error("DELETE", &format!("{base}/views/by-status"), None)
+        );
+
+        // Drafts and workflows: the service calls REST makes, the same answers.
+        let draft = ok(&client, "quire_draft_create", json!({})).await;
+        let id = draft["id"].as_str().unwrap().to_string();
+        ok(
+            &client,
+            "quire_draft_write",
+            json!({"id": id, "path": "notes/drafted.md", "content": "# Drafted\n"}),
+        )
+        .await;
+        assert!(
+            !root.join("notes/drafted.md").exists(),
+            "a draft stays out of the root"
+        );
+        let file = ok(
+            &client,
+            "quire_draft_read",
+            json!({"id": id, "path": "notes/drafted.md"}),
+        )
+        .await;
+        assert_eq!(file["content"], "# Drafted\n");
+        let diff = ok(&client, "quire_draft_diff", json!({"id": id})).await;
+        let (_, rest_diff) = rest("GET", &format!("{base}/drafts/{id}/diff"), None);
+        assert_eq!(diff, rest_diff);
+        let merged = ok(&client, "quire_draft_merge", json!({"id": id})).await;
+        assert_eq!(merged["status"], "merged");
+        assert!(root.join("notes/drafted.md").exists());
+        assert_eq!(
+            err(&client, "quire_draft_discard", json!({"id": id})).await,
+            rest_error("DELETE", &format!("{base}/drafts/{id}"), None)
+        );
+        ok(
+            &client,
+            "quire_workflow_save",
+            json!({"name": "flow", "workflow": {"states": [{"name": "todo"}, {"name": "done"}]}}),
+        )
+        .await;
+        let (status, _) = rest(
+            "POST",
+            &format!("{base}/workflow/assign"),
+            Some(json!({"path": "notes/drafted.md", "workflow": "flow"})),
+        );
+        assert_eq!(status, 200);
+        let page = ok(
+            &client,
+            "quire_workflow_advance",
+            json!({"path": "notes/drafted.md", "target_state": "done"}),
+        )
+        .await;
+        assert_eq!(page["from"], "todo");
+        let board = ok(&client, "quire_workflow_board", json!({"name": "flow"})).await;
+        assert_eq!(board["board"]["done"][0]["path"], "notes/drafted.md");
+        assert_eq!(
+            err(
+                &client,
+                "quire_workflow_advance",
+                json!({"path": "notes/drafted.md", "target_state": "nowhere"})
+            )
+            .await,
+            rest_error(
+                "POST",
+                &format!("{base}/workflow/advance"),
+                Some(json!({"path": "notes/drafted.md", "target_state": "nowhere"}))
+            )
         );
 
         // History: a page written, then deleted, by this client (view files under `.quire/`

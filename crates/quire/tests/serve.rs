@@ -116,13 +116,10 @@ fn a_perspace_key_for_an_unknown_space_refuses_to_start() {
 
 #[test]
 fn unbuilt_safety_settings_refuse_to_start() {
-    for (toml, setting) in [
-        ("[schema]\nenforce = true\n", "schema.enforce"),
-        (
-            "[backup]\nremote = \"git@example.com:kb.git\"\n",
-            "backup.remote",
-        ),
-    ] {
+    for (toml, setting) in [(
+        "[backup]\nremote = \"git@example.com:kb.git\"\n",
+        "backup.remote",
+    )] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("kb");
         write_config(&root, toml);

@@ -131,6 +131,7 @@ impl TestServer {
                 claims: Default::default(),
                 find: Default::default(),
                 script,
+                editorial: Default::default(),
             }])
             .expect("service opens"),
         );
@@ -210,6 +211,7 @@ impl TestServer {
                     claims: Default::default(),
                     find: Default::default(),
                     script: None,
+                    editorial: Default::default(),
                 }
             })
             .collect();

@@ -4,9 +4,11 @@
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
 //! The table is split by area, one module each, in the order clients list them: files,
 //! history and claims (`files`), finding (`find`), looking at pages (`pages`), analytics and
-//! health (`insight`), saved views (`views`), restructuring (`refactor`). A tool calls the same
+//! health (`insight`), saved views (`views`), drafts and workflows (`drafts`), restructuring
+//! (`refactor`). A tool calls the same
 //! service method as its REST route, so both answer alike (same body, same error message).
 
+mod drafts;
 mod files;
 mod find;
 mod insight;
@@ -48,6 +50,7 @@ const AREAS: &[Area] = &[
     pages::AREA,
     insight::AREA,
     views::AREA,
+    drafts::AREA,
     refactor::AREA,
 ];
 

@@ -187,6 +187,7 @@ mod tests {
                 },
                 find: Default::default(),
                 script: None,
+                editorial: Default::default(),
             },
             &Access::serve(),
         )

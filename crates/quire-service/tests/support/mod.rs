@@ -45,6 +45,7 @@ impl TestSpace {
             claims: Default::default(),
             find: Default::default(),
             script: None,
+            editorial: Default::default(),
         })
         .expect("space opens");
         TestSpace { dir, space }

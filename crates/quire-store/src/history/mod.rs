@@ -19,6 +19,7 @@ use crate::journal::Interrupted;
 use crate::lock::WriterLock;
 use crate::root::{DiskName, Root};
 use crate::seen::SeenFiles;
+pub(crate) use repo::signature;
 pub use repo::{CommitMetrics, COMMIT_BUCKETS};
 
 pub use batch::Backlog;

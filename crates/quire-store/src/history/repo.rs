@@ -691,7 +691,7 @@ pub(crate) fn actor_name(actor: &str) -> String {
 
 /// Author and committer for an actor: its [`actor_name`] and a made-up e-mail
 /// `<name>@quire.local` (letters, digits, `.`, `-` and `_`; anything else becomes `-`).
-fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
+pub(crate) fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
     let name = actor_name(actor);
     let local: String = name
         .chars()

@@ -3,7 +3,7 @@
 //! start with a message naming it; a purely optional feature that is not built yet is a
 //! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
 
-use quire_config::{Config, Visibility};
+use quire_config::Config;
 use quire_service::Error;
 
 /// A setting this build does not carry out.
@@ -22,11 +22,6 @@ fn refused(config: &Config) -> Vec<Unbuilt> {
         }
     };
     refuse(
-        config.schema.enforce,
-        "schema.enforce",
-        "schema enforcement",
-    );
-    refuse(
         config.backup.remote.is_some(),
         "backup.remote",
         "pushing backups to a remote",
@@ -43,19 +38,9 @@ fn missing(config: &Config) -> Vec<Unbuilt> {
         }
     };
     note(
-        config.space.visibility == Visibility::Unlisted,
-        "space.visibility",
-        "unlisted spaces (no space listing exists yet: they behave as private)",
-    );
-    note(
         config.search.vector.enabled,
         "search.vector.enabled",
         "vector search",
-    );
-    note(
-        config.workflow.enforce_transitions,
-        "workflow.enforce_transitions",
-        "workflows",
     );
     note(
         !config.dataview.custom_fields.is_empty(),
@@ -129,17 +114,20 @@ mod tests {
 
     #[test]
     fn every_unbuilt_safety_setting_refuses_to_start_naming_itself() {
-        for (text, setting) in [
-            ("[schema]\nenforce = true\n", "schema.enforce"),
-            (
-                "[backup]\nremote = \"git@example.com:kb.git\"\n",
-                "backup.remote",
-            ),
-        ] {
+        for (text, setting) in [(
+            "[backup]\nremote = \"git@example.com:kb.git\"\n",
+            "backup.remote",
+        )] {
             let err = check(&parse(text)).expect_err(setting);
             assert!(err.message.contains(setting), "{}", err.message);
             assert!(err.message.starts_with("refusing to start"));
         }
+    }
+
+    #[test]
+    fn schema_enforcement_and_workflow_transitions_are_built() {
+        let config = parse("[schema]\nenforce = true\n[workflow]\nenforce_transitions = true\n");
+        assert_eq!(check(&config).unwrap(), Vec::<String>::new());
     }
 
     #[test]
@@ -148,8 +136,9 @@ mod tests {
             "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
         ))
         .unwrap();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[0].starts_with("space.visibility"));
+        // `unlisted` is built: only vector search is missing.
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("search.vector"));
     }
 
     #[test]

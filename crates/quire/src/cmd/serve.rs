@@ -64,13 +64,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for space in &mut settings {
         space.script = scripts.clone();
     }
-    let names: Vec<&str> = settings.iter().map(|s| s.name.as_str()).collect();
+    // Spaces added through the API (`.quire/spaces.json`) come back too; their names are
+    // known before anything is opened, so keys naming them are checked like the others.
+    let registered = Service::registered_in(&args.root)?;
+    let names: Vec<&str> = settings
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(registered.iter().map(|r| r.name.as_str()))
+        .collect();
     let refuse = |e: quire_http::SetupError| Error::bad_request(format!("refusing to start: {e}"));
     let mut http = quire_http::HttpSettings::from_config(&config, &names).map_err(refuse)?;
-    let space_names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    let auth = http.auth.clone();
-    let auth_open = auth.current().is_open();
+    let reload = http.reload_handle();
+    let auth_open = http.auth.current().is_open();
     let service = Arc::new(Service::open(settings)?);
+    let added = service.open_registered(&quire_http::reserved_space_names())?;
+    if added > 0 {
+        tracing::info!("opened {added} space(s) added through the API (.quire/spaces.json)");
+    }
     // Webhooks attach to the spaces' events before any request can write.
     let webhooks = if config.webhooks.enabled {
         let settings = quire_webhooks::Settings::from_config(&config.webhooks);
@@ -99,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let watching = runtime.block_on(async {
+    runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
@@ -115,8 +125,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             None
         };
-        let watching = watch(&service);
-        reload_on_sighup(&args, auth, space_names);
+        service.watch();
+        reload_on_sighup(&args, reload, service.clone(), config.clone());
         if auth_open && !host.is_loopback() {
             tracing::warn!(
                 "auth is `none` and the server listens on {host}: anyone who can reach this \
@@ -173,9 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 SHUTDOWN_GRACE.as_secs()
             ),
         }
-        anyhow::Ok(watching)
+        anyhow::Ok(())
     })?;
-    drop(watching);
+    service.stop_watching();
     // Deliveries not sent yet stay queued for the next start.
     if let Some(webhooks) = &webhooks {
         webhooks.stop(SHUTDOWN_GRACE);
@@ -216,11 +226,17 @@ fn web_ui() -> axum::Router {
     quire_ui::router().layer(axum::middleware::map_response(quire_http::security_headers))
 }
 
-/// SIGHUP reloads `[auth]` (keys, tokens, mode, OIDC issuer) from the configuration file:
-/// the new policy applies to the next request, connections stay open. A configuration that
-/// does not load or cannot be enforced leaves the running policy in place (never a weaker
-/// one) and is logged.
-fn reload_on_sighup(args: &Args, auth: quire_http::AuthHandle, spaces: Vec<String>) {
+/// SIGHUP reloads `[auth]` (keys, tokens, mode, OIDC issuer), `[server.rate_limit]` and
+/// `[space] visibility` (each space's) from the configuration files: they apply to the next
+/// request, connections stay open. A configuration that does not load or cannot be enforced
+/// changes nothing (never a weaker policy) and is logged. Other settings that changed are
+/// named in the log: they apply at the next start.
+fn reload_on_sighup(
+    args: &Args,
+    reload: quire_http::Reload,
+    service: Arc<Service>,
+    started: Config,
+) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -236,31 +252,47 @@ fn reload_on_sighup(args: &Args, auth: quire_http::AuthHandle, spaces: Vec<Strin
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!(
-                    "cannot listen for SIGHUP ({e}): authentication reloads need a restart"
+                    "cannot listen for SIGHUP ({e}): configuration reloads need a restart"
                 );
                 return;
             }
         };
         let args = Arc::new(args);
+        let started = Arc::new(started);
         tokio::spawn(async move {
             while hangups.recv().await.is_some() {
-                let args = args.clone();
-                let spaces = spaces.clone();
+                let (args, reload, service, started) = (
+                    args.clone(),
+                    reload.clone(),
+                    service.clone(),
+                    started.clone(),
+                );
                 let loaded = tokio::task::spawn_blocking(move || {
-                    let config = configure(&args).map_err(|e| e.to_string())?;
-                    let names: Vec<&str> = spaces.iter().map(String::as_str).collect();
-                    quire_http::AuthPolicy::from_config(&config.auth, &names)
-                        .map(|p| (p, config.auth.kind))
-                        .map_err(|e| e.to_string())
+                    let config = configure(&args).map_err(|e| format!("{e:#}"))?;
+                    reload.apply(&config, &service).map_err(|e| e.to_string())?;
+                    Ok::<_, String>((
+                        config.auth.kind,
+                        quire_http::needs_restart(&started, &config),
+                    ))
                 })
                 .await;
                 match loaded {
-                    Ok(Ok((policy, kind))) => {
-                        auth.replace(policy);
-                        tracing::info!("SIGHUP: authentication reloaded (auth {kind})");
+                    Ok(Ok((kind, ignored))) => {
+                        tracing::info!(
+                            "SIGHUP: authentication reloaded (auth {kind}); reloaded: {}",
+                            quire_http::RELOADED_SECTIONS.join(", ")
+                        );
+                        if !ignored.is_empty() {
+                            tracing::warn!(
+                                "SIGHUP: changed in the configuration but applied only at the \
+                                 next start: {}",
+                                ignored.join(", ")
+                            );
+                        }
                     }
                     Ok(Err(e)) => tracing::error!(
-                        "SIGHUP: authentication not reloaded, the running settings stay: {e}"
+                        "SIGHUP: nothing reloaded (authentication not reloaded), the running \
+                         settings stay: {e}"
                     ),
                     Err(e) => tracing::error!("SIGHUP: reload failed: {e}"),
                 }
@@ -268,7 +300,7 @@ fn reload_on_sighup(args: &Args, auth: quire_http::AuthHandle, spaces: Vec<Strin
         });
     }
     #[cfg(not(unix))]
-    let _ = (args, auth, spaces);
+    let _ = (args, reload, service, started);
 }
 
 /// How long requests in flight may take to finish after a stop signal.
@@ -282,25 +314,6 @@ fn api_address(local: SocketAddr) -> String {
         ip => ip,
     };
     format!("http://{}", SocketAddr::new(ip, local.port()))
-}
-
-/// Watches every space's root for edits made outside quire. A watch that cannot start (too
-/// many inotify watches, say) leaves the server running: such edits are then recorded at the
-/// next start, and the operator is told.
-fn watch(service: &Arc<Service>) -> Vec<quire_service::Watching> {
-    let mut out = Vec::new();
-    for space in service.spaces() {
-        match space.watch() {
-            Ok(watching) => out.push(watching),
-            Err(e) => tracing::warn!(
-                space = %space.name(),
-                "cannot watch {} for edits made outside quire ({e}); they are recorded at \
-                 the next start",
-                space.root_dir().display()
-            ),
-        }
-    }
-    out
 }
 
 /// The configuration file with the environment's and the command line's overrides (also what

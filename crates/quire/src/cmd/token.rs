@@ -121,10 +121,15 @@ fn scope_of(scope: quire_config::KeyScope) -> Scope {
 fn create(args: CreateArgs) -> anyhow::Result<()> {
     let root = &args.root.root;
     let (text, config) = read(root)?;
-    let spaces: Vec<String> = match config.spaces.is_empty() {
-        true => vec!["default".to_string()],
-        false => config.spaces.iter().map(|s| s.name.clone()).collect(),
-    };
+    // The main root's space, the configured ones, and those added through the API.
+    let spaces: Vec<String> = std::iter::once(quire_service::DEFAULT_SPACE.to_string())
+        .chain(config.spaces.iter().map(|s| s.name.clone()))
+        .chain(
+            quire_service::Service::registered_in(root)?
+                .into_iter()
+                .map(|r| r.name),
+        )
+        .collect();
     if let Some(space) = &args.space {
         if !spaces.contains(space) {
             return Err(Error::bad_request(format!(

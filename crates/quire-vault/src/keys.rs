@@ -1,22 +1,28 @@
-//! Which links a plan can affect: the folded name keys of the files whose links can
-//! change, asked of every link of the vault.
+//! Which links can reach a set of files: the folded name keys of those files, asked of every
+//! link of the vault (a plan's affected links, a page's backlinks).
 
 use std::collections::HashSet;
 
+use crate::{fold_name, PagePath};
 use quire_syntax::Link;
-use quire_vault::{fold_name, PagePath};
 
 /// Folded name keys of the files whose links can change, with a bit set of their quick
 /// hashes so that the scan over every link of the vault rarely needs to fold a name.
-pub(crate) struct NameKeys {
+pub struct NameKeys {
     exact: HashSet<String>,
     quick: Vec<u64>,
+}
+
+impl Default for NameKeys {
+    fn default() -> Self {
+        NameKeys::new()
+    }
 }
 
 impl NameKeys {
     const QUICK_BITS: usize = 1 << 16;
 
-    pub(crate) fn new() -> NameKeys {
+    pub fn new() -> NameKeys {
         NameKeys {
             exact: HashSet::new(),
             quick: vec![0; Self::QUICK_BITS / 64],
@@ -24,12 +30,12 @@ impl NameKeys {
     }
 
     /// True when no path was added: no link can change.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.exact.is_empty()
     }
 
     /// Adds the keys of `path`: its name, and for a page its stem.
-    pub(crate) fn add(&mut self, path: &PagePath) {
+    pub fn add(&mut self, path: &PagePath) {
         self.insert(path.name());
         if path.is_page() {
             self.insert(path.stem());
@@ -54,7 +60,7 @@ impl NameKeys {
     /// wiki or markdown target can reach carries its last segment, folded, as its name or
     /// stem. `buffer` is scratch space, so that checking every link of the vault allocates
     /// nothing.
-    pub(crate) fn may_change(&self, link: &Link, buffer: &mut String) -> bool {
+    pub fn may_reach(&self, link: &Link, buffer: &mut String) -> bool {
         let target = link.target.trim();
         if target.is_empty() {
             return false;
@@ -99,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn links_whose_last_segment_folds_to_a_key_may_change() {
+    fn links_whose_last_segment_folds_to_a_key_may_reach() {
         let mut keys = NameKeys::new();
         keys.add(&PagePath::new("a/My Note.md").unwrap());
         keys.add(&PagePath::new("Ärger.md").unwrap());
@@ -111,10 +117,10 @@ mod tests {
             " my-note ",
             "A\u{308}rger",
         ] {
-            assert!(keys.may_change(&link(target), &mut buffer), "{target}");
+            assert!(keys.may_reach(&link(target), &mut buffer), "{target}");
         }
         for target in ["my notes", "note", "My Note/x"] {
-            assert!(!keys.may_change(&link(target), &mut buffer), "{target}");
+            assert!(!keys.may_reach(&link(target), &mut buffer), "{target}");
         }
     }
 }
