@@ -6,6 +6,7 @@
 //! comment is its description in both schemas.
 
 pub mod admin;
+pub mod canvas;
 pub mod claims;
 pub mod collab;
 pub mod drafts;
@@ -28,6 +29,10 @@ pub mod workspace_edit;
 pub use admin::{
     AuditEntry, AuditHook, AuditLog, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
     SpaceVisibility, TokenInfo,
+};
+pub use canvas::{
+    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
+    CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,
 };
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{

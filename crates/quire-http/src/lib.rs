@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod auth;
+mod canvas;
 mod claims;
 mod collab;
 mod context;
@@ -94,6 +95,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "admin", description = "Operating quire: the audit log"),
         (name = "webhooks", description = "Signed POSTs of changes to registered URLs"),
         (name = "collaboration", description = "Comments, share links, published pages, the rules file for coding agents, the theme"),
+        (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
         (name = "spaces", description = "The spaces this server hosts: listing, adding and removing them")
     )
 )]
@@ -212,6 +214,16 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(collab::unpublish))
         .routes(routes!(collab::rules, collab::put_rules))
         .routes(routes!(collab::theme, collab::put_theme))
+        .routes(routes!(canvas::list))
+        .routes(routes!(
+            canvas::read,
+            canvas::write,
+            canvas::patch,
+            canvas::delete
+        ))
+        .routes(routes!(canvas::query))
+        .routes(routes!(canvas::auto_layout))
+        .routes(routes!(canvas::generate))
 }
 
 /// The OpenAPI document and the router without state.

@@ -10,6 +10,7 @@
 //! the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
+mod canvas;
 mod claims;
 mod comments;
 mod core;
@@ -42,6 +43,7 @@ mod watching;
 mod workflows;
 
 pub use assets::{media_type_of, ASSETS_DIR};
+pub use canvas::{canvas_path, CanvasQuery, Canvases, CANVAS_SUFFIX, DEFAULT_GENERATED};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use comments::{Comments, MAX_COMMENT_BYTES};
 pub use drafts::{Drafts, DRAFT_ACTOR};

@@ -147,6 +147,11 @@ impl Space {
         Claims(&self.core)
     }
 
+    /// Canvases (`*.canvas.json`).
+    pub fn canvases(&self) -> crate::canvas::Canvases<'_> {
+        crate::canvas::Canvases(&self.core)
+    }
+
     /// Comments on pages.
     pub fn comments(&self) -> crate::comments::Comments<'_> {
         crate::comments::Comments(&self.core)

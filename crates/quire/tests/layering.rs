@@ -16,6 +16,7 @@ const PURE: &[&str] = &[
     "quire-restructure",
     "quire-api",
     "quire-graph",
+    "quire-layout",
     "quire-query",
     "quire-script",
     "quire-render",
