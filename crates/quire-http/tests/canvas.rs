@@ -72,35 +72,65 @@ async fn a_canvas_is_written_listed_read_and_deleted_each_as_one_commit() {
 
     let list = s.get(&format!("{BASE}/canvases")).await;
     assert_eq!(list.status, 200);
-    assert_eq!(list.json(), json!({"canvases": ["boards/plan.canvas.json"]}));
+    assert_eq!(
+        list.json(),
+        json!({"canvases": ["boards/plan.canvas.json"]})
+    );
 
-    let read = s.get(&format!("{BASE}/canvas?path=boards/plan.canvas.json")).await;
+    let read = s
+        .get(&format!("{BASE}/canvas?path=boards/plan.canvas.json"))
+        .await;
     assert_eq!(read.status, 200);
     assert_eq!(read.header("content-type"), "application/json");
-    assert_eq!(read.header("etag"), format!("\"{}\"", written["etag"].as_str().unwrap()));
+    assert_eq!(
+        read.header("etag"),
+        format!("\"{}\"", written["etag"].as_str().unwrap())
+    );
     assert_eq!(read.json(), board());
 
     // The same routes under a space named in the URL.
     let named = s.get(&format!("{BASE}/default/canvases")).await;
     assert_eq!(named.status, 200, "{}", named.text());
 
-    let deleted = send(&s, Method::DELETE, &format!("{BASE}/canvas?path=boards/plan.canvas.json"), "").await;
+    let deleted = send(
+        &s,
+        Method::DELETE,
+        &format!("{BASE}/canvas?path=boards/plan.canvas.json"),
+        "",
+    )
+    .await;
     assert_eq!(deleted.status, 200, "{}", deleted.text());
-    assert_eq!(deleted.json(), json!({"path": "boards/plan.canvas.json", "deleted": true}));
+    assert_eq!(
+        deleted.json(),
+        json!({"path": "boards/plan.canvas.json", "deleted": true})
+    );
     assert!(s.disk("boards/plan.canvas.json").is_none());
     assert_eq!(s.commit_count(), before + 2);
-    let gone = s.get(&format!("{BASE}/canvas?path=boards/plan.canvas.json")).await;
+    let gone = s
+        .get(&format!("{BASE}/canvas?path=boards/plan.canvas.json"))
+        .await;
     gone.expect_error(404);
-    send(&s, Method::DELETE, &format!("{BASE}/canvas?path=boards/plan.canvas.json"), "")
-        .await
-        .expect_error(404);
+    send(
+        &s,
+        Method::DELETE,
+        &format!("{BASE}/canvas?path=boards/plan.canvas.json"),
+        "",
+    )
+    .await
+    .expect_error(404);
     s.assert_clean();
 }
 
 #[tokio::test]
 async fn an_empty_canvas_is_allowed() {
     let s = server(&[]);
-    let r = send(&s, Method::PUT, &format!("{BASE}/canvas?path=empty.canvas.json"), r#"{"nodes":[],"edges":[]}"#).await;
+    let r = send(
+        &s,
+        Method::PUT,
+        &format!("{BASE}/canvas?path=empty.canvas.json"),
+        r#"{"nodes":[],"edges":[]}"#,
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["nodes"], 0);
 }
@@ -111,7 +141,9 @@ async fn bad_canvases_are_refused_and_nothing_is_written() {
     let before = s.commit_count();
     let node = |extra: Value| {
         let mut n = json!({"id": "a", "type": "text", "text": "t", "x": 0, "y": 0, "width": 10, "height": 10});
-        n.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        n.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         n
     };
     let cases: Vec<(&str, String)> = vec![
@@ -139,13 +171,24 @@ async fn bad_canvases_are_refused_and_nothing_is_written() {
         (".git/x.canvas.json", board().to_string()),
     ];
     for (path, body) in cases {
-        let r = send(&s, Method::PUT, &format!("{BASE}/canvas?path={}", enc(path)), &body).await;
+        let r = send(
+            &s,
+            Method::PUT,
+            &format!("{BASE}/canvas?path={}", enc(path)),
+            &body,
+        )
+        .await;
         let msg = r.expect_error(400);
         assert!(!msg.is_empty(), "{path} {body}");
     }
-    send(&s, Method::PUT, &format!("{BASE}/canvas"), &board().to_string())
-        .await
-        .expect_error(400);
+    send(
+        &s,
+        Method::PUT,
+        &format!("{BASE}/canvas"),
+        &board().to_string(),
+    )
+    .await
+    .expect_error(400);
     assert_eq!(s.commit_count(), before);
     assert!(s.disk("x.canvas.json").is_none() && s.disk("x.json").is_none());
     assert_eq!(s.disk("notes/b.md").unwrap(), "# B\n");
@@ -159,11 +202,31 @@ async fn bad_canvases_are_refused_and_nothing_is_written() {
         s.get(&uri).await.expect_error(400);
     }
     for (method, uri, body) in [
-        (Method::DELETE, format!("{BASE}/canvas?path=../x.canvas.json"), String::new()),
-        (Method::PATCH, format!("{BASE}/canvas?path=../x.canvas.json"), json!({"operations": [{"op": "remove_node", "id": "a"}]}).to_string()),
-        (Method::POST, format!("{BASE}/canvas/auto-layout?path=../x.canvas.json"), "{}".into()),
-        (Method::POST, format!("{BASE}/canvas/generate"), json!({"path": "../x"}).to_string()),
-        (Method::POST, format!("{BASE}/canvas/generate"), json!({"folder": "../"}).to_string()),
+        (
+            Method::DELETE,
+            format!("{BASE}/canvas?path=../x.canvas.json"),
+            String::new(),
+        ),
+        (
+            Method::PATCH,
+            format!("{BASE}/canvas?path=../x.canvas.json"),
+            json!({"operations": [{"op": "remove_node", "id": "a"}]}).to_string(),
+        ),
+        (
+            Method::POST,
+            format!("{BASE}/canvas/auto-layout?path=../x.canvas.json"),
+            "{}".into(),
+        ),
+        (
+            Method::POST,
+            format!("{BASE}/canvas/generate"),
+            json!({"path": "../x"}).to_string(),
+        ),
+        (
+            Method::POST,
+            format!("{BASE}/canvas/generate"),
+            json!({"folder": "../"}).to_string(),
+        ),
     ] {
         send(&s, method, &uri, &body).await.expect_error(400);
     }
@@ -174,9 +237,23 @@ async fn bad_canvases_are_refused_and_nothing_is_written() {
 #[tokio::test]
 async fn an_oversized_canvas_is_refused() {
     let s = server(&[]);
-    let big = format!(r#"{{"nodes":[],"edges":[],"pad":"{}"}}"#, "x".repeat(64 * 1024 * 1024));
-    let r = send(&s, Method::PUT, &format!("{BASE}/canvas?path=big.canvas.json"), &big).await;
-    assert_eq!(r.status, 413, "{}", String::from_utf8_lossy(&r.body[..r.body.len().min(200)]));
+    let big = format!(
+        r#"{{"nodes":[],"edges":[],"pad":"{}"}}"#,
+        "x".repeat(64 * 1024 * 1024)
+    );
+    let r = send(
+        &s,
+        Method::PUT,
+        &format!("{BASE}/canvas?path=big.canvas.json"),
+        &big,
+    )
+    .await;
+    assert_eq!(
+        r.status,
+        413,
+        "{}",
+        String::from_utf8_lossy(&r.body[..r.body.len().min(200)])
+    );
     assert!(s.disk("big.canvas.json").is_none());
 }
 
@@ -195,7 +272,13 @@ async fn a_patch_counts_what_it_did_and_removing_a_node_removes_its_edges() {
         {"op": "remove_edge", "id": "ca"},
         {"op": "remove_node", "id": "b"}
     ]});
-    let r = send(&s, Method::PATCH, &format!("{BASE}/canvas?path=plan.canvas.json"), &ops.to_string()).await;
+    let r = send(
+        &s,
+        Method::PATCH,
+        &format!("{BASE}/canvas?path=plan.canvas.json"),
+        &ops.to_string(),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let out = r.json();
     assert_eq!(out["nodes_inserted"], 1);
@@ -207,14 +290,27 @@ async fn a_patch_counts_what_it_did_and_removing_a_node_removes_its_edges() {
     assert_eq!(out["edges_deleted"], 3);
     assert_eq!(s.commit_count(), before + 1);
     let c = stored(&s, "plan.canvas.json");
-    let ids: Vec<&str> = c["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["a", "c", "g", "d"]);
     assert_eq!(c["nodes"][0]["text"], "Alpha again");
     assert!(c["nodes"][1].get("color").is_none());
     assert_eq!(c["nodes"][1]["label"], "site");
-    assert_eq!(c["nodes"][2]["background"], "bg.png", "unknown keys are kept");
+    assert_eq!(
+        c["nodes"][2]["background"], "bg.png",
+        "unknown keys are kept"
+    );
     assert_eq!(c["custom"], json!({"kept": true}));
-    let edges: Vec<&str> = c["edges"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    let edges: Vec<&str> = c["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
     assert_eq!(edges, ["ad"]);
     s.assert_clean();
 }
@@ -227,27 +323,61 @@ async fn one_failing_operation_rejects_the_whole_patch() {
     let disk = s.disk("plan.canvas.json").unwrap();
     let add = json!({"op": "add_node", "node": {"id": "d", "type": "text", "text": "D", "x": 0, "y": 0, "width": 10, "height": 10}});
     let failing = [
-        (json!({"operations": [add, {"op": "remove_node", "id": "nope"}]}), 404),
-        (json!({"operations": [add, {"op": "update_edge", "id": "nope", "edge": {}}]}), 404),
-        (json!({"operations": [add, {"op": "add_edge", "edge": {"id": "x", "fromNode": "a", "toNode": "ghost"}}]}), 400),
-        (json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"width": "wide"}}]}), 400),
-        (json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"id": "z"}}]}), 400),
-        (json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"text": null}}]}), 400),
+        (
+            json!({"operations": [add, {"op": "remove_node", "id": "nope"}]}),
+            404,
+        ),
+        (
+            json!({"operations": [add, {"op": "update_edge", "id": "nope", "edge": {}}]}),
+            404,
+        ),
+        (
+            json!({"operations": [add, {"op": "add_edge", "edge": {"id": "x", "fromNode": "a", "toNode": "ghost"}}]}),
+            400,
+        ),
+        (
+            json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"width": "wide"}}]}),
+            400,
+        ),
+        (
+            json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"id": "z"}}]}),
+            400,
+        ),
+        (
+            json!({"operations": [add, {"op": "update_node", "id": "a", "node": {"text": null}}]}),
+            400,
+        ),
         (json!({"operations": [add, {"op": "explode"}]}), 400),
         (json!({"operations": [{"op": "add_node"}]}), 400),
         (json!({"operations": []}), 400),
         (json!({"ops": []}), 400),
     ];
     for (body, status) in failing {
-        let r = send(&s, Method::PATCH, &format!("{BASE}/canvas?path=plan.canvas.json"), &body.to_string()).await;
+        let r = send(
+            &s,
+            Method::PATCH,
+            &format!("{BASE}/canvas?path=plan.canvas.json"),
+            &body.to_string(),
+        )
+        .await;
         r.expect_error(status);
     }
-    send(&s, Method::PATCH, &format!("{BASE}/canvas?path=plan.canvas.json"), "{oops")
-        .await
-        .expect_error(400);
-    send(&s, Method::PATCH, &format!("{BASE}/canvas?path=missing.canvas.json"), &json!({"operations": [add]}).to_string())
-        .await
-        .expect_error(404);
+    send(
+        &s,
+        Method::PATCH,
+        &format!("{BASE}/canvas?path=plan.canvas.json"),
+        "{oops",
+    )
+    .await
+    .expect_error(400);
+    send(
+        &s,
+        Method::PATCH,
+        &format!("{BASE}/canvas?path=missing.canvas.json"),
+        &json!({"operations": [add]}).to_string(),
+    )
+    .await
+    .expect_error(404);
     assert_eq!(s.disk("plan.canvas.json").unwrap(), disk);
     assert_eq!(s.commit_count(), before);
     assert!(s.disk("missing.canvas.json").is_none());
@@ -262,21 +392,39 @@ async fn a_stale_if_match_refuses_the_patch() {
         .call(
             Method::PATCH,
             &format!("{BASE}/canvas?path=plan.canvas.json"),
-            &[("content-type", "application/json"), ("if-match", "\"0000\"")],
+            &[
+                ("content-type", "application/json"),
+                ("if-match", "\"0000\""),
+            ],
             json!({"operations": [{"op": "remove_edge", "id": "ab"}]}).to_string(),
         )
         .await;
     r.expect_error(409);
-    assert_eq!(stored(&s, "plan.canvas.json")["edges"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        stored(&s, "plan.canvas.json")["edges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
 }
 
 #[tokio::test]
 async fn queries_filter_by_text_type_and_neighbourhood() {
     let s = server(&[("notes/b.md", "# B\n")]);
     put_board(&s, "plan.canvas.json").await;
-    let q = |params: &str| s.get(&format!("{BASE}/canvas/query?path=plan.canvas.json{params}"));
+    let q = |params: &str| {
+        s.get(&format!(
+            "{BASE}/canvas/query?path=plan.canvas.json{params}"
+        ))
+    };
     let ids = |v: &Value, key: &str| -> Vec<String> {
-        v[key].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_string()).collect()
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .collect()
     };
     let all = q("").await;
     assert_eq!(all.status, 200, "{}", all.text());
@@ -304,10 +452,16 @@ async fn queries_filter_by_text_type_and_neighbourhood() {
 
     q("&connected=ghost").await.expect_error(404);
     q("&type=shape").await.expect_error(400);
-    q("&nodes_only=true&edges_only=true").await.expect_error(400);
+    q("&nodes_only=true&edges_only=true")
+        .await
+        .expect_error(400);
     q("&nodes_only=maybe").await.expect_error(400);
-    s.get(&format!("{BASE}/canvas/query")).await.expect_error(400);
-    s.get(&format!("{BASE}/canvas/query?path=none.canvas.json")).await.expect_error(404);
+    s.get(&format!("{BASE}/canvas/query"))
+        .await
+        .expect_error(400);
+    s.get(&format!("{BASE}/canvas/query?path=none.canvas.json"))
+        .await
+        .expect_error(404);
 }
 
 fn rects(canvas: &Value) -> Vec<(i64, i64, i64, i64)> {
@@ -331,7 +485,8 @@ fn assert_no_overlap(canvas: &Value, what: &str) {
     for i in 0..r.len() {
         for j in (i + 1)..r.len() {
             let (a, b) = (r[i], r[j]);
-            let apart = a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1;
+            let apart =
+                a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1;
             assert!(apart, "{what}: nodes {i} {a:?} and {j} {b:?} overlap");
         }
     }
@@ -342,15 +497,25 @@ async fn auto_layout_leaves_no_two_nodes_overlapping_after_each_layout() {
     let s = server(&[("notes/b.md", "# B\n")]);
     // Twenty nodes of mixed sizes, all at one point, in a ring with chords.
     let nodes: Vec<Value> = (0..20)
-        .map(|i| json!({"id": format!("n{i}"), "type": "text", "text": format!("node {i}"),
-            "x": 0, "y": 0, "width": 150 + (i * 37) % 200, "height": 50 + (i * 53) % 150}))
+        .map(|i| {
+            json!({"id": format!("n{i}"), "type": "text", "text": format!("node {i}"),
+            "x": 0, "y": 0, "width": 150 + (i * 37) % 200, "height": 50 + (i * 53) % 150})
+        })
         .collect();
     let mut edges: Vec<Value> = (0..20)
         .map(|i| json!({"id": format!("e{i}"), "fromNode": format!("n{i}"), "toNode": format!("n{}", (i + 1) % 20)}))
         .collect();
-    edges.extend((0..5).map(|i| json!({"id": format!("c{i}"), "fromNode": "n0", "toNode": format!("n{}", i * 3 + 2)})));
+    edges.extend((0..5).map(
+        |i| json!({"id": format!("c{i}"), "fromNode": "n0", "toNode": format!("n{}", i * 3 + 2)}),
+    ));
     let body = json!({"nodes": nodes, "edges": edges}).to_string();
-    let r = send(&s, Method::PUT, &format!("{BASE}/canvas?path=ring.canvas.json"), &body).await;
+    let r = send(
+        &s,
+        Method::PUT,
+        &format!("{BASE}/canvas?path=ring.canvas.json"),
+        &body,
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text());
     for layout in ["dot", "neato", "fdp", "circo"] {
         let before = s.commit_count();
@@ -365,30 +530,60 @@ async fn auto_layout_leaves_no_two_nodes_overlapping_after_each_layout() {
         assert_eq!(r.json()["nodes"], 20);
         assert_eq!(s.commit_count(), before + 1, "{layout}");
         let c = stored(&s, "ring.canvas.json");
-        assert_eq!(c["nodes"].as_array().unwrap().len(), 20, "{layout} generates none");
+        assert_eq!(
+            c["nodes"].as_array().unwrap().len(),
+            20,
+            "{layout} generates none"
+        );
         assert_eq!(c["edges"].as_array().unwrap().len(), 25);
         assert_no_overlap(&c, layout);
     }
     // An empty body is `dot`.
-    let r = send(&s, Method::POST, &format!("{BASE}/canvas/auto-layout?path=ring.canvas.json"), "").await;
+    let r = send(
+        &s,
+        Method::POST,
+        &format!("{BASE}/canvas/auto-layout?path=ring.canvas.json"),
+        "",
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let before = s.commit_count();
-    for body in [r#"{"layout": "grid"}"#, "{bad", r#"{"layout": "hierarchical"}"#] {
-        send(&s, Method::POST, &format!("{BASE}/canvas/auto-layout?path=ring.canvas.json"), body)
-            .await
-            .expect_error(400);
-    }
-    send(&s, Method::POST, &format!("{BASE}/canvas/auto-layout?path=none.canvas.json"), "{}")
+    for body in [
+        r#"{"layout": "grid"}"#,
+        "{bad",
+        r#"{"layout": "hierarchical"}"#,
+    ] {
+        send(
+            &s,
+            Method::POST,
+            &format!("{BASE}/canvas/auto-layout?path=ring.canvas.json"),
+            body,
+        )
         .await
-        .expect_error(404);
+        .expect_error(400);
+    }
+    send(
+        &s,
+        Method::POST,
+        &format!("{BASE}/canvas/auto-layout?path=none.canvas.json"),
+        "{}",
+    )
+    .await
+    .expect_error(404);
     assert_eq!(s.commit_count(), before);
     s.assert_clean();
 }
 
 fn fixture() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("projects/alpha.md", "# Alpha\n\nSee [[beta]] and [[notes/idea]].\n"),
-        ("projects/beta.md", "# Beta\n\nBack to [[alpha]]. Also [[gamma]].\n"),
+        (
+            "projects/alpha.md",
+            "# Alpha\n\nSee [[beta]] and [[notes/idea]].\n",
+        ),
+        (
+            "projects/beta.md",
+            "# Beta\n\nBack to [[alpha]]. Also [[gamma]].\n",
+        ),
         ("projects/gamma.md", "# Gamma\n\n[[missing page]]\n"),
         ("notes/idea.md", "# Idea\n\nFrom [[alpha]].\n"),
         ("notes/lonely.md", "# Lonely\n"),
@@ -399,15 +594,35 @@ fn fixture() -> Vec<(&'static str, &'static str)> {
 async fn generate_builds_file_nodes_and_link_edges_from_the_fixture_graph() {
     let s = server(&fixture());
     let before = s.commit_count();
-    let r = s.post_json(&format!("{BASE}/canvas/generate"), json!({})).await;
+    let r = s
+        .post_json(&format!("{BASE}/canvas/generate"), json!({}))
+        .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["path"], "canvas.canvas.json");
     assert_eq!(s.commit_count(), before + 1);
     let c = stored(&s, "canvas.canvas.json");
-    let mut files: Vec<&str> = c["nodes"].as_array().unwrap().iter().map(|n| n["file"].as_str().unwrap()).collect();
+    let mut files: Vec<&str> = c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["file"].as_str().unwrap())
+        .collect();
     files.sort();
-    assert_eq!(files, ["notes/idea.md", "notes/lonely.md", "projects/alpha.md", "projects/beta.md", "projects/gamma.md"]);
-    assert!(c["nodes"].as_array().unwrap().iter().all(|n| n["type"] == "file" && n["color"].is_string()));
+    assert_eq!(
+        files,
+        [
+            "notes/idea.md",
+            "notes/lonely.md",
+            "projects/alpha.md",
+            "projects/beta.md",
+            "projects/gamma.md"
+        ]
+    );
+    assert!(c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["type"] == "file" && n["color"].is_string()));
     let by_id: std::collections::HashMap<&str, &str> = c["nodes"]
         .as_array()
         .unwrap()
@@ -418,7 +633,12 @@ async fn generate_builds_file_nodes_and_link_edges_from_the_fixture_graph() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (by_id[e["fromNode"].as_str().unwrap()], by_id[e["toNode"].as_str().unwrap()]))
+        .map(|e| {
+            (
+                by_id[e["fromNode"].as_str().unwrap()],
+                by_id[e["toNode"].as_str().unwrap()],
+            )
+        })
         .collect();
     links.sort();
     assert_eq!(
@@ -433,7 +653,13 @@ async fn generate_builds_file_nodes_and_link_edges_from_the_fixture_graph() {
     );
     // Folders get different colours.
     let colour = |file: &str| {
-        c["nodes"].as_array().unwrap().iter().find(|n| n["file"] == file).unwrap()["color"].clone()
+        c["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["file"] == file)
+            .unwrap()["color"]
+            .clone()
     };
     assert_ne!(colour("notes/idea.md"), colour("projects/alpha.md"));
     assert_eq!(colour("projects/beta.md"), colour("projects/alpha.md"));
@@ -457,7 +683,9 @@ async fn generate_honours_folder_layout_colorize_and_path() {
         let c = stored(&s, &path);
         let nodes = c["nodes"].as_array().unwrap();
         assert_eq!(nodes.len(), 3, "{layout}");
-        assert!(nodes.iter().all(|n| n["file"].as_str().unwrap().starts_with("projects/")));
+        assert!(nodes
+            .iter()
+            .all(|n| n["file"].as_str().unwrap().starts_with("projects/")));
         assert!(nodes.iter().all(|n| n.get("color").is_none()));
         // alpha→beta, beta→alpha, beta→gamma; alpha→notes/idea is outside the folder.
         assert_eq!(c["edges"].as_array().unwrap().len(), 3, "{layout}");
@@ -466,10 +694,18 @@ async fn generate_honours_folder_layout_colorize_and_path() {
     let list = s.get(&format!("{BASE}/canvases")).await.json();
     assert_eq!(list["canvases"].as_array().unwrap().len(), 4);
     let before = s.commit_count();
-    for body in [json!({"layout": "dot"}), json!({"layout": "grid"}), json!({"colorize": "yes"})] {
-        s.post_json(&format!("{BASE}/canvas/generate"), body).await.expect_error(400);
+    for body in [
+        json!({"layout": "dot"}),
+        json!({"layout": "grid"}),
+        json!({"colorize": "yes"}),
+    ] {
+        s.post_json(&format!("{BASE}/canvas/generate"), body)
+            .await
+            .expect_error(400);
     }
-    send(&s, Method::POST, &format!("{BASE}/canvas/generate"), "{bad").await.expect_error(400);
+    send(&s, Method::POST, &format!("{BASE}/canvas/generate"), "{bad")
+        .await
+        .expect_error(400);
     assert_eq!(s.commit_count(), before);
 }
 
@@ -490,8 +726,15 @@ async fn canvas_writes_need_the_write_scope() {
             "{method} {route}"
         );
     }
-    for route in ["/api/quire/canvases", "/api/quire/canvas", "/api/quire/canvas/query"] {
-        assert_eq!(quire_http::auth::required_scope(&M::GET, route), quire_api::Scope::Read);
+    for route in [
+        "/api/quire/canvases",
+        "/api/quire/canvas",
+        "/api/quire/canvas/query",
+    ] {
+        assert_eq!(
+            quire_http::auth::required_scope(&M::GET, route),
+            quire_api::Scope::Read
+        );
     }
     let routes = quire_http::route_list();
     for (method, route) in [
@@ -499,6 +742,41 @@ async fn canvas_writes_need_the_write_scope() {
         (M::PATCH, "/api/quire/{space}/canvas"),
         (M::POST, "/api/quire/{space}/canvas/auto-layout"),
     ] {
-        assert!(routes.contains(&(method.clone(), route.to_string())), "{method} {route}");
+        assert!(
+            routes.contains(&(method.clone(), route.to_string())),
+            "{method} {route}"
+        );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_patches_without_if_match_all_land() {
+    let s = server(&[("notes/b.md", "# B\n")]);
+    put_board(&s, "plan.canvas.json").await;
+    let uri = format!("{BASE}/canvas?path=plan.canvas.json");
+    let op = |id: &str| {
+        json!({"operations": [{"op": "add_node", "node":
+            {"id": id, "type": "text", "text": id, "x": 0, "y": 0, "width": 100, "height": 50}}]})
+        .to_string()
+    };
+    let (w, x, y, z) = tokio::join!(
+        send(&s, Method::PATCH, &uri, &op("w")),
+        send(&s, Method::PATCH, &uri, &op("x")),
+        send(&s, Method::PATCH, &uri, &op("y")),
+        send(&s, Method::PATCH, &uri, &op("z")),
+    );
+    for r in [&w, &x, &y, &z] {
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    let c = stored(&s, "plan.canvas.json");
+    let ids: Vec<&str> = c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    for id in ["w", "x", "y", "z"] {
+        assert!(ids.contains(&id), "{id} lost: {ids:?}");
+    }
+    s.assert_clean();
 }

@@ -128,12 +128,20 @@ pub fn remove_overlaps(sizes: &[Size], pos: &mut [Point]) {
                 // Ties (same centre) go by index so the result is deterministic.
                 if over_x <= over_y {
                     let push = (over_x / 2.0).ceil() as i64;
-                    let sign = if dx > 0.0 || (dx == 0.0 && i < j) { 1 } else { -1 };
+                    let sign = if dx > 0.0 || (dx == 0.0 && i < j) {
+                        1
+                    } else {
+                        -1
+                    };
                     pos[i].x -= sign * push;
                     pos[j].x += sign * push;
                 } else {
                     let push = (over_y / 2.0).ceil() as i64;
-                    let sign = if dy > 0.0 || (dy == 0.0 && i < j) { 1 } else { -1 };
+                    let sign = if dy > 0.0 || (dy == 0.0 && i < j) {
+                        1
+                    } else {
+                        -1
+                    };
                     pos[i].y -= sign * push;
                     pos[j].y += sign * push;
                 }
@@ -347,17 +355,14 @@ fn bfs(adj: &[Vec<usize>], from: usize) -> Vec<Option<usize>> {
 fn stress(sizes: &[Size], edges: &[(usize, usize)]) -> Vec<(f64, f64)> {
     let n = sizes.len();
     let adj = undirected(n, edges);
-    let unit = sizes.iter().map(|&s| 2.0 * radius_of(s)).fold(1.0, f64::max) + GAP as f64;
+    let unit = sizes
+        .iter()
+        .map(|&s| 2.0 * radius_of(s))
+        .fold(1.0, f64::max)
+        + GAP as f64;
     // Graph distances; pages in other components count as one step beyond the longest path.
     let hops: Vec<Vec<Option<usize>>> = (0..n).map(|v| bfs(&adj, v)).collect();
-    let far = hops
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .max()
-        .unwrap_or(0)
-        + 1;
+    let far = hops.iter().flatten().flatten().copied().max().unwrap_or(0) + 1;
     let d = |i: usize, j: usize| hops[i][j].unwrap_or(far) as f64 * unit;
     let mut pos = start(sizes);
     for _ in 0..100 {
@@ -390,7 +395,11 @@ fn stress(sizes: &[Size], edges: &[(usize, usize)]) -> Vec<(f64, f64)> {
 fn force(sizes: &[Size], edges: &[(usize, usize)]) -> Vec<(f64, f64)> {
     let n = sizes.len();
     let adj = undirected(n, edges);
-    let k = sizes.iter().map(|&s| 2.0 * radius_of(s)).fold(1.0, f64::max) + GAP as f64;
+    let k = sizes
+        .iter()
+        .map(|&s| 2.0 * radius_of(s))
+        .fold(1.0, f64::max)
+        + GAP as f64;
     let mut pos = start(sizes);
     let mut temperature = k * (n as f64).sqrt();
     let iterations = 200;
@@ -676,7 +685,10 @@ mod tests {
     #[test]
     fn engine_names_map_to_algorithms() {
         assert_eq!(Algorithm::from_name("dot"), Some(Algorithm::Layered));
-        assert_eq!(Algorithm::from_name("hierarchical"), Some(Algorithm::Layered));
+        assert_eq!(
+            Algorithm::from_name("hierarchical"),
+            Some(Algorithm::Layered)
+        );
         assert_eq!(Algorithm::from_name("neato"), Some(Algorithm::Stress));
         assert_eq!(Algorithm::from_name("FDP"), Some(Algorithm::Force));
         assert_eq!(Algorithm::from_name("circo"), Some(Algorithm::Circular));

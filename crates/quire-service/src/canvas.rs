@@ -24,6 +24,10 @@ use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 pub const CANVAS_SUFFIX: &str = ".canvas.json";
 /// Where `POST /canvas/generate` writes when no path is given.
 pub const DEFAULT_GENERATED: &str = "canvas.canvas.json";
+/// The most nodes auto-layout and generate lay out.
+pub const MAX_LAYOUT_NODES: usize = 2_000;
+/// How often a patch without If-Match is tried when other writers keep changing the canvas.
+const PATCH_ATTEMPTS: u32 = 8;
 /// The size of a page's node in a generated canvas.
 const PAGE_NODE: Size = Size {
     width: 400,
@@ -75,7 +79,14 @@ impl Canvases<'_> {
         let path = canvas_path(path)?;
         let canvas = parse(body)?;
         validate(&canvas)?;
-        self.store(&path, body.to_vec(), &canvas, opts.expect.clone(), opts, None)
+        self.store(
+            &path,
+            body.to_vec(),
+            &canvas,
+            opts.expect.clone(),
+            opts,
+            None,
+        )
     }
 
     /// Deletes a canvas.
@@ -110,9 +121,33 @@ impl Canvases<'_> {
     ) -> Result<CanvasPatched> {
         let path = canvas_path(path)?;
         if operations.is_empty() {
-            return Err(Error::bad_request("operations must hold at least one operation"));
+            return Err(Error::bad_request(
+                "operations must hold at least one operation",
+            ));
         }
-        let (mut canvas, tag) = self.load(&path)?;
+        // Without If-Match, a patch that lost a race with another writer of the canvas is
+        // applied again to what that writer left (a few times): concurrent patches touching
+        // different nodes both land, none is lost.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.patch_once(&path, operations, opts) {
+                Err(e)
+                    if e.code == quire_api::ErrorCode::Conflict
+                        && matches!(opts.expect, Expect::Anything)
+                        && attempts < PATCH_ATTEMPTS => {}
+                done => return done,
+            }
+        }
+    }
+
+    fn patch_once(
+        &self,
+        path: &PagePath,
+        operations: &[CanvasOp],
+        opts: &WriteOptions,
+    ) -> Result<CanvasPatched> {
+        let (mut canvas, tag) = self.load(path)?;
         let mut out = CanvasPatched {
             path: path.to_string(),
             ..CanvasPatched::default()
@@ -127,7 +162,7 @@ impl Canvases<'_> {
             other => other.clone(),
         };
         let written = self.store(
-            &path,
+            path,
             to_bytes(&canvas)?,
             &canvas,
             expect,
@@ -192,7 +227,11 @@ impl Canvases<'_> {
                 .nodes
                 .iter()
                 .filter(|n| query.kind.as_deref().is_none_or(|k| n.kind == k))
-                .filter(|n| neighbours.as_ref().is_none_or(|s| s.contains(n.id.as_str())))
+                .filter(|n| {
+                    neighbours
+                        .as_ref()
+                        .is_none_or(|s| s.contains(n.id.as_str()))
+                })
                 .filter(|n| needle.as_deref().is_none_or(|q| node_matches(n, q)))
                 .cloned()
                 .collect()
@@ -241,12 +280,10 @@ impl Canvases<'_> {
             _ => None,
         }
         .ok_or_else(|| {
-            Error::bad_request(format!(
-                "layout {name:?} is not dot, neato, fdp or circo"
-            ))
+            Error::bad_request(format!("layout {name:?} is not dot, neato, fdp or circo"))
         })?;
         let (mut canvas, tag) = self.load(&path)?;
-        arrange(&mut canvas, algorithm);
+        arrange(&mut canvas, algorithm)?;
         let expect = match &opts.expect {
             Expect::Anything => Expect::Etag(tag),
             other => other.clone(),
@@ -290,7 +327,11 @@ impl Canvases<'_> {
                 "layout {name:?} is not hierarchical, radial, force or circular"
             ))
         })?;
-        let prefix = match request.folder.as_deref().map(|f| f.trim().trim_matches('/')) {
+        let prefix = match request
+            .folder
+            .as_deref()
+            .map(|f| f.trim().trim_matches('/'))
+        {
             None | Some("") => None,
             Some(folder) => Some(format!("{}/", PagePath::new(folder)?)),
         };
@@ -306,7 +347,12 @@ impl Canvases<'_> {
         let mut links: Vec<(usize, usize)> = graph
             .edges
             .iter()
-            .filter_map(|e| Some((*index.get(e.source.as_str())?, *index.get(e.target.as_str())?)))
+            .filter_map(|e| {
+                Some((
+                    *index.get(e.source.as_str())?,
+                    *index.get(e.target.as_str())?,
+                ))
+            })
             .filter(|(a, b)| a != b)
             .collect();
         links.sort_unstable();
@@ -354,7 +400,7 @@ impl Canvases<'_> {
                 .collect(),
             extra: Map::new(),
         };
-        arrange(&mut canvas, algorithm);
+        arrange(&mut canvas, algorithm)?;
         validate(&canvas)?;
         self.store(
             &path,
@@ -369,8 +415,9 @@ impl Canvases<'_> {
     fn load(&self, path: &PagePath) -> Result<(Canvas, String)> {
         let bytes = self.0.root.read(path)?;
         let tag = etag(&bytes);
-        let canvas = parse(&bytes)
-            .map_err(|e| Error::unprocessable(format!("{path} is not a valid canvas: {}", e.message)))?;
+        let canvas = parse(&bytes).map_err(|e| {
+            Error::unprocessable(format!("{path} is not a valid canvas: {}", e.message))
+        })?;
         Ok((canvas, tag))
     }
 
@@ -456,7 +503,10 @@ fn validate(canvas: &Canvas) -> Result<()> {
             return Err(Error::bad_request("a node has an empty id"));
         }
         if !ids.insert(node.id.as_str()) {
-            return Err(Error::bad_request(format!("node id {:?} is used twice", node.id)));
+            return Err(Error::bad_request(format!(
+                "node id {:?} is used twice",
+                node.id
+            )));
         }
         check_kind(&node.kind)?;
         let missing = match node.kind.as_str() {
@@ -489,7 +539,10 @@ fn validate(canvas: &Canvas) -> Result<()> {
             return Err(Error::bad_request("an edge has an empty id"));
         }
         if !edge_ids.insert(edge.id.as_str()) {
-            return Err(Error::bad_request(format!("edge id {:?} is used twice", edge.id)));
+            return Err(Error::bad_request(format!(
+                "edge id {:?} is used twice",
+                edge.id
+            )));
         }
         for end in [&edge.from_node, &edge.to_node] {
             if !ids.contains(end.as_str()) {
@@ -590,7 +643,9 @@ where
     T: serde::Serialize + serde::de::DeserializeOwned,
 {
     if changes.get("id").is_some_and(|v| v.as_str() != Some(id)) {
-        return Err(Error::bad_request(format!("the id of {id:?} cannot change")));
+        return Err(Error::bad_request(format!(
+            "the id of {id:?} cannot change"
+        )));
     }
     let Value::Object(mut fields) = serde_json::to_value(item).map_err(Error::internal)? else {
         return Err(Error::internal("a canvas item is not a JSON object"));
@@ -607,10 +662,16 @@ where
 }
 
 fn node_matches(node: &CanvasNode, needle: &str) -> bool {
-    [&node.label, &node.text, &node.file, &node.url, &node.subpath]
-        .into_iter()
-        .flatten()
-        .any(|s| s.to_lowercase().contains(needle))
+    [
+        &node.label,
+        &node.text,
+        &node.file,
+        &node.url,
+        &node.subpath,
+    ]
+    .into_iter()
+    .flatten()
+    .any(|s| s.to_lowercase().contains(needle))
         || extra_matches(&node.extra, needle)
 }
 
@@ -639,7 +700,16 @@ fn extra_matches(extra: &Map<String, Value>, needle: &str) -> bool {
 }
 
 /// Lays the canvas's nodes out by their own sizes and its edges.
-fn arrange(canvas: &mut Canvas, algorithm: Algorithm) {
+/// Lays `canvas` out in place; a canvas of more than [`MAX_LAYOUT_NODES`] nodes is refused
+/// (the layouts compare every pair of nodes).
+fn arrange(canvas: &mut Canvas, algorithm: Algorithm) -> Result<()> {
+    if canvas.nodes.len() > MAX_LAYOUT_NODES {
+        return Err(Error::bad_request(format!(
+            "{} nodes are more than a layout handles ({MAX_LAYOUT_NODES}); lay out a smaller \
+             canvas (generate: narrow it with `folder`)",
+            canvas.nodes.len()
+        )));
+    }
     let index: HashMap<&str, usize> = canvas
         .nodes
         .iter()
@@ -657,13 +727,19 @@ fn arrange(canvas: &mut Canvas, algorithm: Algorithm) {
     let edges: Vec<(usize, usize)> = canvas
         .edges
         .iter()
-        .filter_map(|e| Some((*index.get(e.from_node.as_str())?, *index.get(e.to_node.as_str())?)))
+        .filter_map(|e| {
+            Some((
+                *index.get(e.from_node.as_str())?,
+                *index.get(e.to_node.as_str())?,
+            ))
+        })
         .collect();
     let points = quire_layout::layout(algorithm, &sizes, &edges);
     for (node, p) in canvas.nodes.iter_mut().zip(points) {
         node.x = p.x;
         node.y = p.y;
     }
+    Ok(())
 }
 
 /// A stable 16-hex-digit id for a generated node or edge.
