@@ -452,3 +452,27 @@ pub struct WorkflowAdvanceInput {
     pub path: String,
     pub target_state: String,
 }
+
+/// `quire_canvas_read`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanvasReadInput {
+    /// The canvas, a path ending in `.canvas.json`.
+    pub path: String,
+}
+
+/// `quire_canvas_write`: replaces (or creates) a canvas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanvasWriteInput {
+    /// The canvas, a path ending in `.canvas.json`.
+    pub path: String,
+    /// The whole canvas (JSON Canvas 1.0): `nodes` and `edges` arrays (empty allowed).
+    pub canvas: crate::Canvas,
+    /// The ETag last read: refused (conflict) when the canvas changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message; default `Write <path>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

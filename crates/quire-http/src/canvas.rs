@@ -1,7 +1,6 @@
 //! Canvases (`*.canvas.json`): thin routes over the space's `Canvases`. Generate and patch are
 //! REST-only (the spec says so).
 
-use axum::body::Bytes;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -14,6 +13,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, SpaceCtx};
+use crate::error::RawBody;
 use crate::error::{blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
@@ -89,7 +89,7 @@ pub async fn write(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<CanvasPath>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<CanvasWritten>> {
     let opts = write_options(&headers);
     Ok(Json(
@@ -166,7 +166,7 @@ pub async fn auto_layout(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<CanvasPath>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<CanvasWritten>> {
     let request: AutoLayoutRequest = if body.iter().all(u8::is_ascii_whitespace) {
         AutoLayoutRequest::default()

@@ -6,7 +6,6 @@
 //! published page). Both answer every refusal with one body per status, so nothing tells an
 //! unknown token from a revoked one, or a private page from a missing one.
 
-use axum::body::Bytes;
 use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +19,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
+use crate::error::RawBody;
 use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
@@ -458,7 +458,7 @@ pub async fn rules(
 pub async fn put_rules(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<RulesWritten>> {
     let opts = write_options(&headers);
     Ok(Json(

@@ -1,7 +1,6 @@
 //! Files and structure: tree, file read/write/delete, bulk, assets, toc, append, templates,
 //! readlink and link resolution.
 
-use axum::body::Bytes;
 use axum::extract::{Multipart, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -15,6 +14,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
+use crate::error::RawBody;
 use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
 use crate::AppState;
 
@@ -109,7 +109,7 @@ pub async fn write_file(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PathQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Response> {
     let opts = write_options(&headers);
     let written = blocking(move || space.files().write(&q.path, body.to_vec(), &opts)).await?;
@@ -213,7 +213,7 @@ pub async fn append(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<AppendQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<AppendResult>> {
     let opts = write_options(&headers);
     let separator = q.separator.unwrap_or_else(|| "\n\n".to_string());

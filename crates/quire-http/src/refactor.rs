@@ -1,7 +1,6 @@
 //! Restructuring routes: plan, script, apply, approve, pending, revert, and the single-file and
 //! folder renames.
 
-use axum::body::Bytes;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -15,6 +14,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
+use crate::error::RawBody;
 use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
@@ -55,7 +55,7 @@ pub async fn plan(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<PlanQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Response> {
     let format = manifest_format(&headers);
     let workspace_edit = match q.format.as_deref() {

@@ -1,7 +1,6 @@
 //! Link health and repair: `GET /links/broken`, `GET /links/orphans`,
 //! `POST /refactor/fix-broken` and `GET /refactor/raw-moves`.
 
-use axum::body::Bytes;
 use axum::http::HeaderMap;
 use axum::Json;
 use quire_api::{BrokenLinks, FixBrokenRequest, FixBrokenResult, Orphans, RawMoves};
@@ -9,6 +8,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, SpaceCtx};
+use crate::error::RawBody;
 use crate::error::{bad_request, blocking, ApiResult, ErrorBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
@@ -43,7 +43,7 @@ pub async fn fix_broken(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
     QueryParams(q): QueryParams<FixBrokenParams>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<FixBrokenResult>> {
     let dry_run = if body.iter().all(u8::is_ascii_whitespace) {
         q.dry_run.unwrap_or(false)

@@ -614,3 +614,23 @@ async fn unknown_routes_answer_json_404() {
     let s = TestServer::new();
     s.get("/api/quire/does/not/exist").await.expect_error(404);
 }
+
+#[tokio::test]
+async fn a_body_past_the_limit_is_a_json_413_on_every_raw_body_route() {
+    let s = TestServer::new();
+    let big = vec![b'a'; quire_http::MAX_BODY_BYTES + 1];
+    for (method, uri) in [
+        (Method::PUT, "/api/quire/file?path=big.md".to_string()),
+        (Method::POST, "/api/quire/file/append?path=big.md".to_string()),
+        (Method::PUT, "/api/quire/canvas?path=big.canvas.json".to_string()),
+        (Method::POST, "/api/quire/refactor/plan".to_string()),
+    ] {
+        let r = s
+            .call(method.clone(), &uri, &[("x-actor", "ann")], big.clone())
+            .await;
+        let message = r.expect_error(413);
+        assert!(message.contains("body"), "{method} {uri}: {message}");
+    }
+    assert!(s.disk("big.md").is_none());
+    assert!(s.disk("big.canvas.json").is_none());
+}

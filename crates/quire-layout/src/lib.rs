@@ -520,8 +520,8 @@ fn radial(sizes: &[Size], edges: &[(usize, usize)]) -> Vec<(f64, f64)> {
     let dist = bfs(&adj, centre);
     let deepest = dist.iter().flatten().copied().max().unwrap_or(0);
     let mut rings: Vec<Vec<usize>> = vec![Vec::new(); deepest + 2];
-    for v in 0..n {
-        match dist[v] {
+    for (v, d) in dist.iter().enumerate() {
+        match *d {
             Some(d) => rings[d].push(v),
             None => rings[deepest + 1].push(v),
         }

@@ -78,6 +78,9 @@ const EXPECTED: &[&str] = &[
     "quire_workflow_save",
     "quire_workflow_advance",
     "quire_workflow_board",
+    "quire_canvas_list",
+    "quire_canvas_read",
+    "quire_canvas_write",
     "quire_refactor_plan",
     "quire_refactor_apply",
     "quire_refactor_script",
@@ -91,7 +94,6 @@ const ABSENT: &[&str] = &[
     "quire_embeddings",
     "quire_import",
     "quire_export",
-    "quire_canvas_list",
     "quire_clip",
     "quire_ingest",
     "quire_export_document",
@@ -580,6 +582,46 @@ fn with_keys_on_every_tool_answers_like_rest() {
                 Some(json!({"path": "notes/drafted.md", "target_state": "nowhere"}))
             )
         );
+
+        // Canvases: what MCP writes REST reads, and both refuse alike.
+        let board = json!({"nodes": [
+            {"id": "n1", "type": "file", "file": "notes/drafted.md", "x": 0, "y": 0, "width": 400, "height": 200},
+            {"id": "n2", "type": "text", "text": "Why", "x": 500, "y": 0, "width": 200, "height": 80}
+        ], "edges": [{"id": "e1", "fromNode": "n2", "toNode": "n1"}]});
+        let written = ok(
+            &client,
+            "quire_canvas_write",
+            json!({"path": "maps/plan.canvas.json", "canvas": board}),
+        )
+        .await;
+        assert_eq!(written["path"], "maps/plan.canvas.json");
+        let listed = ok(&client, "quire_canvas_list", json!({})).await;
+        let (_, rest_listed) = rest("GET", &format!("{base}/canvases"), None);
+        assert_eq!(listed, rest_listed);
+        let read = ok(
+            &client,
+            "quire_canvas_read",
+            json!({"path": "maps/plan.canvas.json"}),
+        )
+        .await;
+        let (_, rest_read) = rest(
+            "GET",
+            &format!("{base}/canvas?path=maps/plan.canvas.json"),
+            None,
+        );
+        assert_eq!(read["canvas"], rest_read);
+        assert_eq!(read["canvas"]["edges"][0]["fromNode"], "n2");
+        let bad = json!({"nodes": [], "edges": [{"id": "e", "fromNode": "x", "toNode": "y"}]});
+        assert_eq!(
+            err(
+                &client,
+                "quire_canvas_write",
+                json!({"path": "maps/bad.canvas.json", "canvas": bad})
+            )
+            .await,
+            rest_error("PUT", &format!("{base}/canvas?path=maps/bad.canvas.json"), Some(bad))
+        );
+        assert!(!root.join("maps/bad.canvas.json").exists());
 
         // History: a page written, then deleted, by this client (view files under `.quire/`
         // are not in the change feed). The server batches commits, and a write and delete of
