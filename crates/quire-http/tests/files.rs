@@ -621,8 +621,14 @@ async fn a_body_past_the_limit_is_a_json_413_on_every_raw_body_route() {
     let big = vec![b'a'; quire_http::MAX_BODY_BYTES + 1];
     for (method, uri) in [
         (Method::PUT, "/api/quire/file?path=big.md".to_string()),
-        (Method::POST, "/api/quire/file/append?path=big.md".to_string()),
-        (Method::PUT, "/api/quire/canvas?path=big.canvas.json".to_string()),
+        (
+            Method::POST,
+            "/api/quire/file/append?path=big.md".to_string(),
+        ),
+        (
+            Method::PUT,
+            "/api/quire/canvas?path=big.canvas.json".to_string(),
+        ),
         (Method::POST, "/api/quire/refactor/plan".to_string()),
     ] {
         let r = s

@@ -757,3 +757,54 @@ fn a_commit_of_many_files_applies_the_line_endings_gitattributes_asks_for() {
         "normalized as git would"
     );
 }
+
+#[test]
+fn an_index_naming_a_missing_object_is_repaired_instead_of_failing_every_commit() {
+    let f = Fixture::new(sync_git());
+    f.write("a/b.md", "# B\n", "ann");
+    std::thread::sleep(Duration::from_millis(200));
+    // Something left the index naming a blob the repository does not have.
+    {
+        let repo = f.repo();
+        let mut index = repo.index().unwrap();
+        let mut entry = index.get_path(std::path::Path::new("a/b.md"), 0).unwrap();
+        let ghost = repo.blob(b"never committed, then lost\n").unwrap();
+        entry.path = b"ghost.md".to_vec();
+        entry.id = ghost;
+        index.add(&entry).unwrap();
+        index.write().unwrap();
+        let hex = ghost.to_string();
+        fs::remove_file(
+            f.dir
+                .path()
+                .join(".git/objects")
+                .join(&hex[..2])
+                .join(&hex[2..]),
+        )
+        .unwrap();
+    }
+    // A file replacing a folder: the tree is written from the index.
+    f.root.remove(&p("a/b.md")).unwrap();
+    let _ = fs::remove_dir(f.dir.path().join("a"));
+    f.root.write(&p("a"), b"now a file\n").unwrap();
+    let recorded = f
+        .history
+        .record(
+            &[
+                change("a/b.md", ChangeAction::Delete),
+                change("a", ChangeAction::Write),
+            ],
+            "ann",
+            "a becomes a file",
+        )
+        .unwrap();
+    committed(recorded);
+    let repo = f.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    assert!(
+        tree.get_path(std::path::Path::new("a")).unwrap().kind() == Some(git2::ObjectType::Blob)
+    );
+    assert!(tree.get_path(std::path::Path::new("ghost.md")).is_err());
+    f.history.flush().unwrap();
+    assert_clean(&repo);
+}

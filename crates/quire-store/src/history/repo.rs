@@ -287,6 +287,60 @@ fn commit_timed(
     message: &str,
     save: IndexSave,
 ) -> Result<Oid, StoreError> {
+    match commit_once(state, changes, author, message, save) {
+        Err(e) if e.to_string().contains("invalid object") => {
+            // The index names an object the repository does not have (seen once under load,
+            // cause unknown): writing a tree from it can never succeed, so retrying the batch
+            // as it is would fail forever. Stage those entries again from the work tree, then
+            // try once more.
+            let repaired = repair_index(&state.repo).map_err(StoreError::git("index repair"))?;
+            tracing::warn!(
+                error = %e,
+                repaired,
+                "the git index named missing objects; staged those paths again from disk"
+            );
+            commit_once(state, changes, author, message, save)
+        }
+        other => other,
+    }
+}
+
+/// Re-stages every index entry whose object is missing from the object database (from the
+/// work tree; dropped when the file is gone), and saves the index. Answers how many there were.
+fn repair_index(repo: &Repository) -> Result<usize, git2::Error> {
+    let odb = repo.odb()?;
+    let mut index = repo.index()?;
+    let missing: Vec<Vec<u8>> = index
+        .iter()
+        .filter(|entry| !odb.exists(entry.id))
+        .map(|entry| entry.path)
+        .collect();
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| git2::Error::from_str("bare repository"))?
+        .to_path_buf();
+    for raw in &missing {
+        let path = Path::new(
+            std::str::from_utf8(raw)
+                .map_err(|_| git2::Error::from_str("an index path is not UTF-8"))?,
+        );
+        if workdir.join(path).is_file() {
+            index.add_path(path)?;
+        } else {
+            index.remove_path(path)?;
+        }
+    }
+    index.write()?;
+    Ok(missing.len())
+}
+
+fn commit_once(
+    state: &mut RepoState,
+    changes: &[(String, ChangeAction)],
+    author: Author<'_>,
+    message: &str,
+    save: IndexSave,
+) -> Result<Oid, StoreError> {
     let repo = &state.repo;
     let workdir = repo
         .workdir()
