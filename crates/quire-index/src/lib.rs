@@ -68,11 +68,47 @@ pub struct Checkpointed {
     pub copied: i64,
 }
 
-/// An open index database. One connection behind a mutex: the handlers of every thread share
-/// it, and the statements it runs are short.
+/// An open index database. One connection behind a mutex writes (and answers the short
+/// lookups); searches read through connections of their own ([`Index::reader`]), so a search
+/// never waits for the index thread's write transaction (WAL lets readers run beside it).
 pub struct Index {
     path: PathBuf,
     connection: Mutex<Connection>,
+    /// Idle read connections (`None`: an immutable read-only open, which reads through the
+    /// one connection).
+    readers: Option<Mutex<Vec<Connection>>>,
+}
+
+/// Read connections kept open for searches (more are opened when needed and closed after).
+const IDLE_READERS: usize = 4;
+
+/// A connection to read from: a pooled reader, or the one connection.
+pub(crate) enum Reader<'a> {
+    Pooled(&'a Mutex<Vec<Connection>>, Option<Connection>),
+    Shared(MutexGuard<'a, Connection>),
+}
+
+impl std::ops::Deref for Reader<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        match self {
+            Reader::Pooled(_, connection) => connection.as_ref().expect("a reader until dropped"),
+            Reader::Shared(guard) => guard,
+        }
+    }
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        if let Reader::Pooled(pool, connection) = self {
+            let mut idle = pool.lock().unwrap_or_else(|p| p.into_inner());
+            if idle.len() < IDLE_READERS {
+                if let Some(connection) = connection.take() {
+                    idle.push(connection);
+                }
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Index {
@@ -113,6 +149,7 @@ impl Index {
         Ok(Index {
             path: path.to_path_buf(),
             connection: Mutex::new(connection),
+            readers: Some(Mutex::new(Vec::new())),
         })
     }
 
@@ -145,6 +182,7 @@ impl Index {
         Ok(Some(Index {
             path,
             connection: Mutex::new(connection),
+            readers: None,
         }))
     }
 
@@ -194,6 +232,24 @@ impl Index {
         self.connection.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A connection for reading only: an idle pooled reader, a new one, or (for an immutable
+    /// open, or when a reader cannot be opened) the one connection.
+    pub(crate) fn reader(&self) -> Reader<'_> {
+        let Some(pool) = &self.readers else {
+            return Reader::Shared(self.connection());
+        };
+        let idle = pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match idle.map(Ok).unwrap_or_else(|| open_reader(&self.path)) {
+            Ok(connection) => Reader::Pooled(pool, Some(connection)),
+            Err(e) => {
+                tracing::warn!(
+                    "cannot open a read connection to the index ({e}); sharing the writer's"
+                );
+                Reader::Shared(self.connection())
+            }
+        }
+    }
+
     pub(crate) fn sqlite_error(&self, source: rusqlite::Error) -> IndexError {
         IndexError::Sqlite {
             path: self.path.clone(),
@@ -230,6 +286,17 @@ pub(crate) const READ_CACHE_KIB: i64 = -32_000;
 const MMAP_BYTES: i64 = 256 * 1024 * 1024;
 
 /// Opens the file, switches it to WAL and checks (or creates) the schema.
+/// A read-only connection with the read settings of [`connect`].
+fn open_reader(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = Connection::open_with_flags(path, flags)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "cache_size", READ_CACHE_KIB)?;
+    connection.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+    Ok(connection)
+}
+
 fn connect(path: &Path) -> Result<Connection, Unusable> {
     let mut connection = Connection::open(path)?;
     connection.busy_timeout(BUSY_TIMEOUT)?;

@@ -146,7 +146,7 @@ impl Index {
         let matching = query.to_fts5();
         let folder = folder(request.path_prefix.as_deref());
         let tag = tag_filter(request.tag.as_deref());
-        let connection = self.connection();
+        let connection = self.reader();
         let sql = |e| SearchError::Index(self.sqlite_error(e));
 
         let joined = folder.is_some() || tag.is_some() || request.trust_boost;

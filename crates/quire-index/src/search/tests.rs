@@ -399,3 +399,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_search_answers_while_a_write_transaction_is_open() {
+    let f = fixture();
+    let writer = f.index.connection();
+    writer
+        .execute_batch("BEGIN IMMEDIATE; DELETE FROM fts WHERE rowid < 0;")
+        .unwrap();
+    let started = std::time::Instant::now();
+    let found = std::thread::scope(|scope| scope.spawn(|| f.paths("coffee")).join().unwrap());
+    assert!(found.contains(&"guides/coffee.md".to_string()), "{found:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "the search waited for the writer: {:?}",
+        started.elapsed()
+    );
+    writer.execute_batch("ROLLBACK").unwrap();
+}
