@@ -146,8 +146,10 @@ impl Index {
         let matching = query.to_fts5();
         let folder = folder(request.path_prefix.as_deref());
         let tag = tag_filter(request.tag.as_deref());
-        let connection = self.reader();
+        let reader = self.reader();
         let sql = |e| SearchError::Index(self.sqlite_error(e));
+        // Its statements read one snapshot: the index thread may replace pages between them.
+        let connection = reader.unchecked_transaction().map_err(sql)?;
 
         let joined = folder.is_some() || tag.is_some() || request.trust_boost;
         let mut ranked: Vec<Ranked> = if joined {

@@ -417,3 +417,48 @@ fn a_search_answers_while_a_write_transaction_is_open() {
     );
     writer.execute_batch("ROLLBACK").unwrap();
 }
+
+#[test]
+fn searches_beside_a_writer_replacing_the_pages_they_find_always_answer() {
+    let f = fixture();
+    // Two texts of the same pages: each replacement gives every page a new row id.
+    let version = |body: &str| -> Vec<PageRecord> {
+        (0..300)
+            .map(|i| {
+                page(
+                    &format!("brews/{i}.md"),
+                    &format!("Brew {i}"),
+                    body,
+                    &[],
+                    json!({}),
+                )
+            })
+            .collect()
+    };
+    let (one, two) = (
+        version("coffee and more coffee"),
+        version("coffee, then coffee again"),
+    );
+    f.index.replace_pages(&one).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                f.index.replace_pages(&two).unwrap();
+                f.index.replace_pages(&one).unwrap();
+            }
+        });
+        let answers: Vec<Result<SearchResults, String>> = (0..400)
+            .map(|_| {
+                f.index
+                    .search(&SearchRequest::new("coffee"))
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for answer in answers {
+            let found = answer.expect("every search answers");
+            assert!(found.hits.len() >= 10, "{:?}", found.hits);
+        }
+    });
+}
