@@ -6,7 +6,7 @@
 //! published page). Both answer every refusal with one body per status, so nothing tells an
 //! unknown token from a revoked one, or a private page from a missing one.
 
-use axum::extract::Path;
+use axum::extract::{Path, RawPathParams};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -19,8 +19,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::{write_options, write_options_with, SpaceCtx};
-use crate::error::RawBody;
 use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::error::{path_param, RawBody};
 
 #[derive(Deserialize, IntoParams)]
 pub struct PageQuery {
@@ -89,10 +89,11 @@ pub async fn create_comment(
         (status = 404, body = ErrorBody, description = "no such comment")))]
 pub async fn patch_comment(
     SpaceCtx(space): SpaceCtx,
-    Path(id): Path<String>,
+    params: RawPathParams,
     headers: HeaderMap,
     JsonBody(patch): JsonBody<CommentPatch>,
 ) -> ApiResult<Json<Comment>> {
+    let id = path_param(&params, "id")?;
     let opts = write_options(&headers);
     Ok(Json(
         blocking(move || space.comments().set_resolved(&id, patch.resolved, &opts)).await?,
@@ -107,9 +108,10 @@ pub async fn patch_comment(
         (status = 404, body = ErrorBody, description = "no such comment")))]
 pub async fn delete_comment(
     SpaceCtx(space): SpaceCtx,
-    Path(id): Path<String>,
+    params: RawPathParams,
     headers: HeaderMap,
 ) -> ApiResult<Json<CommentDeleted>> {
+    let id = path_param(&params, "id")?;
     let opts = write_options(&headers);
     Ok(Json(
         blocking(move || space.comments().delete(&id, &opts)).await?,
@@ -159,8 +161,9 @@ pub async fn list_shares(
         (status = 404, body = ErrorBody, description = "no such link")))]
 pub async fn revoke_share(
     SpaceCtx(space): SpaceCtx,
-    Path(id): Path<String>,
+    params: RawPathParams,
 ) -> ApiResult<Json<ShareRevoked>> {
+    let id = path_param(&params, "id")?;
     let revoked = blocking(move || space.shares().revoke(&id)).await?;
     Ok(Json(ShareRevoked { revoked }))
 }
@@ -232,10 +235,14 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
         (status = 404, body = ErrorBody, description = "no such active link")))]
 pub async fn open_share(
     SpaceCtx(space): SpaceCtx,
-    Path(token): Path<String>,
+    params: RawPathParams,
     QueryParams(q): QueryParams<PasswordQuery>,
     headers: HeaderMap,
 ) -> Response {
+    let token = match path_param(&params, "token") {
+        Ok(token) => token,
+        Err(e) => return e.into_response(),
+    };
     let password = share_password(&headers, q.password);
     let wants_html = headers
         .get(header::ACCEPT)

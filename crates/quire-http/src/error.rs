@@ -148,3 +148,17 @@ where
         Err(e) => Err(ApiError(Error::internal(format!("worker failed: {e}")))),
     }
 }
+
+/// The path parameter `name` of a route. Routes are served under `/api/quire` and again
+/// under `/api/quire/{space}`, so a handler names the parameter it wants instead of taking
+/// every parameter by position (`Path<String>` fails where `{space}` comes first).
+pub(crate) fn path_param(
+    params: &axum::extract::RawPathParams,
+    name: &str,
+) -> Result<String, ApiError> {
+    params
+        .iter()
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_string())
+        .ok_or_else(|| bad_request(format!("missing path parameter {name}")))
+}

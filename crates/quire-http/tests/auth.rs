@@ -356,3 +356,49 @@ async fn a_read_scope_covers_every_get_and_no_write() {
         }
     }
 }
+
+/// A route with its parameters filled in (values no resource has: the answer is a 4xx).
+fn filled(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c);
+        let value = match &rest[open + 1..close] {
+            "space" => "default".to_string(),
+            "token" => "0".repeat(64),
+            "*path" => "nowhere.md".to_string(),
+            _ => "nothing".to_string(),
+        };
+        out.push_str(&value);
+        rest = &rest[(close + 1).min(rest.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[tokio::test]
+async fn no_route_answers_500_with_or_without_the_space_in_the_url() {
+    let server = TestServer::spaces(&["default", "other"], &quire_config::Config::default());
+    for (method, path) in routes() {
+        if path.ends_with("/events") {
+            continue; // a stream: it answers 200 and never ends
+        }
+        let uri = filled(&path);
+        let call = server.call(
+            method.clone(),
+            &uri,
+            &[("content-type", "application/json"), ("x-actor", "walker")],
+            "{}",
+        );
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(20), call)
+            .await
+            .unwrap_or_else(|_| panic!("{method} {uri} did not answer in 20 s"));
+        assert!(
+            matches!(reply.status.as_u16(), 0..500 | 501 | 503),
+            "{method} {uri}: {} {}",
+            reply.status,
+            reply.text()
+        );
+    }
+}

@@ -732,3 +732,48 @@ async fn the_theme_is_validated_stored_and_locked_by_configuration() {
     assert_eq!(locked.commit_count(), commits);
     assert!(locked.disk(".quire/theme.json").is_none());
 }
+
+#[tokio::test]
+async fn every_id_route_works_under_the_space_named_in_the_url() {
+    let s = server(&[("notes/a.md", "# A\n\nfirst line\n")]);
+    let base = "/api/quire/default";
+    let made = send(
+        &s,
+        Method::POST,
+        &format!("{base}/comments?path=notes/a.md"),
+        r#"{"line": 3, "body": "here"}"#,
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let id = made.json()["id"].as_str().unwrap().to_string();
+    let patched = send(
+        &s,
+        Method::PATCH,
+        &format!("{base}/comments/{id}"),
+        r#"{"resolved": true}"#,
+    )
+    .await;
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    let deleted = send(&s, Method::DELETE, &format!("{base}/comments/{id}"), "").await;
+    assert_eq!(deleted.status, 200, "{}", deleted.text());
+
+    let link = send(
+        &s,
+        Method::POST,
+        &format!("{base}/share"),
+        &json!({"path": "notes/a.md"}).to_string(),
+    )
+    .await;
+    assert_eq!(link.status, 201, "{}", link.text());
+    let link = link.json();
+    // The URL the answer gives is one that works.
+    let url = link["url"].as_str().unwrap().to_string();
+    let viewed = s.get(&url).await;
+    assert_eq!(viewed.status, 200, "{url}: {}", viewed.text());
+    assert!(viewed.text().starts_with("# A"));
+    let share_id = link["id"].as_str().unwrap();
+    let revoked = send(&s, Method::DELETE, &format!("{base}/share/{share_id}"), "").await;
+    assert_eq!(revoked.status, 200, "{}", revoked.text());
+    assert_eq!(s.get(&url).await.status, 404);
+    s.assert_clean();
+}
