@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchVault, SEED } from './seed';
+import { startUiProxy } from './ui-proxy';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
@@ -54,7 +55,12 @@ export default async function globalSetup() {
   }
   process.env.QUIRE_URL = url;
   process.env.QUIRE_ROOT_DIR = root;
+  // QUIRE_UI_DIST: the app from that build instead of the one compiled into the binary.
+  const proxy = process.env.QUIRE_UI_DIST ? await startUiProxy(resolve(HERE, '..', process.env.QUIRE_UI_DIST), url, await freePort()) : null;
+  if (proxy) process.env.QUIRE_URL = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
   return async () => {
+    proxy?.close();
+    proxy?.closeAllConnections();
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,8 @@ export const SEED: Record<string, string> = {
   'plans/one.md': '# One\n\nSee [[two]].\n',
   'plans/two.md': '# Two\n\nSee [[one]] and [[three]].\n',
   'plans/three.md': '# Three\n\nSee [[one]].\n',
+  'collab/discuss.md': '# Discuss\n\nThe first paragraph is fine.\n\nThe second paragraph needs work.\n',
+  'collab/shared.md': '# Shared\n\nThe secret handshake is shown to share-link readers.\n',
   'revert-me.md': '# Revert me\n\nOriginal text.\n',
 };
 

@@ -76,6 +76,20 @@ export interface GraphData {
   edges: { source: string; target: string }[];
 }
 
+export interface Comment {
+  id: string; path: string; line: number; author: string; body: string; resolved: boolean;
+  created: string; anchor?: string | null; detached?: boolean;
+}
+export interface ShareLink {
+  id: string; path: string; createdBy: string; createdAt: string; expiresAt?: string | null;
+  viewCount: number; hasPassword: boolean; token?: string | null; url?: string | null;
+}
+export interface Publication {
+  path: string; published: boolean; published_at?: string | null; url?: string | null; etag?: string | null; title?: string | null;
+}
+export interface BlameLine { line: number; content: string; hash: string; author: string; timestamp: string }
+export interface Theme { primary: string; mode: string }
+
 /** An error answer of the API: its status and the `error` text of its body. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly body: Record<string, unknown> = {}) {
@@ -169,6 +183,18 @@ export const api = {
   broken: () => json<{ broken: BrokenLink[]; count: number }>('GET', '/links/broken'),
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
   graph: () => json<GraphData>('GET', '/graph'),
+  blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
+  comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
+  comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),
+  resolveComment: (id: string, resolved: boolean) => json<Comment>('PATCH', `/comments/${encodeURIComponent(id)}`, { resolved }),
+  deleteComment: (id: string) => json<{ deleted: string; path: string }>('DELETE', `/comments/${encodeURIComponent(id)}`),
+  shares: (path: string) => json<{ shares: ShareLink[] }>('GET', `/share${q({ path })}`),
+  share: (path: string, expiresIn?: string, password?: string) => json<ShareLink>('POST', '/share', { path, expiresIn: expiresIn || undefined, password: password || undefined }),
+  revokeShare: (id: string) => json<{ revoked: string }>('DELETE', `/share/${encodeURIComponent(id)}`),
+  publish: (path: string) => json<Publication>('POST', '/publish', { path }),
+  unpublish: (path: string) => json<Publication>('POST', '/unpublish', { path }),
+  theme: () => json<Theme>('GET', '/theme'),
+  setTheme: (theme: Theme) => json<Theme>('PUT', '/theme', theme),
 };
 
 export const moves = {

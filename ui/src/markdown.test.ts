@@ -45,10 +45,23 @@ describe('snippets and frontmatter', () => {
     expect(snippetHtml('a <mark>b</mark> <img src=x onerror=1>')).toBe('a <mark>b</mark> &lt;img src=x onerror=1&gt;');
   });
   it('splits frontmatter', () => {
-    expect(splitFrontmatter('---\ntitle: A\n---\n# A\n')).toEqual({ yaml: 'title: A', body: '# A\n' });
+    expect(splitFrontmatter('---\ntitle: A\n---\n# A\n')).toEqual({ yaml: 'title: A', body: '# A\n', bodyLine: 4 });
     expect(splitFrontmatter('# A\n').yaml).toBeNull();
   });
   it('parses wiki link parts', () => {
     expect(parseWiki('![[img.png|alt]]')).toMatchObject({ embed: true, target: 'img.png', alias: 'alt', fragment: '' });
+  });
+});
+
+describe('block lines', () => {
+  it('marks each top-level block with its first line in the file', () => {
+    const text = '---\ntitle: T\n---\n# Head\n\nPara one\ncontinued.\n\n- a\n- b\n\n```\ncode\n```\n';
+    const { body, bodyLine } = splitFrontmatter(text);
+    expect(bodyLine).toBe(4);
+    const html = renderMarkdown(body, {}, ['head'], bodyLine);
+    expect(html).toContain('<h1 data-line="4" id="head">');
+    expect(html).toContain('<p data-line="6">');
+    expect(html).toContain('<ul data-line="9">');
+    expect(html).toContain('<pre data-line="12">');
   });
 });

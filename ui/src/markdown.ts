@@ -60,13 +60,18 @@ export function markdownKey(href: string): string {
   return `[](<${href}>)`;
 }
 
-export interface Frontmatter { yaml: string | null; body: string }
+export interface Frontmatter { yaml: string | null; body: string; bodyLine: number }
 
-/** Splits `---` frontmatter from the body (the server parses it; this only hides it). */
+const newlines = (s: string) => s.split('\n').length - 1;
+
+/**
+ * Splits `---` frontmatter from the body (the server parses it; this only hides it).
+ * `bodyLine` is the 1-based line of the file the body starts on.
+ */
 export function splitFrontmatter(text: string): Frontmatter {
   const m = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!m) return { yaml: null, body: text };
-  return { yaml: m[1], body: text.slice(m[0].length) };
+  if (!m) return { yaml: null, body: text, bodyLine: 1 };
+  return { yaml: m[1], body: text.slice(m[0].length), bodyLine: 1 + newlines(m[0]) };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -121,9 +126,10 @@ export interface Rendered { html: string }
 /**
  * Renders a page body. `resolved` holds the server's answers by the keys of
  * [`collectLinks`]; `slugs` are the server's heading slugs in document order (anchors of the
- * table of contents).
+ * table of contents). With `firstLine` (the file line the body starts on), each top-level
+ * block's element carries `data-line`, its first line in the file: comments anchor there.
  */
-export function renderMarkdown(body: string, resolved: Resolutions, slugs: string[] = []): string {
+export function renderMarkdown(body: string, resolved: Resolutions, slugs: string[] = [], firstLine?: number): string {
   let heading = 0;
   const md = new Marked({
     gfm: true,
@@ -179,5 +185,16 @@ export function renderMarkdown(body: string, resolved: Resolutions, slugs: strin
       },
     },
   });
-  return md.parse(body, { async: false }) as string;
+  if (firstLine === undefined) return md.parse(body, { async: false }) as string;
+  const tokens = md.lexer(body);
+  let line = firstLine;
+  let html = '';
+  for (const token of tokens) {
+    let part = md.parser(Object.assign([token], { links: tokens.links }));
+    const lead = /^\n*/.exec(token.raw)![0].length;
+    if (token.type !== 'space') part = part.replace(/^<([a-z][a-z0-9]*)/i, `<$1 data-line="${line + lead}"`);
+    html += part;
+    line += newlines(token.raw);
+  }
+  return html;
 }
