@@ -1,5 +1,8 @@
+/** A 2×2 PNG (red), for the image tests. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAwMDAxMDAAAAmigL/+1Nr6QAAAABJRU5ErkJggg==', 'base64');
+
 // The knowledge root the end-to-end tests start from.
-export const SEED: Record<string, string> = {
+export const SEED: Record<string, string | Uint8Array> = {
   '.quire/config.toml': '[refactor]\napproval_files = 2\n',
   'index.md': '# Welcome\n\nStart with [[Alpha]] or [the beta page](notes/beta.md). #start\n\nAlso [zeta](notes/zeta.md).\n',
   'notes/zeta.md': '# Zeta\n\nMoved by a manifest.\n',
@@ -15,6 +18,12 @@ export const SEED: Record<string, string> = {
   'plans/three.md': '# Three\n\nSee [[one]].\n',
   'collab/discuss.md': '# Discuss\n\nThe first paragraph is fine.\n\nThe second paragraph needs work.\n',
   'collab/shared.md': '# Shared\n\nThe secret handshake is shown to share-link readers.\n',
+  'embeds/host.md': '# Host\n\nBefore the embeds.\n\n![[embeds/part]]\n\n![[embeds/sectioned#Second]]\n\n![[embeds/loop-a]]\n\n![[pic.png]]\n\n![a diagram](pic.png)\n\n```rust\nfn main() { let answer = 42; }\n```\n',
+  'embeds/part.md': '# Part\n\nEmbedded body text.\n',
+  'embeds/sectioned.md': '# Sectioned\n\n## First\n\nNot this.\n\n## Second\n\nOnly the second section.\n\n## Third\n\nNot this either.\n',
+  'embeds/loop-a.md': '# Loop A\n\nA embeds ![[loop-b]]\n',
+  'embeds/loop-b.md': '# Loop B\n\nB embeds ![[loop-a]]\n',
+  'embeds/pic.png': PNG,
   'revert-me.md': '# Revert me\n\nOriginal text.\n',
 };
 

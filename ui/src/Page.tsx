@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Backlink, type Comment, type Peek } from './api';
 import { articleBlocks, blockOf, CommentsPanel, type Block } from './Comments';
+import { enhance } from './enhance';
 import { collectLinks, pageHref, renderMarkdown, splitFrontmatter, type Resolutions } from './markdown';
 import { href } from './router';
 import { ShareDialog } from './ShareDialog';
@@ -112,8 +113,12 @@ export function PageView({ path, version, onRename }: { path: string; version: n
     if (page && location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   }, [page]);
 
-  // The blocks a comment can point at, once the page is rendered.
-  useEffect(() => { setBlocks(article.current ? articleBlocks(article.current) : []); }, [page?.html]);
+  // Once rendered: embeds, images, highlighting; the blocks a comment can point at.
+  useEffect(() => {
+    if (!article.current || !page) return;
+    setBlocks(articleBlocks(article.current));
+    void enhance(article.current, page.path);
+  }, [page?.html]);
 
   // Marks the picked block and the blocks that have open comments.
   useEffect(() => {

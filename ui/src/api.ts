@@ -183,6 +183,7 @@ export const api = {
   broken: () => json<{ broken: BrokenLink[]; count: number }>('GET', '/links/broken'),
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
   graph: () => json<GraphData>('GET', '/graph'),
+  section: (path: string, heading: string) => json<{ path: string; heading: string; level: number; content: string; line_start: number; line_end: number }>('GET', `/section${q({ path, heading })}`),
   blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
   comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
   comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),

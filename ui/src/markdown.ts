@@ -93,6 +93,14 @@ export function fileUrl(path: string): string {
   return `/api/quire/file?path=${encodeURIComponent(path)}`;
 }
 
+/**
+ * An image of the knowledge base. Its bytes are fetched by enhance.ts (with the API key when
+ * there is one, so images show when auth is on), not by the browser from `src`.
+ */
+function assetImage(path: string, alt: string): string {
+  return `<img data-asset="${escapeHtml(path)}" alt="${escapeHtml(alt)}">`;
+}
+
 const IMAGE = /\.(png|jpe?g|gif|webp|svg|avif)$/i;
 const TAG = /(^|[\s(])#([\p{L}\p{N}_][\p{L}\p{N}_/-]*)/gu;
 
@@ -142,11 +150,13 @@ export function renderMarkdown(body: string, resolved: Resolutions, slugs: strin
           const label = escapeHtml(w.alias || (w.target + (w.fragment ? ` › ${w.fragment}` : '')) || w.fragment);
           if (!w.target) return `<a class="wiki" href="#${encodeURIComponent(w.fragment)}">${label}</a>`;
           if (!r) return `<a class="wiki unresolved" title="No page ${escapeHtml(w.target)} yet" aria-disabled="true">${label}</a>`;
-          if (w.embed && IMAGE.test(r.path)) {
-            return `<img src="${escapeHtml(fileUrl(r.path))}" alt="${escapeHtml(w.alias || r.title)}">`;
+          if (w.embed && IMAGE.test(r.path)) return assetImage(r.path, w.alias || r.title);
+          const link = `<a class="${w.embed ? 'wiki embed' : 'wiki'}" href="${escapeHtml(pageHref(r.path, w.fragment))}" title="${escapeHtml(r.path)}">${label}</a>`;
+          // Transclusion: the page (or its section) is put in by enhance.ts after rendering.
+          if (w.embed && /\.md$/i.test(r.path)) {
+            return `<span class="transclusion" data-embed="${escapeHtml(r.path)}" data-fragment="${escapeHtml(w.fragment)}">${link}</span>`;
           }
-          const cls = w.embed ? 'wiki embed' : 'wiki';
-          return `<a class="${cls}" href="${escapeHtml(pageHref(r.path, w.fragment))}" title="${escapeHtml(r.path)}">${label}</a>`;
+          return link;
         },
       },
     ],
@@ -178,7 +188,7 @@ export function renderMarkdown(body: string, resolved: Resolutions, slugs: strin
         const alt = escapeHtml(text);
         if (isLocalDestination(href)) {
           const r = resolved[markdownKey(stripFragment(href))];
-          return r ? `<img src="${escapeHtml(fileUrl(r.path))}" alt="${alt}">` : `<span class="unresolved">${alt}</span>`;
+          return r ? assetImage(r.path, text) : `<span class="unresolved">${alt}</span>`;
         }
         // Images from other origins are not loaded (the page's CSP allows this origin only).
         return `<span class="external-image" title="${escapeHtml(title ?? href)}">${alt || 'image'}</span>`;
