@@ -24,6 +24,8 @@ export const SEED: Record<string, string | Uint8Array> = {
   'embeds/loop-a.md': '# Loop A\n\nA embeds ![[loop-b]]\n',
   'embeds/loop-b.md': '# Loop B\n\nB embeds ![[loop-a]]\n',
   'embeds/pic.png': PNG,
+  '.quire/templates/meeting.md': '---\ntype: meeting\n---\n# {{title}}\n\nDate: {{date}}\n\n## Notes\n',
+  'writing/drop.md': '# Drop\n\nFiles land here.\n',
   'revert-me.md': '# Revert me\n\nOriginal text.\n',
 };
 

@@ -184,6 +184,15 @@ export const api = {
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
   graph: () => json<GraphData>('GET', '/graph'),
   section: (path: string, heading: string) => json<{ path: string; heading: string; level: number; content: string; line_start: number; line_end: number }>('GET', `/section${q({ path, heading })}`),
+  templates: () => json<string[]>('GET', '/templates'),
+  async template(name: string, title: string): Promise<string> {
+    return (await call('GET', `/template${q({ name, title })}`)).text();
+  },
+  async upload(file: File): Promise<{ path: string }> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return (await call('POST', '/assets', { body: form })).json();
+  },
   blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
   comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
   comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),

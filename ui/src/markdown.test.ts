@@ -65,3 +65,14 @@ describe('block lines', () => {
     expect(html).toContain('<pre data-line="12">');
   });
 });
+
+describe('asset links', () => {
+  it('points from the page to the asset, relative', async () => {
+    const { relativePath, assetMarkdown } = await import('./markdown');
+    expect(relativePath('notes/a.md', 'assets/x y.png')).toBe('../assets/x%20y.png');
+    expect(relativePath('a.md', 'assets/x.png')).toBe('assets/x.png');
+    expect(relativePath('assets/sub/p.md', 'assets/x.png')).toBe('../x.png');
+    expect(assetMarkdown('notes/a.md', 'assets/shot.png', 'shot.png')).toBe('![shot.png](../assets/shot.png)');
+    expect(assetMarkdown('a.md', 'assets/doc.pdf', 'doc [1].pdf')).toBe('[doc 1.pdf](assets/doc.pdf)');
+  });
+});

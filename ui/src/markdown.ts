@@ -89,6 +89,23 @@ export function pageHref(path: string, fragment = ''): string {
   return `/page/${enc}${fragment ? `#${encodeURIComponent(fragment)}` : ''}`;
 }
 
+/** `to` relative to the folder of the page `from` (both root-relative), as a link destination. */
+export function relativePath(from: string, to: string): string {
+  const a = from.split('/').slice(0, -1);
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  const rel = [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+  return rel.split('/').map((p) => (p === '..' ? p : encodeURIComponent(p))).join('/');
+}
+
+/** The markdown that shows an uploaded file in the page `page`: an image or a link. */
+export function assetMarkdown(page: string, asset: string, name: string): string {
+  const label = name.replace(/[\[\]]/g, '');
+  const dest = relativePath(page, asset);
+  return IMAGE.test(asset) ? `![${label}](${dest})` : `[${label}](${dest})`;
+}
+
 export function fileUrl(path: string): string {
   return `/api/quire/file?path=${encodeURIComponent(path)}`;
 }
