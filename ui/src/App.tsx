@@ -1,6 +1,6 @@
 // The shell: header, sidebar tree, the routed view, search palette, key prompt, live updates.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, settings, whenUnauthorized, type TreeNode } from './api';
+import { api, settings, whenUnauthorized, type Theme, type TreeNode } from './api';
 import { EditorView, NewPage } from './Editor';
 import { subscribe } from './events';
 import { GraphView } from './Graph';
@@ -11,18 +11,13 @@ import { PageView } from './Page';
 import { ApprovalsView, LinksView, RestructureView } from './Restructure';
 import { navigate, useRoute } from './router';
 import { SearchPalette } from './Search';
+import { SettingsDialog } from './Settings';
+import { applyTheme, effectiveMode, type Mode, savedMode, saveMode } from './theme';
 import { pagePaths } from './tree';
 import { Tree } from './Tree';
 import { ErrorNote, Modal } from './ui';
 
-type Theme = 'light' | 'dark';
-const THEME_STORAGE = 'quire.theme';
-
-function initialTheme(): Theme {
-  const saved = localStorage.getItem(THEME_STORAGE);
-  if (saved === 'light' || saved === 'dark') return saved;
-  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}
+const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
 interface Move { from: string; isDir: boolean; to: string | null; keepLinks: boolean }
 
@@ -30,7 +25,10 @@ export function App() {
   const route = useRoute();
   const [tree, setTree] = useState<TreeNode[]>([]);
   const [treeError, setTreeError] = useState<unknown>(null);
-  const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [userMode, setUserMode] = useState<Mode | null>(savedMode);
+  const [spaceTheme, setSpaceTheme] = useState<Theme | null>(null);
+  const [showSettings, setShowSettings] = useState(false);
+  const theme = effectiveMode(userMode, spaceTheme, prefersDark());
   const [searching, setSearching] = useState<string | null>(null);
   const [askKey, setAskKey] = useState(false);
   const [askName, setAskName] = useState(false);
@@ -46,12 +44,10 @@ export function App() {
     api.tree().then((t) => { setTree(t); paths.current = pagePaths(t); setTreeError(null); }, setTreeError);
   }, []);
 
-  useEffect(() => { whenUnauthorized(() => setAskKey(true)); loadTree(); }, []);
+  const loadTheme = useCallback(() => { api.theme().then(setSpaceTheme, () => setSpaceTheme(null)); }, []);
+  useEffect(() => { whenUnauthorized(() => setAskKey(true)); loadTree(); loadTheme(); }, []);
 
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-    localStorage.setItem(THEME_STORAGE, theme);
-  }, [theme]);
+  useEffect(() => { applyTheme(spaceTheme, theme); }, [spaceTheme, theme]);
 
   // Live updates: the tree on creations and deletions, the open page when it changed.
   const currentRef = useRef(current);
@@ -113,9 +109,10 @@ export function App() {
         </nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
         <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
-        <button onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
+        <button onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; saveMode(next); setUserMode(next); }} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>
+        <button onClick={() => setShowSettings(true)} aria-label="Settings">⚙</button>
       </header>
       <nav class="side" aria-label="Page tree">
         <ErrorNote error={treeError} />
@@ -138,7 +135,8 @@ export function App() {
           }}
         />
       )}
-      {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); setPageVersion((v) => v + 1); }} />}
+      {showSettings && <SettingsDialog theme={spaceTheme} onSaved={setSpaceTheme} onClose={() => setShowSettings(false)} />}
+      {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); loadTheme(); setPageVersion((v) => v + 1); }} />}
       {askName && <NamePrompt onDone={() => setAskName(false)} />}
     </div>
   );
