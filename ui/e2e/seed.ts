@@ -26,6 +26,24 @@ export const SEED: Record<string, string | Uint8Array> = {
   'embeds/pic.png': PNG,
   '.quire/templates/meeting.md': '---\ntype: meeting\n---\n# {{title}}\n\nDate: {{date}}\n\n## Notes\n',
   'writing/drop.md': '# Drop\n\nFiles land here.\n',
+  '.quire/views/open-tasks.json': JSON.stringify({ name: 'open-tasks', query: 'TABLE status, priority FROM "tasks" SORT priority DESC', layout: 'table' }),
+  '.quire/workflows/review.json': JSON.stringify({
+    name: 'review',
+    states: [{ name: 'draft' }, { name: 'review' }, { name: 'done', terminal: true }],
+    transitions: [{ from: 'draft', to: 'review' }, { from: 'review', to: 'done' }, { from: 'review', to: 'draft' }],
+  }),
+  'tasks/one.md': '---\nstatus: open\npriority: 3\nworkflow: review\nstate: draft\n---\n# Task one\n',
+  'tasks/two.md': '---\nstatus: open\npriority: 1\nworkflow: review\nstate: draft\n---\n# Task two\n',
+  'tasks/three.md': '---\nstatus: closed\npriority: 2\nworkflow: review\nstate: done\n---\n# Task three\n',
+  'maps/ideas.canvas.json': JSON.stringify({
+    nodes: [
+      { id: 'g', type: 'group', label: 'Letters', x: -20, y: -40, width: 560, height: 160 },
+      { id: 'a', type: 'text', text: 'A thought about letters', x: 0, y: 0, width: 220, height: 80 },
+      { id: 'b', type: 'file', file: 'notes/beta.md', x: 300, y: 0, width: 200, height: 80 },
+      { id: 'c', type: 'link', url: 'https://example.org/', x: 0, y: 220, width: 220, height: 60, color: '4' },
+    ],
+    edges: [{ id: 'ab', fromNode: 'a', toNode: 'b', label: 'see' }, { id: 'ac', fromNode: 'a', fromSide: 'bottom', toNode: 'c', toSide: 'top' }],
+  }),
   'revert-me.md': '# Revert me\n\nOriginal text.\n',
 };
 

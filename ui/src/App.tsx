@@ -3,6 +3,8 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, settings, whenUnauthorized, type Theme, type TreeNode } from './api';
 import { EditorView, NewPage } from './Editor';
 import { subscribe } from './events';
+import { BoardView } from './Board';
+import { CanvasView } from './Canvas';
 import { GraphView } from './Graph';
 import { HistoryView } from './History';
 import { pageHref } from './markdown';
@@ -14,6 +16,7 @@ import { SearchPalette } from './Search';
 import { SettingsDialog } from './Settings';
 import { applyTheme, effectiveMode, type Mode, savedMode, saveMode } from './theme';
 import { pagePaths } from './tree';
+import { ViewsView } from './Views';
 import { Tree } from './Tree';
 import { ErrorNote, Modal } from './ui';
 
@@ -87,6 +90,9 @@ export function App() {
       case 'approvals': return <ApprovalsView />;
       case 'links': return <LinksView />;
       case 'graph': return <GraphView />;
+      case 'views': return <ViewsView name={route.name} />;
+      case 'board': return <BoardView workflow={route.workflow} />;
+      case 'canvas': return <CanvasView path={route.path} />;
       default: return <Home tree={tree} />;
     }
   })();
@@ -106,6 +112,9 @@ export function App() {
           <a href="/approvals">Approvals</a>
           <a href="/links">Links</a>
           <a href="/graph">Graph</a>
+          <a href="/views">Views</a>
+          <a href="/board">Board</a>
+          <a href="/canvas">Canvases</a>
         </nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
         <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>

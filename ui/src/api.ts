@@ -90,6 +90,28 @@ export interface Publication {
 export interface BlameLine { line: number; content: string; hash: string; author: string; timestamp: string }
 export interface Theme { primary: string; mode: string }
 
+export interface SavedView { name: string; query: string; layout?: string; [k: string]: unknown }
+export interface ViewResult {
+  view: SavedView; mode: string; headers: string[]; rows: unknown[][]; total: number; limit: number; offset: number;
+  groups?: { key: unknown; total: number; offset: number }[] | null;
+}
+export interface WorkflowDef {
+  name: string; initial?: string | null;
+  states: { name: string; color?: string | null; terminal?: boolean }[];
+  transitions?: { from: string; to: string; required_role?: string | null }[];
+}
+export interface BoardCard { path: string; title: string; fields?: Record<string, unknown> }
+export interface WorkflowBoard { workflow: string; board: Record<string, BoardCard[]>; states: string[] }
+export interface CanvasNode {
+  id: string; type: string; x: number; y: number; width: number; height: number;
+  text?: string | null; file?: string | null; url?: string | null; label?: string | null; color?: string | null; subpath?: string | null;
+}
+export interface CanvasEdge {
+  id: string; fromNode: string; toNode: string; fromSide?: string | null; toSide?: string | null;
+  fromEnd?: string | null; toEnd?: string | null; label?: string | null; color?: string | null;
+}
+export interface CanvasData { nodes: CanvasNode[]; edges: CanvasEdge[] }
+
 /** An error answer of the API: its status and the `error` text of its body. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly body: Record<string, unknown> = {}) {
@@ -193,6 +215,13 @@ export const api = {
     form.append('file', file, file.name);
     return (await call('POST', '/assets', { body: form })).json();
   },
+  views: () => json<{ views: SavedView[] }>('GET', '/views'),
+  executeView: (name: string, offset = 0, limit = 50) => json<ViewResult>('GET', `/views/${encodeURIComponent(name)}/execute${q({ offset, limit })}`),
+  workflows: () => json<{ workflows: WorkflowDef[] }>('GET', '/workflows'),
+  board: (workflow: string) => json<WorkflowBoard>('GET', `/workflow/board/${encodeURIComponent(workflow)}`),
+  advance: (path: string, target_state: string) => json<{ path: string; state: string; from?: string | null }>('POST', '/workflow/advance', { path, target_state }),
+  canvases: () => json<{ canvases: string[] }>('GET', '/canvases'),
+  canvas: (path: string) => json<CanvasData>('GET', `/canvas${q({ path })}`),
   blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
   comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
   comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),
