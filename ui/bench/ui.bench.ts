@@ -29,6 +29,13 @@ test('page open and tree scroll', async ({ page }) => {
     times.push(ms);
   }
   console.log(`page open over ${pages} pages: median ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  // Where the time goes: the API calls of those opens, by endpoint (Resource Timing).
+  const calls = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.name.includes('/api/quire/'))
+    .map((e) => ({ route: new URL(e.name).pathname.replace('/api/quire', ''), ms: e.duration })));
+  const byRoute = new Map<string, number[]>();
+  for (const c of calls) byRoute.set(c.route, [...(byRoute.get(c.route) ?? []), c.ms]);
+  for (const [route, ms] of byRoute) console.log(`  ${route}: ${ms.length} calls, median ${pct(ms, 0.5).toFixed(1)} ms, p95 ${pct(ms, 0.95).toFixed(1)} ms`);
 
   // Tree: expand every folder (the whole vault in the list), then scroll and time frames.
   const frames = await page.evaluate(async () => {

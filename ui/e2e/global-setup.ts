@@ -24,8 +24,8 @@ function freePort(): Promise<number> {
 
 export interface Server { url: string; root: string; stop: () => Promise<void> }
 
-/** A `quire serve` on a fresh root holding `files`, ready to answer searches. */
-export async function startServer(files: Record<string, string | Uint8Array>): Promise<Server> {
+/** A `quire serve` on a fresh root holding `files`, ready to answer searches (with `key`, when auth is on). */
+export async function startServer(files: Record<string, string | Uint8Array>, key?: string): Promise<Server> {
   const bin = process.env.QUIRE_BIN ?? resolve(HERE, '../../target/debug/quire');
   const dir = mkdtempSync(join(tmpdir(), 'quire-e2e-'));
   const root = join(dir, 'kb');
@@ -48,7 +48,7 @@ export async function startServer(files: Record<string, string | Uint8Array>): P
       const r = await fetch(`${url}/readyz`);
       if (r.ok) {
         // Searches answer 503 until the first index pass ends.
-        const s = await fetch(`${url}/api/quire/search?q=welcome`);
+        const s = await fetch(`${url}/api/quire/search?q=welcome`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
         if (s.ok) break;
       }
     } catch { /* not listening yet */ }

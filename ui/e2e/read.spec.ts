@@ -65,6 +65,7 @@ test('phone width shows the page and the tree behind a menu', async ({ page }) =
   await expect(page.getByRole('tree')).toBeHidden();
   await page.getByRole('button', { name: 'Pages' }).click();
   await expect(page.getByRole('tree')).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Views (menu)' }).getByRole('link', { name: 'Board' })).toBeVisible();
   await shot(page, 'phone');
   await accessible(page);
 });

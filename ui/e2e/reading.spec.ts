@@ -1,5 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { accessible, shot, url } from './support';
+import { startServer } from './global-setup';
+import { PNG } from './seed';
 
 test('embeds, images and highlighted code', async ({ page }) => {
   await page.goto(url('/page/embeds/host.md'));
@@ -46,4 +48,25 @@ test('history has a blame view', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Blame' })).toHaveAttribute('aria-pressed', 'true');
   await shot(page, 'blame');
   await accessible(page);
+});
+
+test('with auth on, the key prompt lets pages and their images in', async ({ page }) => {
+  const key = 'e2e-secret-key-0123456789';
+  const server = await startServer({
+    '.quire/config.toml': `[auth]\ntype = "apikey"\napi_key = "${key}"\n`,
+    'index.md': '# Welcome\n\nA picture: ![red square](pic.png)\n',
+    'pic.png': PNG,
+  }, key);
+  try {
+    expect((await fetch(`${server.url}/api/quire/file?path=pic.png`)).status).toBe(401);
+    await page.goto(`${server.url}/page/index.md`);
+    const prompt = page.getByRole('dialog', { name: 'API key needed' });
+    await prompt.getByLabel('API key').fill(key);
+    await prompt.getByRole('button', { name: 'Use key' }).click();
+    const img = page.locator('article.markdown img');
+    await expect(img).toHaveAttribute('src', /^data:image\/png;base64,/);
+    expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(2);
+  } finally {
+    await server.stop();
+  }
 });

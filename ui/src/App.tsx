@@ -106,16 +106,7 @@ export function App() {
         <button class="search-button" onClick={() => setSearching('')} aria-keyshortcuts="Control+K Meta+K">
           Search <kbd>Ctrl K</kbd>
         </button>
-        <nav aria-label="Views" class="views">
-          <a href="/new">New page</a>
-          <a href="/restructure">Restructure</a>
-          <a href="/approvals">Approvals</a>
-          <a href="/links">Links</a>
-          <a href="/graph">Graph</a>
-          <a href="/views">Views</a>
-          <a href="/board">Board</a>
-          <a href="/canvas">Canvases</a>
-        </nav>
+        <nav aria-label="Views" class="views"><ViewLinks /></nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
         <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
         <button onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; saveMode(next); setUserMode(next); }} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
@@ -124,6 +115,7 @@ export function App() {
         <button onClick={() => setShowSettings(true)} aria-label="Settings">⚙</button>
       </header>
       <nav class="side" aria-label="Page tree">
+        {navOpen && <nav aria-label="Views (menu)" class="side-views"><ViewLinks /></nav>}
         <ErrorNote error={treeError} />
         <Tree nodes={tree} current={current} onMove={(from, dir, isDir) => setMove({ from, isDir, to: dir ? `${dir}/${from.split('/').pop()}` : from.split('/').pop()!, keepLinks: false })} />
       </nav>
@@ -148,6 +140,22 @@ export function App() {
       {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); loadTheme(); setPageVersion((v) => v + 1); }} />}
       {askName && <NamePrompt onDone={() => setAskName(false)} />}
     </div>
+  );
+}
+
+/** The app's views, in the header (and in the menu at phone width). */
+function ViewLinks() {
+  return (
+    <>
+      <a href="/new">New page</a>
+      <a href="/restructure">Restructure</a>
+      <a href="/approvals">Approvals</a>
+      <a href="/links">Links</a>
+      <a href="/graph">Graph</a>
+      <a href="/views">Views</a>
+      <a href="/board">Board</a>
+      <a href="/canvas">Canvases</a>
+    </>
   );
 }
 
