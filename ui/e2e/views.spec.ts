@@ -57,3 +57,19 @@ test('a canvas renders read-only and its file nodes open pages', async ({ page }
   await expect(page).toHaveURL(/\/page\/notes\/beta\.md$/);
   await expect(page.locator('article.markdown')).toContainText('zebra');
 });
+
+test('the new views pass axe in dark mode too', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const [path, ready] of [
+    ['/page/embeds/host.md', '.embedded'],
+    ['/views?name=open-tasks', 'tbody tr'],
+    ['/board', '.board-card'],
+    ['/canvas?path=maps%2Fideas.canvas.json', '[data-testid=canvas-node]'],
+  ] as const) {
+    await page.goto(url(path));
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await expect(page.locator(ready).first()).toBeVisible();
+    await accessible(page);
+  }
+  await shot(page, 'canvas-dark');
+});
