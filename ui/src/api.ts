@@ -222,6 +222,7 @@ export const api = {
   advance: (path: string, target_state: string) => json<{ path: string; state: string; from?: string | null }>('POST', '/workflow/advance', { path, target_state }),
   canvases: () => json<{ canvases: string[] }>('GET', '/canvases'),
   canvas: (path: string) => json<CanvasData>('GET', `/canvas${q({ path })}`),
+  toc: (path: string) => json<Heading[]>('GET', `/toc${q({ path })}`),
   blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
   comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
   comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),

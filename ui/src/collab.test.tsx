@@ -54,3 +54,14 @@ describe('view cells', () => {
     expect(cellText({ a: 1 })).toBe('{"a":1}');
   });
 });
+
+describe('page title before /peek answers', () => {
+  it('takes the frontmatter title, else the first h1, else the file name', async () => {
+    const { quickTitle, pageTags } = await import('./Page');
+    const h = [{ level: 2, text: 'Sub', slug: 'sub' }, { level: 1, text: 'Main', slug: 'main' }];
+    expect(quickTitle('title: "Quoted"\nx: 1', h, 'a/b.md')).toBe('Quoted');
+    expect(quickTitle('x: 1', h, 'a/b.md')).toBe('Main');
+    expect(quickTitle(null, [], 'a/b c.md')).toBe('b c');
+    expect(pageTags(null, ['x'])).toEqual(['x']);
+  });
+});
