@@ -59,6 +59,19 @@ test('share links: create, read without a key, revoke', async ({ page, browser }
   await expect(dialog.getByText('This page has no active share link.')).toBeVisible();
   const again = await reader.goto(link);
   expect(again?.status()).toBe(404);
+
+  // With a password: readers without it are refused.
+  await dialog.getByLabel('Password (optional)').fill('open sesame');
+  await dialog.getByRole('button', { name: 'Create link' }).click();
+  const guarded = await dialog.getByLabel('Public URL').inputValue();
+  expect(guarded).not.toBe(link);
+  await expect(dialog.getByTestId('share')).toContainText('yes');
+  // (a browser would ask for the password: the answer carries a WWW-Authenticate challenge)
+  expect((await other.request.get(guarded)).status()).toBe(401);
+  expect((await reader.goto(`${guarded}?password=open%20sesame`))?.status()).toBe(200);
+  await expect(reader.locator('body')).toContainText('The secret handshake');
+  await dialog.getByRole('button', { name: /^Revoke/ }).click();
+  await expect(dialog.getByTestId('share')).toHaveCount(0);
   await other.close();
 });
 
