@@ -48,6 +48,10 @@ test('history has a blame view', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Blame' })).toHaveAttribute('aria-pressed', 'true');
   await shot(page, 'blame');
   await accessible(page);
+  // A commit of the blame opens its changes.
+  await table.locator('tbody tr').first().getByRole('button').click();
+  await expect(page.getByRole('button', { name: 'Changes' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('pre.diff')).toContainText('+Embedded body text.');
 });
 
 test('with auth on, the key prompt lets pages and their images in', async ({ page }) => {

@@ -20,7 +20,10 @@ export function HistoryView({ path }: { path: string }) {
         <button aria-pressed={mode === 'changes'} onClick={() => setMode('changes')}>Changes</button>
         <button aria-pressed={mode === 'blame'} onClick={() => setMode('blame')}>Blame</button>
       </div>
-      {mode === 'blame' ? <Blame path={path} /> : <>
+      {mode === 'blame' ? <Blame path={path} onCommit={(hash) => {
+        const i = list.findIndex((v) => v.hash === hash);
+        if (i >= 0) { setSelected(i); setMode('changes'); }
+      }} /> : <>
       <ErrorNote error={versions.error} />
       <div class="history-layout">
         <ol class="versions" aria-label="Versions">
@@ -86,7 +89,7 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
 }
 
 /** Who last changed each line: the commit, author and date shown once per run of lines. */
-export function Blame({ path }: { path: string }) {
+export function Blame({ path, onCommit }: { path: string; onCommit: (hash: string) => void }) {
   const blame = useLoad(() => api.blame(path), [path]);
   const lines: BlameLine[] = blame.data ?? [];
   if (blame.error) return <ErrorNote error={blame.error} />;
@@ -99,7 +102,7 @@ export function Blame({ path }: { path: string }) {
           const first = i === 0 || lines[i - 1].hash !== l.hash;
           return (
             <tr key={l.line} class={first ? 'run' : ''}>
-              <td>{first && <code title={l.hash}>{shortHash(l.hash)}</code>}</td>
+              <td>{first && <button class="link" title={`Show the changes of ${l.hash}`} onClick={() => onCommit(l.hash)}><code>{shortHash(l.hash)}</code></button>}</td>
               <td>{first && l.author}</td>
               <td>{first && when(l.timestamp)}</td>
               <td class="num">{l.line}</td>
