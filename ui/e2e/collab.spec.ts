@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { accessible, disk, onDisk, shot, url } from './support';
+import { accessible, api, disk, onDisk, shot, url } from './support';
 
-test('comments in the margin: add on a block, resolve, delete', async ({ page }) => {
+test('comments in the margin: add on a block, resolve, delete', async ({ page, request }) => {
   await page.goto(url('/page/collab/discuss.md'));
   const article = page.locator('article.markdown');
   await article.getByText('The second paragraph needs work.').click();
@@ -33,6 +33,13 @@ test('comments in the margin: add on a block, resolve, delete', async ({ page })
   await panel.getByRole('list', { name: 'Resolved comments' }).getByRole('button', { name: /^Delete/ }).click();
   await expect(panel.getByText('Resolved (1)')).toBeHidden();
   expect(disk('.quire/comments/collab/discuss.md.json')).not.toContain('Say what needs work.');
+
+  // Someone else comments: the margin shows it (live updates) on the block of line 3.
+  await expect(page.locator('.live.on')).toBeVisible();
+  const posted = await request.post(api('/comments?path=collab/discuss.md'), { data: { body: 'From elsewhere.', line: 3 }, headers: { 'X-Actor': 'dana' } });
+  expect(posted.status()).toBe(201);
+  await expect(panel.getByRole('list', { name: 'Open comments' })).toContainText('From elsewhere.');
+  await expect(article.locator('p.commented').first()).toHaveText('The first paragraph is fine.');
 });
 
 test('share links: create, read without a key, revoke', async ({ page, browser }) => {

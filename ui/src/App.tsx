@@ -37,6 +37,7 @@ export function App() {
   const [askName, setAskName] = useState(false);
   const [live, setLive] = useState(false);
   const [pageVersion, setPageVersion] = useState(0);
+  const [commentsVersion, setCommentsVersion] = useState(0);
   const [move, setMove] = useState<Move | null>(null);
   const [navOpen, setNavOpen] = useState(false);
   const paths = useRef<string[]>([]);
@@ -58,12 +59,15 @@ export function App() {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = subscribe((e) => {
+      const open = currentRef.current;
+      // Comments of the open page: only the margin reloads.
+      if (open && e.paths.length === 1 && e.paths[0] === `.quire/comments/${open}.json`) { setCommentsVersion((v) => v + 1); return; }
+      if (e.paths.length > 0 && e.paths.every((p) => p.startsWith('.quire/'))) return;
       const known = new Set(paths.current);
       if (e.kind !== 'write' || e.paths.some((p) => !known.has(p))) {
         clearTimeout(timer);
         timer = setTimeout(loadTree, 150);
       }
-      const open = currentRef.current;
       if (open && e.paths.includes(open) && route.view === 'page') setPageVersion((v) => v + 1);
     }, setLive);
     return () => { stop(); clearTimeout(timer); };
@@ -81,7 +85,7 @@ export function App() {
 
   const view = (() => {
     switch (route.view) {
-      case 'page': return <PageView path={route.path} version={pageVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
+      case 'page': return <PageView path={route.path} version={pageVersion} commentsVersion={commentsVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
       case 'edit': return <EditorView key={route.path} path={route.path} pages={() => paths.current} isNew={new URLSearchParams(location.search).has('new')} />;
       case 'new': return <NewPage />;
       case 'history': return <HistoryView path={route.path} />;

@@ -94,7 +94,7 @@ function MoreActions({ items }: { items: { label: string; run: () => void }[] })
   );
 }
 
-export function PageView({ path, version, onRename }: { path: string; version: number; onRename: () => void }) {
+export function PageView({ path, version, commentsVersion = 0, onRename }: { path: string; version: number; commentsVersion?: number; onRename: () => void }) {
   const [page, setPage] = useState<Loaded | null>(null);
   const [peek, setPeek] = useState<Peek | null>(null);
   const [backlinks, setBacklinks] = useState<{ path: string; list: Backlink[] } | null>(null);
@@ -237,7 +237,7 @@ export function PageView({ path, version, onRename }: { path: string; version: n
             </ul>
           )}
         </section>
-        <CommentsPanel path={path} version={version + tick} blocks={blocks} line={line} onLine={setLine} onComments={setComments} onShow={show} />
+        <CommentsPanel path={path} version={version + tick + commentsVersion} blocks={blocks} line={line} onLine={setLine} onComments={setComments} onShow={show} />
         {current && <p class="muted small">{current.word_count} words</p>}
       </aside>
       {sharing && <ShareDialog path={path} onClose={() => setSharing(false)} />}
