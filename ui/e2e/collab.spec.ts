@@ -84,8 +84,13 @@ test('share links: create, read without a key, revoke', async ({ page, browser }
 
 test('publish and unpublish a page', async ({ page, browser }) => {
   await page.goto(url('/page/collab/shared.md'));
-  await page.getByRole('button', { name: 'More actions' }).click();
-  await page.getByRole('button', { name: 'Publish' }).click();
+  // By keyboard: the menu opens on its first item, arrows move, Enter acts.
+  await page.getByRole('button', { name: 'More actions' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Move / Rename…' })).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(page.getByRole('button', { name: 'Publish' })).toBeFocused();
+  await page.keyboard.press('Enter');
   const note = page.locator('.published');
   await expect(note.getByRole('link')).toHaveAttribute('href', '/p/collab/shared');
   expect(disk('collab/shared.md')).toContain('published: true');

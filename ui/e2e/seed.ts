@@ -27,6 +27,7 @@ export const SEED: Record<string, string | Uint8Array> = {
   '.quire/templates/meeting.md': '---\ntype: meeting\n---\n# {{title}}\n\nDate: {{date}}\n\n## Notes\n',
   'writing/drop.md': '# Drop\n\nFiles land here.\n',
   '.quire/views/open-tasks.json': JSON.stringify({ name: 'open-tasks', query: 'TABLE status, priority FROM "tasks" SORT priority DESC', layout: 'table' }),
+  '.quire/views/by-status.json': JSON.stringify({ name: 'by-status', query: 'TABLE status, priority FROM "tasks"', group_by: 'status' }),
   '.quire/workflows/review.json': JSON.stringify({
     name: 'review',
     states: [{ name: 'draft' }, { name: 'review' }, { name: 'done', terminal: true }],

@@ -17,6 +17,17 @@ test('a saved view runs as a table', async ({ page }) => {
   await expect(page).toHaveURL(/\/page\/tasks\/one\.md$/);
 });
 
+test('a grouped view shows its groups', async ({ page }) => {
+  await page.goto(url('/views?name=by-status'));
+  const table = page.getByRole('table', { name: 'Rows of by-status' });
+  const groups = table.locator('tr.group-row');
+  await expect(groups).toHaveCount(2);
+  await expect(groups.first()).toHaveText('closed (1)');
+  await expect(groups.nth(1)).toHaveText('open (2)');
+  await expect(table.locator('tbody tr')).toHaveCount(5);
+  await accessible(page);
+});
+
 test('the workflow board moves cards by select and by drag and drop', async ({ page }) => {
   await page.goto(url('/board'));
   const board = page.getByTestId('board');

@@ -69,7 +69,7 @@ export function publicPageUrl(path: string): string {
   return `/p/${path.replace(/\.md$/, '').split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** The "More actions" menu of a page: a disclosure with plain buttons (Escape closes it). */
+/** The "More actions" menu of a page: a disclosure with plain buttons (Tab or arrows move, Escape closes). */
 function MoreActions({ items }: { items: { label: string; run: () => void }[] }) {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
@@ -83,6 +83,14 @@ function MoreActions({ items }: { items: { label: string; run: () => void }[] })
   return (
     <div class="more" ref={box} onKeyDown={(e) => {
       if (e.key === 'Escape' && open) { e.stopPropagation(); setOpen(false); box.current?.querySelector<HTMLElement>('button')?.focus(); }
+      // Arrow keys, Home and End move between the items too.
+      const items = [...(box.current?.querySelectorAll<HTMLElement>('.menu-items button') ?? [])];
+      const at = items.indexOf(document.activeElement as HTMLElement);
+      if (!items.length || at < 0) return;
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      items[(to + items.length) % items.length].focus();
     }}>
       <button aria-expanded={open} aria-controls="more-actions" onClick={() => setOpen((o) => !o)}>More actions ▾</button>
       {open && (
