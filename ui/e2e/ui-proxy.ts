@@ -9,6 +9,14 @@ import { createServer, request, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { CLIENT_PREFIXES } from '../src/router';
 
+// The headers quire-http's `security_headers` puts on HTML answers (CONTENT_SECURITY_POLICY
+// there), so the app is tested under the policy it is served with.
+const HTML_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+};
+
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html; charset=utf-8', '.svg': 'image/svg+xml', '.json': 'application/json',
 };
@@ -20,7 +28,7 @@ export function startUiProxy(dist: string, upstream: string, port: number): Prom
     const path = (req.url ?? '/').split('?')[0];
     const first = path.split('/')[1] ?? '';
     if (req.method === 'GET' && (path === '/' || path === '/index.html' || CLIENT_PREFIXES.includes(first))) {
-      res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Cache-Control': 'no-cache' });
+      res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Cache-Control': 'no-cache', ...HTML_HEADERS });
       res.end(index);
       return;
     }
