@@ -112,7 +112,7 @@ export function App() {
         </button>
         <nav aria-label="Views" class="views"><ViewLinks /></nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
-        <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
+        <button class="name-button" onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
         <button onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; saveMode(next); setUserMode(next); }} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>
