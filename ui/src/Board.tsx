@@ -1,6 +1,7 @@
 // The workflow board: a column per state, a card per page (`/workflow/board/{name}`). A card
-// moves by drag and drop onto another column or with its "Move to" select (keyboard); either
-// calls `POST /workflow/advance`, and the server's refusal is shown as it says it.
+// moves by drag and drop onto another column or with its "Move to" select (keyboard), to the
+// states the definition's transitions allow from its own (any other state when it lists none);
+// either calls `POST /workflow/advance`, and a refusal of the server is shown as it says it.
 import { useState } from 'preact/hooks';
 import { api, type BoardCard, type WorkflowDef } from './api';
 import { pageHref } from './markdown';
@@ -70,7 +71,7 @@ function Board({ name, def }: { name: string; def?: WorkflowDef }) {
               class={`column${over === state ? ' drop' : ''}`}
               aria-labelledby={`col-${state}`}
               data-state={state}
-              onDragOver={(e) => { if (dragging && dragging.from !== state) { e.preventDefault(); setOver(state); } }}
+              onDragOver={(e) => { if (dragging && targets(def, columns, dragging.from).includes(state)) { e.preventDefault(); setOver(state); } }}
               onDragLeave={() => setOver('')}
               onDrop={(e) => {
                 e.preventDefault(); setOver('');

@@ -9,9 +9,13 @@ import { ErrorNote, shortHash, useLoad, when } from './ui';
 
 export function HistoryView({ path }: { path: string }) {
   const versions = useLoad(() => api.versions(path), [path]);
-  const [selected, setSelected] = useState<number>(0);
+  // The selection follows a commit, not a position: a revert adds a commit on top.
+  const [selectedHash, setSelectedHash] = useState<string | null>(null);
   const [mode, setMode] = useState<'changes' | 'blame'>('changes');
   const list: VersionEntry[] = versions.data ?? [];
+  const found = list.findIndex((v) => v.hash === selectedHash);
+  const selected = found >= 0 ? found : 0;
+  const setSelected = (i: number) => setSelectedHash(list[i]?.hash ?? null);
   return (
     <main id="main" class="history">
       <Breadcrumbs path={path} />
@@ -21,8 +25,7 @@ export function HistoryView({ path }: { path: string }) {
         <button aria-pressed={mode === 'blame'} onClick={() => setMode('blame')}>Blame</button>
       </div>
       {mode === 'blame' ? <Blame path={path} onCommit={(hash) => {
-        const i = list.findIndex((v) => v.hash === hash);
-        if (i >= 0) { setSelected(i); setMode('changes'); }
+        if (list.some((v) => v.hash === hash)) { setSelectedHash(hash); setMode('changes'); }
       }} /> : <>
       <ErrorNote error={versions.error} />
       <div class="history-layout">
@@ -36,7 +39,7 @@ export function HistoryView({ path }: { path: string }) {
             </li>
           ))}
         </ol>
-        {list[selected] && <VersionDiff path={path} version={list[selected]} previous={list[selected + 1]} onReverted={versions.reload} />}
+        {list[selected] && <VersionDiff path={path} version={list[selected]} previous={list[selected + 1]} onReverted={() => { setSelectedHash(list[selected].hash); versions.reload(); }} />}
       </div>
       </>}
     </main>
