@@ -39,7 +39,7 @@ export const SEED: Record<string, string | Uint8Array> = {
   'maps/ideas.canvas.json': JSON.stringify({
     nodes: [
       { id: 'g', type: 'group', label: 'Letters', x: -20, y: -40, width: 560, height: 160 },
-      { id: 'a', type: 'text', text: 'A thought about letters', x: 0, y: 0, width: 220, height: 80 },
+      { id: 'a', type: 'text', text: 'A **thought** about [[Alpha|letters]]', x: 0, y: 0, width: 220, height: 80 },
       { id: 'b', type: 'file', file: 'notes/beta.md', x: 300, y: 0, width: 200, height: 80 },
       { id: 'c', type: 'link', url: 'https://example.org/', x: 0, y: 220, width: 220, height: 60, color: '4' },
     ],

@@ -59,6 +59,8 @@ test('a canvas renders read-only and its file nodes open pages', async ({ page }
   await expect(svg.getByTestId('canvas-node')).toHaveCount(4);
   await expect(svg.getByTestId('canvas-edge')).toHaveCount(2);
   await expect(svg).toContainText('A thought about letters');
+  await expect(svg.locator('strong')).toHaveText('thought');
+  await expect(svg.getByRole('link', { name: 'letters' })).toHaveAttribute('href', '/page/notes/alpha.md');
   await expect(svg).toContainText('Letters');
   await expect(svg).toContainText('see');
   await expect(svg.getByRole('link', { name: 'https://example.org/' })).toHaveAttribute('target', '_blank');

@@ -1,8 +1,9 @@
 // Canvases, read-only (`GET /canvases`, `GET /canvas?path=`): an SVG of the nodes as boxes —
-// text, the title of a file (a link to its page), a URL, a group's label — and the edges as
-// lines (arrows where the canvas says so, by default at the target, as in JSON Canvas).
+// text (markdown, its links resolved from the canvas in one batch), the title of a file (a
+// link to its page), a URL, a group's label — and the edges as lines (arrows where the canvas
+// says so, by default at the target, as in JSON Canvas).
 import { api, type CanvasData, type CanvasEdge, type CanvasNode } from './api';
-import { pageHref } from './markdown';
+import { collectLinks, pageHref, renderMarkdown, type Resolutions } from './markdown';
 import { href } from './router';
 import { ErrorNote, useLoad } from './ui';
 
@@ -72,7 +73,7 @@ function Edge({ e, byId }: { e: CanvasEdge; byId: Map<string, CanvasNode> }) {
   );
 }
 
-function NodeBox({ n }: { n: CanvasNode }) {
+function NodeBox({ n, resolved }: { n: CanvasNode; resolved: Resolutions }) {
   const color = nodeColor(n.color);
   const body = (() => {
     switch (n.type) {
@@ -84,7 +85,7 @@ function NodeBox({ n }: { n: CanvasNode }) {
       }
       case 'link': return /^https?:/i.test(n.url ?? '') ? <a href={n.url!} target="_blank" rel="noopener noreferrer">{n.url}</a> : <span>{n.url}</span>;
       case 'group': return null;
-      default: return <span class="canvas-text">{n.text}</span>;
+      default: return <div class="canvas-text markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.text ?? '', resolved) }} />;
     }
   })();
   if (n.type === 'group') {
@@ -105,8 +106,16 @@ function NodeBox({ n }: { n: CanvasNode }) {
   );
 }
 
+/** The canvas and the resolutions of the links in its text nodes. */
+async function loadCanvas(path: string): Promise<CanvasData & { resolved: Resolutions }> {
+  const canvas = await api.canvas(path);
+  const links = [...new Set(canvas.nodes.flatMap((n) => (n.type === 'text' && n.text ? collectLinks(n.text).links : [])))];
+  const resolved = links.length ? (await api.resolve(path, links)).resolved : {};
+  return { ...canvas, resolved };
+}
+
 function CanvasDrawing({ path }: { path: string }) {
-  const canvas = useLoad<CanvasData>(() => api.canvas(path), [path]);
+  const canvas = useLoad(() => loadCanvas(path), [path]);
   if (canvas.error) return <ErrorNote error={canvas.error} />;
   const c = canvas.data;
   if (!c) return <p class="muted">Loading…</p>;
@@ -129,9 +138,9 @@ function CanvasDrawing({ path }: { path: string }) {
               <path d="M0,0 L10,5 L0,10 z" fill="var(--muted)" />
             </marker>
           </defs>
-          {nodes.filter((n) => n.type === 'group').map((n) => <NodeBox key={n.id} n={n} />)}
+          {nodes.filter((n) => n.type === 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} />)}
           {c.edges.map((e) => <Edge key={e.id} e={e} byId={byId} />)}
-          {nodes.filter((n) => n.type !== 'group').map((n) => <NodeBox key={n.id} n={n} />)}
+          {nodes.filter((n) => n.type !== 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} />)}
         </svg>
       </div>
     </section>
