@@ -11,24 +11,38 @@ test('page open and tree scroll', async ({ page }) => {
   await expect(page.locator('article.markdown')).toContainText('Section 3');
 
   // Page opens: click a link in the page, wait until the new title is rendered.
+  // "Open": title and body rendered; "complete": backlinks and properties in as well.
   const times: number[] = [];
+  const complete: number[] = [];
   for (let i = 0; i < 40; i++) {
     const target = (i * 37 + 1) % pages;
     const ms = await page.evaluate(async (target) => {
       const start = performance.now();
       history.pushState(null, '', `/page/topic-${Math.floor(target / 100)}/page-${target}.md`);
       window.dispatchEvent(new Event('quire:navigate'));
+      let open = 0;
       for (;;) {
         const h = document.querySelector('.page-title');
         const article = document.querySelector('article.markdown');
-        if (h?.textContent === `Page ${target}` && article) break;
+        if (!open && h?.textContent === `Page ${target}` && article?.textContent?.includes(`Text of page ${target},`)) open = performance.now() - start;
+        const backlinks = document.querySelector('#backlinks-title')?.textContent ?? '…';
+        if (open && !backlinks.includes('…') && document.querySelector('.properties, .page-side .small')) break;
         await new Promise((r) => requestAnimationFrame(r));
       }
-      return performance.now() - start;
+      return [open, performance.now() - start];
     }, target);
-    times.push(ms);
+    times.push(ms[0]);
+    complete.push(ms[1]);
   }
   console.log(`page open over ${pages} pages: median ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  console.log(`page complete (backlinks, properties): median ${pct(complete, 0.5).toFixed(1)} ms, p95 ${pct(complete, 0.95).toFixed(1)} ms`);
+  // Where the time goes: the API calls of those opens, by endpoint (Resource Timing).
+  const calls = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.name.includes('/api/quire/'))
+    .map((e) => ({ route: new URL(e.name).pathname.replace('/api/quire', ''), ms: e.duration })));
+  const byRoute = new Map<string, number[]>();
+  for (const c of calls) byRoute.set(c.route, [...(byRoute.get(c.route) ?? []), c.ms]);
+  for (const [route, ms] of byRoute) console.log(`  ${route}: ${ms.length} calls, median ${pct(ms, 0.5).toFixed(1)} ms, p95 ${pct(ms, 0.95).toFixed(1)} ms`);
 
   // Tree: expand every folder (the whole vault in the list), then scroll and time frames.
   const frames = await page.evaluate(async () => {

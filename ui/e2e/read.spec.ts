@@ -49,7 +49,7 @@ test('Ctrl+K searches with highlighted snippets', async ({ page }) => {
   await page.keyboard.press('Control+k');
   const input = page.getByRole('combobox', { name: 'Search pages' });
   await input.fill('zebra');
-  const hit = page.getByRole('option').first();
+  const hit = page.getByRole('dialog').getByRole('option').first();
   await expect(hit).toContainText('Beta');
   await expect(hit.locator('mark')).toHaveText(/zebra/i);
   await shot(page, 'search');
@@ -65,6 +65,7 @@ test('phone width shows the page and the tree behind a menu', async ({ page }) =
   await expect(page.getByRole('tree')).toBeHidden();
   await page.getByRole('button', { name: 'Pages' }).click();
   await expect(page.getByRole('tree')).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Views (menu)' }).getByRole('link', { name: 'Board' })).toBeVisible();
   await shot(page, 'phone');
   await accessible(page);
 });

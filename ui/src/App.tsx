@@ -1,8 +1,10 @@
 // The shell: header, sidebar tree, the routed view, search palette, key prompt, live updates.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, settings, whenUnauthorized, type TreeNode } from './api';
+import { api, settings, whenUnauthorized, type Theme, type TreeNode } from './api';
 import { EditorView, NewPage } from './Editor';
 import { subscribe } from './events';
+import { BoardView } from './Board';
+import { CanvasView } from './Canvas';
 import { GraphView } from './Graph';
 import { HistoryView } from './History';
 import { pageHref } from './markdown';
@@ -11,18 +13,14 @@ import { PageView } from './Page';
 import { ApprovalsView, LinksView, RestructureView } from './Restructure';
 import { navigate, useRoute } from './router';
 import { SearchPalette } from './Search';
+import { SettingsDialog } from './Settings';
+import { applyTheme, effectiveMode, type Mode, savedMode, saveMode } from './theme';
 import { pagePaths } from './tree';
+import { ViewsView } from './Views';
 import { Tree } from './Tree';
 import { ErrorNote, Modal } from './ui';
 
-type Theme = 'light' | 'dark';
-const THEME_STORAGE = 'quire.theme';
-
-function initialTheme(): Theme {
-  const saved = localStorage.getItem(THEME_STORAGE);
-  if (saved === 'light' || saved === 'dark') return saved;
-  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}
+const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
 interface Move { from: string; isDir: boolean; to: string | null; keepLinks: boolean }
 
@@ -30,12 +28,16 @@ export function App() {
   const route = useRoute();
   const [tree, setTree] = useState<TreeNode[]>([]);
   const [treeError, setTreeError] = useState<unknown>(null);
-  const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [userMode, setUserMode] = useState<Mode | null>(savedMode);
+  const [spaceTheme, setSpaceTheme] = useState<Theme | null>(null);
+  const [showSettings, setShowSettings] = useState(false);
+  const theme = effectiveMode(userMode, spaceTheme, prefersDark());
   const [searching, setSearching] = useState<string | null>(null);
   const [askKey, setAskKey] = useState(false);
   const [askName, setAskName] = useState(false);
   const [live, setLive] = useState(false);
   const [pageVersion, setPageVersion] = useState(0);
+  const [commentsVersion, setCommentsVersion] = useState(0);
   const [move, setMove] = useState<Move | null>(null);
   const [navOpen, setNavOpen] = useState(false);
   const paths = useRef<string[]>([]);
@@ -46,12 +48,10 @@ export function App() {
     api.tree().then((t) => { setTree(t); paths.current = pagePaths(t); setTreeError(null); }, setTreeError);
   }, []);
 
-  useEffect(() => { whenUnauthorized(() => setAskKey(true)); loadTree(); }, []);
+  const loadTheme = useCallback(() => { api.theme().then(setSpaceTheme, () => setSpaceTheme(null)); }, []);
+  useEffect(() => { whenUnauthorized(() => setAskKey(true)); loadTree(); loadTheme(); }, []);
 
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-    localStorage.setItem(THEME_STORAGE, theme);
-  }, [theme]);
+  useEffect(() => { applyTheme(spaceTheme, theme); }, [spaceTheme, theme]);
 
   // Live updates: the tree on creations and deletions, the open page when it changed.
   const currentRef = useRef(current);
@@ -59,12 +59,15 @@ export function App() {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = subscribe((e) => {
+      const open = currentRef.current;
+      // Comments of the open page: only the margin reloads.
+      if (open && e.paths.length === 1 && e.paths[0] === `.quire/comments/${open}.json`) { setCommentsVersion((v) => v + 1); return; }
+      if (e.paths.length > 0 && e.paths.every((p) => p.startsWith('.quire/'))) return;
       const known = new Set(paths.current);
       if (e.kind !== 'write' || e.paths.some((p) => !known.has(p))) {
         clearTimeout(timer);
         timer = setTimeout(loadTree, 150);
       }
-      const open = currentRef.current;
       if (open && e.paths.includes(open) && route.view === 'page') setPageVersion((v) => v + 1);
     }, setLive);
     return () => { stop(); clearTimeout(timer); };
@@ -82,7 +85,7 @@ export function App() {
 
   const view = (() => {
     switch (route.view) {
-      case 'page': return <PageView path={route.path} version={pageVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
+      case 'page': return <PageView path={route.path} version={pageVersion} commentsVersion={commentsVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
       case 'edit': return <EditorView key={route.path} path={route.path} pages={() => paths.current} isNew={new URLSearchParams(location.search).has('new')} />;
       case 'new': return <NewPage />;
       case 'history': return <HistoryView path={route.path} />;
@@ -91,6 +94,9 @@ export function App() {
       case 'approvals': return <ApprovalsView />;
       case 'links': return <LinksView />;
       case 'graph': return <GraphView />;
+      case 'views': return <ViewsView name={route.name} />;
+      case 'board': return <BoardView workflow={route.workflow} />;
+      case 'canvas': return <CanvasView path={route.path} />;
       default: return <Home tree={tree} />;
     }
   })();
@@ -104,20 +110,16 @@ export function App() {
         <button class="search-button" onClick={() => setSearching('')} aria-keyshortcuts="Control+K Meta+K">
           Search <kbd>Ctrl K</kbd>
         </button>
-        <nav aria-label="Views" class="views">
-          <a href="/new">New page</a>
-          <a href="/restructure">Restructure</a>
-          <a href="/approvals">Approvals</a>
-          <a href="/links">Links</a>
-          <a href="/graph">Graph</a>
-        </nav>
+        <nav aria-label="Views" class="views"><ViewLinks /></nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
-        <button onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
-        <button onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
+        <button class="name-button" onClick={() => setAskName(true)} aria-label="Your name">{settings.name() || 'Your name'}</button>
+        <button onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; saveMode(next); setUserMode(next); }} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} mode`}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>
+        <button onClick={() => setShowSettings(true)} aria-label="Settings">⚙</button>
       </header>
       <nav class="side" aria-label="Page tree">
+        {navOpen && <nav aria-label="Views (menu)" class="side-views"><ViewLinks /></nav>}
         <ErrorNote error={treeError} />
         <Tree nodes={tree} current={current} onMove={(from, dir, isDir) => setMove({ from, isDir, to: dir ? `${dir}/${from.split('/').pop()}` : from.split('/').pop()!, keepLinks: false })} />
       </nav>
@@ -138,9 +140,26 @@ export function App() {
           }}
         />
       )}
-      {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); setPageVersion((v) => v + 1); }} />}
+      {showSettings && <SettingsDialog theme={spaceTheme} onSaved={setSpaceTheme} onClose={() => setShowSettings(false)} />}
+      {askKey && <KeyPrompt onDone={() => { setAskKey(false); loadTree(); loadTheme(); setPageVersion((v) => v + 1); }} />}
       {askName && <NamePrompt onDone={() => setAskName(false)} />}
     </div>
+  );
+}
+
+/** The app's views, in the header (and in the menu at phone width). */
+function ViewLinks() {
+  return (
+    <>
+      <a href="/new">New page</a>
+      <a href="/restructure">Restructure</a>
+      <a href="/approvals">Approvals</a>
+      <a href="/links">Links</a>
+      <a href="/graph">Graph</a>
+      <a href="/views">Views</a>
+      <a href="/board">Board</a>
+      <a href="/canvas">Canvases</a>
+    </>
   );
 }
 

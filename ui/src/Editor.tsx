@@ -1,11 +1,13 @@
 // Editing a page: CodeMirror (loaded on first use), save with If-Match. A 409 means someone
-// saved in between: both versions are shown, and the user merges before saving again.
+// saved in between: both versions are shown, and the user merges before saving again. Files
+// dropped on or pasted into the editor are uploaded (`POST /assets`) and linked at that place.
+// A new page may start from a template (`?template=`).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import type { Editor as CodeEditor } from './editor/codemirror';
-import { pageHref } from './markdown';
+import { assetMarkdown, pageHref } from './markdown';
 import { navigate } from './router';
-import { ErrorNote } from './ui';
+import { ErrorNote, useLoad } from './ui';
 
 export interface ConflictState { mine: string; theirs: string; theirEtag: string }
 
@@ -21,7 +23,11 @@ export function EditorView({ path, pages, isNew }: { path: string; pages: () => 
 
   useEffect(() => {
     let live = true;
-    const load = isNew ? Promise.resolve({ text: `# ${path.split('/').pop()!.replace(/\.md$/, '')}\n\n`, etag: undefined as string | undefined }) : api.read(path);
+    const title = path.split('/').pop()!.replace(/\.md$/, '');
+    const template = new URLSearchParams(location.search).get('template');
+    const load = !isNew ? api.read(path)
+      : template ? api.template(template, title).then((text) => ({ text, etag: undefined as string | undefined }))
+      : Promise.resolve({ text: `# ${title}\n\n`, etag: undefined as string | undefined });
     Promise.all([load, import('./editor/codemirror')]).then(([file, cm]) => {
       if (!live || !host.current) return;
       etag.current = file.etag;
@@ -37,6 +43,15 @@ export function EditorView({ path, pages, isNew }: { path: string; pages: () => 
         },
         onChange: () => setDirty(true),
         onSave: () => void save(),
+        upload: async (file) => {
+          setError(null);
+          setStatus(`Uploading ${file.name}…`);
+          try {
+            const stored = await api.upload(file);
+            setStatus(`Uploaded ${stored.path}`);
+            return assetMarkdown(path, stored.path, file.name || stored.path.split('/').pop()!);
+          } catch (e) { setStatus(''); setError(e); return ''; }
+        },
       });
       setReady(true);
       if (isNew) setDirty(true);
@@ -117,13 +132,26 @@ export function ConflictPanel({ conflict, onResolve, onCancel }: { conflict: Con
 
 export function NewPage() {
   const [path, setPath] = useState('');
+  const [template, setTemplate] = useState('');
+  const templates = useLoad(() => api.templates(), []);
   const clean = path.trim().replace(/^\/+/, '');
   const full = clean && !clean.endsWith('.md') ? `${clean}.md` : clean;
+  const names = templates.data ?? [];
   return (
     <main id="main" class="narrow">
       <h1>New page</h1>
-      <form onSubmit={(e) => { e.preventDefault(); if (full) navigate(`/edit/${full.split('/').map(encodeURIComponent).join('/')}?new=1`); }}>
+      <form onSubmit={(e) => {
+        e.preventDefault();
+        if (full) navigate(`/edit/${full.split('/').map(encodeURIComponent).join('/')}?new=1${template ? `&template=${encodeURIComponent(template)}` : ''}`);
+      }}>
         <label>Path of the new page <input value={path} placeholder="notes/My page" onInput={(e) => setPath(e.currentTarget.value)} required /></label>
+        <label>Template
+          <select value={template} onChange={(e) => setTemplate(e.currentTarget.value)} disabled={!names.length}>
+            <option value="">{names.length ? 'None (a heading only)' : 'None (no templates in .quire/templates/)'}</option>
+            {names.map((n) => <option key={n} value={n}>{n}</option>)}
+          </select>
+        </label>
+        <ErrorNote error={templates.error} />
         <button class="primary" type="submit" disabled={!full}>Create</button>
       </form>
     </main>

@@ -1,6 +1,7 @@
-// History of a page: its commits, the diff each made, and revert (planned first).
+// History of a page: its commits, the diff each made, and revert (planned first); or the blame
+// (who last changed each line).
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Plan, type VersionEntry } from './api';
+import { api, type BlameLine, type Plan, type VersionEntry } from './api';
 import { pageHref } from './markdown';
 import { DiffText, PlanView } from './PlanView';
 import { Breadcrumbs } from './Page';
@@ -8,12 +9,24 @@ import { ErrorNote, shortHash, useLoad, when } from './ui';
 
 export function HistoryView({ path }: { path: string }) {
   const versions = useLoad(() => api.versions(path), [path]);
-  const [selected, setSelected] = useState<number>(0);
+  // The selection follows a commit, not a position: a revert adds a commit on top.
+  const [selectedHash, setSelectedHash] = useState<string | null>(null);
+  const [mode, setMode] = useState<'changes' | 'blame'>('changes');
   const list: VersionEntry[] = versions.data ?? [];
+  const found = list.findIndex((v) => v.hash === selectedHash);
+  const selected = found >= 0 ? found : 0;
+  const setSelected = (i: number) => setSelectedHash(list[i]?.hash ?? null);
   return (
     <main id="main" class="history">
       <Breadcrumbs path={path} />
       <h1>History of <a href={pageHref(path)}>{path}</a></h1>
+      <div class="tabs" role="group" aria-label="Show">
+        <button aria-pressed={mode === 'changes'} onClick={() => setMode('changes')}>Changes</button>
+        <button aria-pressed={mode === 'blame'} onClick={() => setMode('blame')}>Blame</button>
+      </div>
+      {mode === 'blame' ? <Blame path={path} onCommit={(hash) => {
+        if (list.some((v) => v.hash === hash)) { setSelectedHash(hash); setMode('changes'); }
+      }} /> : <>
       <ErrorNote error={versions.error} />
       <div class="history-layout">
         <ol class="versions" aria-label="Versions">
@@ -26,8 +39,9 @@ export function HistoryView({ path }: { path: string }) {
             </li>
           ))}
         </ol>
-        {list[selected] && <VersionDiff path={path} version={list[selected]} previous={list[selected + 1]} onReverted={versions.reload} />}
+        {list[selected] && <VersionDiff path={path} version={list[selected]} previous={list[selected + 1]} onReverted={() => { setSelectedHash(list[selected].hash); versions.reload(); }} />}
       </div>
+      </>}
     </main>
   );
 }
@@ -74,5 +88,32 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
         </>
       )}
     </section>
+  );
+}
+
+/** Who last changed each line: the commit, author and date shown once per run of lines. */
+export function Blame({ path, onCommit }: { path: string; onCommit: (hash: string) => void }) {
+  const blame = useLoad(() => api.blame(path), [path]);
+  const lines: BlameLine[] = blame.data ?? [];
+  if (blame.error) return <ErrorNote error={blame.error} />;
+  if (blame.loading && !blame.data) return <p class="muted">Loading…</p>;
+  return (
+    <table class="blame" aria-label={`Blame of ${path}`}>
+      <thead><tr><th scope="col">Commit</th><th scope="col">Author</th><th scope="col">Date</th><th scope="col">Line</th><th scope="col">Text</th></tr></thead>
+      <tbody>
+        {lines.map((l, i) => {
+          const first = i === 0 || lines[i - 1].hash !== l.hash;
+          return (
+            <tr key={l.line} class={first ? 'run' : ''}>
+              <td>{first && <button class="link" title={`Show the changes of ${l.hash}`} onClick={() => onCommit(l.hash)}><code>{shortHash(l.hash)}</code></button>}</td>
+              <td>{first && l.author}</td>
+              <td>{first && when(l.timestamp)}</td>
+              <td class="num">{l.line}</td>
+              <td><code class="line">{l.content}</code></td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }

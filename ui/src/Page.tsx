@@ -1,30 +1,48 @@
 // Reading a page: breadcrumbs, properties, tags, the rendered body with links resolved by the
-// server, table of contents and backlinks.
-import { useEffect, useState } from 'preact/hooks';
-import { api, type Backlink, type Peek } from './api';
+// server, table of contents and backlinks. The body is shown as soon as the file, its headings
+// and its links are in (`/file`, `/toc`, `/resolve-links`); `/peek` (title, properties, word
+// count) and `/backlinks`, which cost the server more, fill in when they answer.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type Backlink, type Comment, type Heading, type Peek } from './api';
+import { articleBlocks, blockOf, CommentsPanel, type Block } from './Comments';
+import { enhance } from './enhance';
 import { collectLinks, pageHref, renderMarkdown, splitFrontmatter, type Resolutions } from './markdown';
 import { href } from './router';
+import { ShareDialog } from './ShareDialog';
 import { ErrorNote } from './ui';
 
 export interface Loaded {
   path: string;
   etag: string;
   html: string;
-  peek: Peek;
-  backlinks: Backlink[];
-  tags: string[];
+  headings: Heading[];
+  /** Until `/peek` answers: the frontmatter's `title`, else the first level-1 heading, else the file name. */
+  title: string;
+  /** Tags written in the body (`#tag`). */
+  inlineTags: string[];
 }
 
-/** Everything a page view shows, in two round trips (file, peek and backlinks together, then links). */
+export function quickTitle(yaml: string | null, headings: Heading[], path: string): string {
+  const m = yaml ? /^title:[ \t]*(.+?)[ \t]*$/m.exec(yaml) : null;
+  if (m) return m[1].replace(/^(["'])(.*)\1$/, '$2');
+  const h1 = headings.find((h) => h.level === 1);
+  return h1 ? h1.text : path.split('/').pop()!.replace(/\.md$/, '');
+}
+
+/** The page's body, rendered, in two round trips (file and headings together, then links). */
 export async function loadPage(path: string): Promise<Loaded> {
-  const [file, peek, backlinks] = await Promise.all([api.read(path), api.peek(path), api.backlinks(path)]);
-  const { body } = splitFrontmatter(file.text);
+  const [file, headings] = await Promise.all([api.read(path), api.toc(path)]);
+  const { yaml, body, bodyLine } = splitFrontmatter(file.text);
   const { links, tags } = collectLinks(body);
   const resolved: Resolutions = links.length ? (await api.resolve(path, links)).resolved : {};
-  const html = renderMarkdown(body, resolved, peek.headings.map((h) => h.slug));
-  const fmTags = peek.frontmatter.tags;
-  const all = new Set<string>([...(Array.isArray(fmTags) ? fmTags.map(String) : typeof fmTags === 'string' ? fmTags.split(/[,\s]+/).filter(Boolean) : []), ...tags]);
-  return { path, etag: file.etag, html, peek, backlinks, tags: [...all] };
+  const html = renderMarkdown(body, resolved, headings.map((h) => h.slug), bodyLine);
+  return { path, etag: file.etag, html, headings, title: quickTitle(yaml, headings, path), inlineTags: tags };
+}
+
+export function pageTags(peek: Peek | null, inline: string[]): string[] {
+  const fm = peek?.frontmatter.tags;
+  const listed = Array.isArray(fm) ? fm.map(String) : typeof fm === 'string' ? fm.split(/[,\s]+/).filter(Boolean) : [];
+  return [...new Set([...listed, ...inline])];
 }
 
 function propertyValue(v: unknown): string {
@@ -46,9 +64,56 @@ export function Breadcrumbs({ path }: { path: string }) {
   );
 }
 
-export function PageView({ path, version, onRename }: { path: string; version: number; onRename: () => void }) {
+/** Where a published page is read without credentials. */
+export function publicPageUrl(path: string): string {
+  return `/p/${path.replace(/\.md$/, '').split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The "More actions" menu of a page: a disclosure with plain buttons (Tab or arrows move, Escape closes). */
+function MoreActions({ items }: { items: { label: string; run: () => void }[] }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    box.current?.querySelector<HTMLElement>('.menu-items button')?.focus();
+    const away = (e: MouseEvent) => { if (!box.current?.contains(e.target as Node)) setOpen(false); };
+    document.addEventListener('mousedown', away);
+    return () => document.removeEventListener('mousedown', away);
+  }, [open]);
+  return (
+    <div class="more" ref={box} onKeyDown={(e) => {
+      if (e.key === 'Escape' && open) { e.stopPropagation(); setOpen(false); box.current?.querySelector<HTMLElement>('button')?.focus(); }
+      // Arrow keys, Home and End move between the items too.
+      const items = [...(box.current?.querySelectorAll<HTMLElement>('.menu-items button') ?? [])];
+      const at = items.indexOf(document.activeElement as HTMLElement);
+      if (!items.length || at < 0) return;
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      items[(to + items.length) % items.length].focus();
+    }}>
+      <button aria-expanded={open} aria-controls="more-actions" onClick={() => setOpen((o) => !o)}>More actions ▾</button>
+      {open && (
+        <ul id="more-actions" class="menu-items" aria-label="More actions">
+          {items.map((i) => <li key={i.label}><button onClick={() => { setOpen(false); i.run(); }}>{i.label}</button></li>)}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function PageView({ path, version, commentsVersion = 0, onRename }: { path: string; version: number; commentsVersion?: number; onRename: () => void }) {
   const [page, setPage] = useState<Loaded | null>(null);
+  const [peek, setPeek] = useState<Peek | null>(null);
+  const [backlinks, setBacklinks] = useState<{ path: string; list: Backlink[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+  const [sharing, setSharing] = useState(false);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [blocks, setBlocks] = useState<Block[]>([]);
+  const [line, setLine] = useState(0);
+  const [comments, setComments] = useState<Comment[]>([]);
+  const article = useRef<HTMLElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -60,57 +125,118 @@ export function PageView({ path, version, onRename }: { path: string; version: n
         setError(null);
         // The page-open time of docs/PERFORMANCE.md: from navigation to rendered.
         requestAnimationFrame(() => performance.measure('quire:page-open', { start: started, end: performance.now() }));
-        document.title = `${p.peek.title} · quire`;
       },
       (e) => { if (live) { setError(e); setPage(null); } },
     );
+    api.peek(path).then((p) => { if (live) setPeek(p); }, () => { if (live) setPeek(null); });
+    api.backlinks(path).then((list) => { if (live) setBacklinks({ path, list }); }, () => { if (live) setBacklinks({ path, list: [] }); });
     return () => { live = false; };
-  }, [path, version]);
+  }, [path, version, tick]);
+
+  const current = peek?.path === path ? peek : null;
+  const title = current?.title ?? (page?.path === path ? page.title : '');
+  useEffect(() => { if (title) document.title = `${title} · quire`; }, [title]);
+
+  useEffect(() => { setLine(0); setActionError(null); }, [path]);
 
   useEffect(() => {
     if (page && location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   }, [page]);
 
+  // Once rendered: embeds, images, highlighting; the blocks a comment can point at.
+  useEffect(() => {
+    if (!article.current || !page) return;
+    setBlocks(articleBlocks(article.current));
+    void enhance(article.current, page.path);
+  }, [page?.html]);
+
+  // Marks the picked block and the blocks that have open comments.
+  useEffect(() => {
+    const el = article.current;
+    if (!el) return;
+    for (const b of el.querySelectorAll('.picked, .commented')) {
+      b.classList.remove('picked', 'commented');
+      b.removeAttribute('data-comments');
+    }
+    const counts = new Map<HTMLElement, number>();
+    for (const c of comments) {
+      if (c.resolved || c.line === 0) continue;
+      const b = blockOf(el, c.line);
+      if (b) counts.set(b, (counts.get(b) ?? 0) + 1);
+    }
+    for (const [b, n] of counts) { b.classList.add('commented'); b.dataset.comments = String(n); }
+    if (line > 0) blockOf(el, line)?.classList.add('picked');
+  }, [page?.html, comments, line]);
+
+  const pick = (e: MouseEvent) => {
+    if ((e.target as Element).closest('a, button, input')) return;
+    if (window.getSelection()?.toString()) return;
+    const block = (e.target as Element).closest<HTMLElement>('.markdown > [data-line]');
+    if (block) setLine(Number(block.dataset.line));
+  };
+  const show = (n: number) => {
+    setLine(n);
+    if (article.current) blockOf(article.current, n)?.scrollIntoView({ block: 'center' });
+  };
+
   if (error) return <main id="main" class="page"><Breadcrumbs path={path} /><ErrorNote error={error} /></main>;
   if (!page || page.path !== path) return <main id="main" class="page" aria-busy="true"><Breadcrumbs path={path} /><p class="muted">Loading…</p></main>;
 
-  const props = Object.entries(page.peek.frontmatter).filter(([k]) => k !== 'tags' && k !== 'title');
+  const published = current?.frontmatter.published === true;
+  const togglePublish = async () => {
+    setActionError(null);
+    try {
+      await (published ? api.unpublish(path) : api.publish(path));
+      setTick((t) => t + 1);
+    } catch (e) { setActionError(e); }
+  };
+  const props = Object.entries(current?.frontmatter ?? {}).filter(([k]) => k !== 'tags' && k !== 'title');
+  const tags = pageTags(current, page.inlineTags);
+  const links = backlinks?.path === path ? backlinks.list : null;
   return (
     <div class="page-layout">
       <main id="main" class="page">
         <Breadcrumbs path={path} />
         <header class="page-head">
-          <h1 class="page-title">{page.peek.title}</h1>
+          <h1 class="page-title">{title}</h1>
           <div class="page-actions" role="toolbar" aria-label="Page actions">
             <a class="button" href={href({ view: 'edit', path })}>Edit</a>
             <a class="button" href={href({ view: 'history', path })}>History</a>
-            <button onClick={onRename}>Move / Rename…</button>
+            <MoreActions items={[
+              { label: 'Move / Rename…', run: onRename },
+              { label: 'Share…', run: () => setSharing(true) },
+              { label: published ? 'Unpublish' : 'Publish', run: () => void togglePublish() },
+            ]} />
           </div>
         </header>
+        <ErrorNote error={actionError} />
+        {published && (
+          <p class="published" role="status">Published: readable by anyone at <a href={publicPageUrl(path)} target="_blank" rel="noopener">{publicPageUrl(path)}</a></p>
+        )}
         {props.length > 0 && (
           <table class="properties" aria-label="Properties">
             <tbody>{props.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td>{propertyValue(v)}</td></tr>)}</tbody>
           </table>
         )}
-        {page.tags.length > 0 && (
+        {tags.length > 0 && (
           <ul class="tags" aria-label="Tags">
-            {page.tags.map((t) => <li key={t}><a href={href({ view: 'search', q: t })}>#{t}</a></li>)}
+            {tags.map((t) => <li key={t}><a href={href({ view: 'search', q: t })}>#{t}</a></li>)}
           </ul>
         )}
-        <article class="markdown" dangerouslySetInnerHTML={{ __html: page.html }} />
+        <article ref={article} class="markdown" onClick={pick} dangerouslySetInnerHTML={{ __html: page.html }} />
       </main>
       <aside class="page-side" aria-label="About this page">
-        {page.peek.headings.length > 1 && (
+        {page.headings.length > 1 && (
           <nav aria-label="Table of contents" class="toc">
             <h2>Contents</h2>
-            <ul>{page.peek.headings.map((h, i) => <li key={i} style={{ paddingLeft: `${(h.level - 1) * 0.75}rem` }}><a href={`#${encodeURIComponent(h.slug)}`}>{h.text}</a></li>)}</ul>
+            <ul>{page.headings.map((h, i) => <li key={i} style={{ paddingLeft: `${(h.level - 1) * 0.75}rem` }}><a href={`#${encodeURIComponent(h.slug)}`}>{h.text}</a></li>)}</ul>
           </nav>
         )}
-        <section class="backlinks" aria-labelledby="backlinks-title">
-          <h2 id="backlinks-title">Backlinks ({page.backlinks.length})</h2>
-          {page.backlinks.length === 0 ? <p class="muted">No page links here.</p> : (
+        <section class="backlinks" aria-labelledby="backlinks-title" aria-busy={links === null}>
+          <h2 id="backlinks-title">Backlinks ({links === null ? '…' : links.length})</h2>
+          {links === null ? <p class="muted">Loading…</p> : links.length === 0 ? <p class="muted">No page links here.</p> : (
             <ul>
-              {page.backlinks.map((b, i) => (
+              {links.map((b, i) => (
                 <li key={`${b.path}:${b.line}:${i}`}>
                   <a href={pageHref(b.path)}>{b.title}</a>
                   {b.context && <p class="context">{b.context}</p>}
@@ -119,8 +245,10 @@ export function PageView({ path, version, onRename }: { path: string; version: n
             </ul>
           )}
         </section>
-        <p class="muted small">{page.peek.word_count} words</p>
+        <CommentsPanel path={path} version={version + tick + commentsVersion} blocks={blocks} line={line} onLine={setLine} onComments={setComments} onShow={show} />
+        {current && <p class="muted small">{current.word_count} words</p>}
       </aside>
+      {sharing && <ShareDialog path={path} onClose={() => setSharing(false)} />}
     </div>
   );
 }

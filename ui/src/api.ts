@@ -76,6 +76,42 @@ export interface GraphData {
   edges: { source: string; target: string }[];
 }
 
+export interface Comment {
+  id: string; path: string; line: number; author: string; body: string; resolved: boolean;
+  created: string; anchor?: string | null; detached?: boolean;
+}
+export interface ShareLink {
+  id: string; path: string; createdBy: string; createdAt: string; expiresAt?: string | null;
+  viewCount: number; hasPassword: boolean; token?: string | null; url?: string | null;
+}
+export interface Publication {
+  path: string; published: boolean; published_at?: string | null; url?: string | null; etag?: string | null; title?: string | null;
+}
+export interface BlameLine { line: number; content: string; hash: string; author: string; timestamp: string }
+export interface Theme { primary: string; mode: string }
+
+export interface SavedView { name: string; query: string; layout?: string; [k: string]: unknown }
+export interface ViewResult {
+  view: SavedView; mode: string; headers: string[]; rows: unknown[][]; total: number; limit: number; offset: number;
+  groups?: { key: unknown; total: number; offset: number }[] | null;
+}
+export interface WorkflowDef {
+  name: string; initial?: string | null;
+  states: { name: string; color?: string | null; terminal?: boolean }[];
+  transitions?: { from: string; to: string; required_role?: string | null }[];
+}
+export interface BoardCard { path: string; title: string; fields?: Record<string, unknown> }
+export interface WorkflowBoard { workflow: string; board: Record<string, BoardCard[]>; states: string[] }
+export interface CanvasNode {
+  id: string; type: string; x: number; y: number; width: number; height: number;
+  text?: string | null; file?: string | null; url?: string | null; label?: string | null; color?: string | null; subpath?: string | null;
+}
+export interface CanvasEdge {
+  id: string; fromNode: string; toNode: string; fromSide?: string | null; toSide?: string | null;
+  fromEnd?: string | null; toEnd?: string | null; label?: string | null; color?: string | null;
+}
+export interface CanvasData { nodes: CanvasNode[]; edges: CanvasEdge[] }
+
 /** An error answer of the API: its status and the `error` text of its body. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly body: Record<string, unknown> = {}) {
@@ -169,6 +205,36 @@ export const api = {
   broken: () => json<{ broken: BrokenLink[]; count: number }>('GET', '/links/broken'),
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
   graph: () => json<GraphData>('GET', '/graph'),
+  section: (path: string, heading: string) => json<{ path: string; heading: string; level: number; content: string; line_start: number; line_end: number }>('GET', `/section${q({ path, heading })}`),
+  templates: () => json<string[]>('GET', '/templates'),
+  async template(name: string, title: string): Promise<string> {
+    return (await call('GET', `/template${q({ name, title })}`)).text();
+  },
+  async upload(file: File): Promise<{ path: string }> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return (await call('POST', '/assets', { body: form })).json();
+  },
+  views: () => json<{ views: SavedView[] }>('GET', '/views'),
+  executeView: (name: string, offset = 0, limit = 50) => json<ViewResult>('GET', `/views/${encodeURIComponent(name)}/execute${q({ offset, limit })}`),
+  workflows: () => json<{ workflows: WorkflowDef[] }>('GET', '/workflows'),
+  board: (workflow: string) => json<WorkflowBoard>('GET', `/workflow/board/${encodeURIComponent(workflow)}`),
+  advance: (path: string, target_state: string) => json<{ path: string; state: string; from?: string | null }>('POST', '/workflow/advance', { path, target_state }),
+  canvases: () => json<{ canvases: string[] }>('GET', '/canvases'),
+  canvas: (path: string) => json<CanvasData>('GET', `/canvas${q({ path })}`),
+  toc: (path: string) => json<Heading[]>('GET', `/toc${q({ path })}`),
+  blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
+  comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),
+  comment: (path: string, body: string, line: number) => json<Comment>('POST', `/comments${q({ path })}`, { body, line }),
+  resolveComment: (id: string, resolved: boolean) => json<Comment>('PATCH', `/comments/${encodeURIComponent(id)}`, { resolved }),
+  deleteComment: (id: string) => json<{ deleted: string; path: string }>('DELETE', `/comments/${encodeURIComponent(id)}`),
+  shares: (path: string) => json<{ shares: ShareLink[] }>('GET', `/share${q({ path })}`),
+  share: (path: string, expiresIn?: string, password?: string) => json<ShareLink>('POST', '/share', { path, expiresIn: expiresIn || undefined, password: password || undefined }),
+  revokeShare: (id: string) => json<{ revoked: string }>('DELETE', `/share/${encodeURIComponent(id)}`),
+  publish: (path: string) => json<Publication>('POST', '/publish', { path }),
+  unpublish: (path: string) => json<Publication>('POST', '/unpublish', { path }),
+  theme: () => json<Theme>('GET', '/theme'),
+  setTheme: (theme: Theme) => json<Theme>('PUT', '/theme', theme),
 };
 
 export const moves = {

@@ -45,10 +45,34 @@ describe('snippets and frontmatter', () => {
     expect(snippetHtml('a <mark>b</mark> <img src=x onerror=1>')).toBe('a <mark>b</mark> &lt;img src=x onerror=1&gt;');
   });
   it('splits frontmatter', () => {
-    expect(splitFrontmatter('---\ntitle: A\n---\n# A\n')).toEqual({ yaml: 'title: A', body: '# A\n' });
+    expect(splitFrontmatter('---\ntitle: A\n---\n# A\n')).toEqual({ yaml: 'title: A', body: '# A\n', bodyLine: 4 });
     expect(splitFrontmatter('# A\n').yaml).toBeNull();
   });
   it('parses wiki link parts', () => {
     expect(parseWiki('![[img.png|alt]]')).toMatchObject({ embed: true, target: 'img.png', alias: 'alt', fragment: '' });
+  });
+});
+
+describe('block lines', () => {
+  it('marks each top-level block with its first line in the file', () => {
+    const text = '---\ntitle: T\n---\n# Head\n\nPara one\ncontinued.\n\n- a\n- b\n\n```\ncode\n```\n';
+    const { body, bodyLine } = splitFrontmatter(text);
+    expect(bodyLine).toBe(4);
+    const html = renderMarkdown(body, {}, ['head'], bodyLine);
+    expect(html).toContain('<h1 data-line="4" id="head">');
+    expect(html).toContain('<p data-line="6">');
+    expect(html).toContain('<ul data-line="9">');
+    expect(html).toContain('<pre data-line="12">');
+  });
+});
+
+describe('asset links', () => {
+  it('points from the page to the asset, relative', async () => {
+    const { relativePath, assetMarkdown } = await import('./markdown');
+    expect(relativePath('notes/a.md', 'assets/x y.png')).toBe('../assets/x%20y.png');
+    expect(relativePath('a.md', 'assets/x.png')).toBe('assets/x.png');
+    expect(relativePath('assets/sub/p.md', 'assets/x.png')).toBe('../x.png');
+    expect(assetMarkdown('notes/a.md', 'assets/shot.png', 'shot.png')).toBe('![shot.png](../assets/shot.png)');
+    expect(assetMarkdown('a.md', 'assets/doc.pdf', 'doc [1].pdf')).toBe('[doc 1.pdf](assets/doc.pdf)');
   });
 });

@@ -60,13 +60,18 @@ export function markdownKey(href: string): string {
   return `[](<${href}>)`;
 }
 
-export interface Frontmatter { yaml: string | null; body: string }
+export interface Frontmatter { yaml: string | null; body: string; bodyLine: number }
 
-/** Splits `---` frontmatter from the body (the server parses it; this only hides it). */
+const newlines = (s: string) => s.split('\n').length - 1;
+
+/**
+ * Splits `---` frontmatter from the body (the server parses it; this only hides it).
+ * `bodyLine` is the 1-based line of the file the body starts on.
+ */
 export function splitFrontmatter(text: string): Frontmatter {
   const m = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!m) return { yaml: null, body: text };
-  return { yaml: m[1], body: text.slice(m[0].length) };
+  if (!m) return { yaml: null, body: text, bodyLine: 1 };
+  return { yaml: m[1], body: text.slice(m[0].length), bodyLine: 1 + newlines(m[0]) };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -84,8 +89,33 @@ export function pageHref(path: string, fragment = ''): string {
   return `/page/${enc}${fragment ? `#${encodeURIComponent(fragment)}` : ''}`;
 }
 
+/** `to` relative to the folder of the page `from` (both root-relative), as a link destination. */
+export function relativePath(from: string, to: string): string {
+  const a = from.split('/').slice(0, -1);
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  const rel = [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+  return rel.split('/').map((p) => (p === '..' ? p : encodeURIComponent(p))).join('/');
+}
+
+/** The markdown that shows an uploaded file in the page `page`: an image or a link. */
+export function assetMarkdown(page: string, asset: string, name: string): string {
+  const label = name.replace(/[\[\]]/g, '');
+  const dest = relativePath(page, asset);
+  return IMAGE.test(asset) ? `![${label}](${dest})` : `[${label}](${dest})`;
+}
+
 export function fileUrl(path: string): string {
   return `/api/quire/file?path=${encodeURIComponent(path)}`;
+}
+
+/**
+ * An image of the knowledge base. Its bytes are fetched by enhance.ts (with the API key when
+ * there is one, so images show when auth is on), not by the browser from `src`.
+ */
+function assetImage(path: string, alt: string): string {
+  return `<img data-asset="${escapeHtml(path)}" alt="${escapeHtml(alt)}">`;
 }
 
 const IMAGE = /\.(png|jpe?g|gif|webp|svg|avif)$/i;
@@ -121,9 +151,10 @@ export interface Rendered { html: string }
 /**
  * Renders a page body. `resolved` holds the server's answers by the keys of
  * [`collectLinks`]; `slugs` are the server's heading slugs in document order (anchors of the
- * table of contents).
+ * table of contents). With `firstLine` (the file line the body starts on), each top-level
+ * block's element carries `data-line`, its first line in the file: comments anchor there.
  */
-export function renderMarkdown(body: string, resolved: Resolutions, slugs: string[] = []): string {
+export function renderMarkdown(body: string, resolved: Resolutions, slugs: string[] = [], firstLine?: number): string {
   let heading = 0;
   const md = new Marked({
     gfm: true,
@@ -136,11 +167,13 @@ export function renderMarkdown(body: string, resolved: Resolutions, slugs: strin
           const label = escapeHtml(w.alias || (w.target + (w.fragment ? ` › ${w.fragment}` : '')) || w.fragment);
           if (!w.target) return `<a class="wiki" href="#${encodeURIComponent(w.fragment)}">${label}</a>`;
           if (!r) return `<a class="wiki unresolved" title="No page ${escapeHtml(w.target)} yet" aria-disabled="true">${label}</a>`;
-          if (w.embed && IMAGE.test(r.path)) {
-            return `<img src="${escapeHtml(fileUrl(r.path))}" alt="${escapeHtml(w.alias || r.title)}">`;
+          if (w.embed && IMAGE.test(r.path)) return assetImage(r.path, w.alias || r.title);
+          const link = `<a class="${w.embed ? 'wiki embed' : 'wiki'}" href="${escapeHtml(pageHref(r.path, w.fragment))}" title="${escapeHtml(r.path)}">${label}</a>`;
+          // Transclusion: the page (or its section) is put in by enhance.ts after rendering.
+          if (w.embed && /\.md$/i.test(r.path)) {
+            return `<span class="transclusion" data-embed="${escapeHtml(r.path)}" data-fragment="${escapeHtml(w.fragment)}">${link}</span>`;
           }
-          const cls = w.embed ? 'wiki embed' : 'wiki';
-          return `<a class="${cls}" href="${escapeHtml(pageHref(r.path, w.fragment))}" title="${escapeHtml(r.path)}">${label}</a>`;
+          return link;
         },
       },
     ],
@@ -172,12 +205,23 @@ export function renderMarkdown(body: string, resolved: Resolutions, slugs: strin
         const alt = escapeHtml(text);
         if (isLocalDestination(href)) {
           const r = resolved[markdownKey(stripFragment(href))];
-          return r ? `<img src="${escapeHtml(fileUrl(r.path))}" alt="${alt}">` : `<span class="unresolved">${alt}</span>`;
+          return r ? assetImage(r.path, text) : `<span class="unresolved">${alt}</span>`;
         }
         // Images from other origins are not loaded (the page's CSP allows this origin only).
         return `<span class="external-image" title="${escapeHtml(title ?? href)}">${alt || 'image'}</span>`;
       },
     },
   });
-  return md.parse(body, { async: false }) as string;
+  if (firstLine === undefined) return md.parse(body, { async: false }) as string;
+  const tokens = md.lexer(body);
+  let line = firstLine;
+  let html = '';
+  for (const token of tokens) {
+    let part = md.parser(Object.assign([token], { links: tokens.links }));
+    const lead = /^\n*/.exec(token.raw)![0].length;
+    if (token.type !== 'space') part = part.replace(/^<([a-z][a-z0-9]*)/i, `<$1 data-line="${line + lead}"`);
+    html += part;
+    line += newlines(token.raw);
+  }
+  return html;
 }

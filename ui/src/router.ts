@@ -13,10 +13,13 @@ export type Route =
   | { view: 'restructure' }
   | { view: 'approvals' }
   | { view: 'links' }
-  | { view: 'graph' };
+  | { view: 'graph' }
+  | { view: 'views'; name: string }
+  | { view: 'board'; workflow: string }
+  | { view: 'canvas'; path: string };
 
 /** First path segments of client routes; kept in step with `CLIENT_ROUTES` in quire-ui. */
-export const CLIENT_PREFIXES = ['page', 'edit', 'new', 'history', 'search', 'restructure', 'approvals', 'links', 'graph'];
+export const CLIENT_PREFIXES = ['page', 'edit', 'new', 'history', 'search', 'restructure', 'approvals', 'links', 'graph', 'views', 'board', 'canvas'];
 
 function decodePath(rest: string): string {
   return rest.split('/').map(decodeURIComponent).join('/');
@@ -35,6 +38,9 @@ export function parseRoute(pathname: string, search = ''): Route {
     case 'approvals': return { view: 'approvals' };
     case 'links': return { view: 'links' };
     case 'graph': return { view: 'graph' };
+    case 'views': return { view: 'views', name: new URLSearchParams(search).get('name') ?? '' };
+    case 'board': return { view: 'board', workflow: new URLSearchParams(search).get('workflow') ?? '' };
+    case 'canvas': return { view: 'canvas', path: new URLSearchParams(search).get('path') ?? '' };
     default: return { view: 'home' };
   }
 }
@@ -48,6 +54,9 @@ export function href(route: Route): string {
     case 'edit': return `/edit/${encodePath(route.path)}`;
     case 'history': return `/history/${encodePath(route.path)}`;
     case 'search': return `/search?q=${encodeURIComponent(route.q)}`;
+    case 'views': return route.name ? `/views?name=${encodeURIComponent(route.name)}` : '/views';
+    case 'board': return route.workflow ? `/board?workflow=${encodeURIComponent(route.workflow)}` : '/board';
+    case 'canvas': return route.path ? `/canvas?path=${encodeURIComponent(route.path)}` : '/canvas';
     default: return `/${route.view}`;
   }
 }

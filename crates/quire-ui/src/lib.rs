@@ -29,6 +29,9 @@ pub const CLIENT_ROUTES: &[&str] = &[
     "approvals",
     "links",
     "graph",
+    "views",
+    "board",
+    "canvas",
 ];
 
 /// Where the hashed assets are served.

@@ -39,6 +39,9 @@ async fn index_and_client_routes_answer_the_app_uncached() {
         "/restructure",
         "/search",
         "/graph",
+        "/views?name=open",
+        "/board",
+        "/canvas?path=maps/a.canvas.json",
     ] {
         let (status, headers, body) = get(path, &[]).await;
         assert_eq!(status, StatusCode::OK, "{path}");
@@ -115,4 +118,21 @@ async fn host_routes_are_not_answered_by_the_ui() {
             "{route} would shadow a host route"
         );
     }
+}
+
+#[test]
+fn client_routes_are_those_of_the_app() {
+    // `ui/src/router.ts` names the same first segments (`CLIENT_PREFIXES`).
+    let router = include_str!("../../../ui/src/router.ts");
+    let line = router
+        .lines()
+        .find(|l| l.starts_with("export const CLIENT_PREFIXES"))
+        .expect("router.ts declares CLIENT_PREFIXES");
+    let list = &line[line.find('[').unwrap() + 1..line.rfind(']').unwrap()];
+    let prefixes: Vec<&str> = list
+        .split(',')
+        .map(|p| p.trim().trim_matches('\''))
+        .filter(|p| !p.is_empty())
+        .collect();
+    assert_eq!(prefixes, quire_ui::CLIENT_ROUTES);
 }

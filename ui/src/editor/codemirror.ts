@@ -58,7 +58,42 @@ export interface Editor {
   destroy(): void;
 }
 
-export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'yaml'; label: string; onChange?: () => void; onSave?: () => void }): Editor {
+/**
+ * Files dropped on or pasted into the editor: `upload` stores each and answers the text to
+ * insert (a link), which goes where they were dropped, or at the cursor when pasted.
+ */
+export function fileDrop(upload: (file: File) => Promise<string>) {
+  const insert = async (view: EditorView, files: File[], at: number) => {
+    let pos = at;
+    for (const file of files) {
+      const text = await upload(file);
+      if (!text) continue;
+      view.dispatch({ changes: { from: pos, insert: text }, selection: { anchor: pos + text.length } });
+      pos += text.length;
+    }
+  };
+  return EditorView.domEventHandlers({
+    drop(e, view) {
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (!files.length) return false;
+      e.preventDefault();
+      const at = view.posAtCoords({ x: e.clientX, y: e.clientY }) ?? view.state.selection.main.head;
+      void insert(view, files, at);
+      return true;
+    },
+    paste(e, view) {
+      const files = [...(e.clipboardData?.files ?? [])];
+      if (!files.length) return false;
+      e.preventDefault();
+      const { from, to } = view.state.selection.main;
+      if (to > from) view.dispatch({ changes: { from, to } });
+      void insert(view, files, from);
+      return true;
+    },
+  });
+}
+
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'yaml'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
   const extensions = [
     lineNumbers(),
     history(),
@@ -74,6 +109,7 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
     ]),
     EditorView.updateListener.of((u) => { if (u.docChanged) opts.onChange?.(); }),
   ];
+  if (opts.upload) extensions.push(fileDrop(opts.upload));
   if (opts.completions) extensions.push(autocompletion({ override: [wikiCompletion(opts.completions)] }));
   const view = new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
   return {

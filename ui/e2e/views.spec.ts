@@ -1,0 +1,88 @@
+import { expect, test } from '@playwright/test';
+import { accessible, disk, shot, url } from './support';
+
+test('a saved view runs as a table', async ({ page }) => {
+  await page.goto(url('/views'));
+  await page.getByRole('navigation', { name: 'Saved views' }).getByRole('link', { name: 'open-tasks' }).click();
+  await expect(page).toHaveURL(/\/views\?name=open-tasks$/);
+  const table = page.getByRole('table', { name: 'Rows of open-tasks' });
+  await expect(table.locator('thead')).toContainText('priority');
+  const rows = table.locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.first()).toContainText('tasks/one');
+  await expect(page.getByRole('status')).toHaveText('3 rows');
+  await shot(page, 'views');
+  await accessible(page);
+  await rows.first().getByRole('link').click();
+  await expect(page).toHaveURL(/\/page\/tasks\/one\.md$/);
+});
+
+test('a grouped view shows its groups', async ({ page }) => {
+  await page.goto(url('/views?name=by-status'));
+  const table = page.getByRole('table', { name: 'Rows of by-status' });
+  const groups = table.locator('tr.group-row');
+  await expect(groups).toHaveCount(2);
+  await expect(groups.first()).toHaveText('closed (1)');
+  await expect(groups.nth(1)).toHaveText('open (2)');
+  await expect(table.locator('tbody tr')).toHaveCount(5);
+  await accessible(page);
+});
+
+test('the workflow board moves cards by select and by drag and drop', async ({ page }) => {
+  await page.goto(url('/board'));
+  const board = page.getByTestId('board');
+  const column = (name: string) => board.getByRole('region', { name: new RegExp(`^${name} `) });
+  await expect(column('draft').getByTestId('card')).toHaveCount(2);
+  await expect(column('done').getByTestId('card')).toHaveCount(1);
+  await shot(page, 'board');
+  await accessible(page);
+
+  // Keyboard way: the card's "Move to" select offers the transitions out of its state.
+  const select = page.getByLabel('Move Task one to');
+  await expect(select.locator('option')).toHaveText(['…', 'review']);
+  await select.selectOption('review');
+  await expect(page.getByRole('status').filter({ hasText: 'Moved Task one from draft to review.' })).toBeVisible();
+  await expect(column('review').getByTestId('card')).toHaveCount(1);
+  expect(disk('tasks/one.md')).toContain('state: review');
+
+  // Drag and drop.
+  await column('draft').getByTestId('card').filter({ hasText: 'Task two' }).dragTo(column('review'));
+  await expect(column('review').getByTestId('card')).toHaveCount(2);
+  await expect(column('draft').getByTestId('card')).toHaveCount(0);
+  expect(disk('tasks/two.md')).toContain('state: review');
+});
+
+test('a canvas renders read-only and its file nodes open pages', async ({ page }) => {
+  await page.goto(url('/canvas'));
+  await page.getByRole('navigation', { name: 'Canvases' }).getByRole('link', { name: 'maps/ideas' }).click();
+  const svg = page.getByRole('group', { name: 'Canvas maps/ideas.canvas.json' });
+  await expect(svg.getByTestId('canvas-node')).toHaveCount(4);
+  await expect(svg.getByTestId('canvas-edge')).toHaveCount(2);
+  await expect(svg).toContainText('A thought about letters');
+  await expect(svg.locator('strong')).toHaveText('thought');
+  await expect(svg.getByRole('link', { name: 'letters' })).toHaveAttribute('href', '/page/notes/alpha.md');
+  await expect(svg).toContainText('Letters');
+  await expect(svg).toContainText('see');
+  await expect(svg.getByRole('link', { name: 'https://example.org/' })).toHaveAttribute('target', '_blank');
+  await shot(page, 'canvas');
+  await accessible(page);
+  await svg.getByRole('link', { name: 'beta' }).click();
+  await expect(page).toHaveURL(/\/page\/notes\/beta\.md$/);
+  await expect(page.locator('article.markdown')).toContainText('zebra');
+});
+
+test('the new views pass axe in dark mode too', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const [path, ready] of [
+    ['/page/embeds/host.md', '.embedded'],
+    ['/views?name=open-tasks', 'tbody tr'],
+    ['/board', '.board-card'],
+    ['/canvas?path=maps%2Fideas.canvas.json', '[data-testid=canvas-node]'],
+  ] as const) {
+    await page.goto(url(path));
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await expect(page.locator(ready).first()).toBeVisible();
+    await accessible(page);
+  }
+  await shot(page, 'canvas-dark');
+});

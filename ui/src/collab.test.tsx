@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { targets } from './Board';
+import { anchor, bounds, nodeColor } from './Canvas';
+import { articleBlocks, blockOf } from './Comments';
+import { renderMarkdown, splitFrontmatter } from './markdown';
+import { cellText } from './Views';
+
+describe('comment anchors', () => {
+  const text = '---\ntitle: T\n---\n# Head\n\nOne\ntwo.\n\n- a\n- b\n';
+  const article = document.createElement('article');
+  const { body, bodyLine } = splitFrontmatter(text);
+  article.innerHTML = renderMarkdown(body, {}, ['head'], bodyLine);
+  it('offers each block with its line', () => {
+    expect(articleBlocks(article).map((b) => b.line)).toEqual([4, 6, 9]);
+    expect(articleBlocks(article)[1].label).toBe('Line 6: One two.');
+  });
+  it('finds the block holding a line', () => {
+    expect(blockOf(article, 7)?.tagName).toBe('P');
+    expect(blockOf(article, 10)?.tagName).toBe('UL');
+    expect(blockOf(article, 2)).toBeNull();
+  });
+});
+
+describe('workflow board', () => {
+  const def = { name: 'w', states: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], transitions: [{ from: 'a', to: 'b' }] };
+  it('offers the transitions out of a state, or every other state without any', () => {
+    expect(targets(def, ['a', 'b', 'c'], 'a')).toEqual(['b']);
+    expect(targets(def, ['a', 'b', 'c'], 'c')).toEqual([]);
+    expect(targets({ ...def, transitions: [] }, ['a', 'b', 'c'], 'b')).toEqual(['a', 'c']);
+  });
+});
+
+describe('canvas geometry', () => {
+  const n = { id: 'n', type: 'text', x: 0, y: 0, width: 100, height: 50 };
+  it('anchors edges on named sides or toward the other end', () => {
+    expect(anchor(n, 'top', { x: 0, y: 0 })).toEqual({ x: 50, y: 0 });
+    expect(anchor(n, null, { x: 500, y: 25 })).toEqual({ x: 100, y: 25 });
+    expect(anchor(n, undefined, { x: 50, y: -500 })).toEqual({ x: 50, y: 0 });
+  });
+  it('frames every node with a margin', () => {
+    expect(bounds([n, { ...n, x: 200, y: 100 }])).toEqual({ x: -40, y: -40, width: 380, height: 230 });
+  });
+  it('maps preset colours and refuses anything but hex', () => {
+    expect(nodeColor('1')).toBe('#e5484d');
+    expect(nodeColor('#abcdef')).toBe('#abcdef');
+    expect(nodeColor('red;x')).toBeUndefined();
+  });
+});
+
+describe('view cells', () => {
+  it('shows lists, objects and nothing', () => {
+    expect(cellText(['a', 1])).toBe('a, 1');
+    expect(cellText(null)).toBe('');
+    expect(cellText({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+describe('page title before /peek answers', () => {
+  it('takes the frontmatter title, else the first h1, else the file name', async () => {
+    const { quickTitle, pageTags } = await import('./Page');
+    const h = [{ level: 2, text: 'Sub', slug: 'sub' }, { level: 1, text: 'Main', slug: 'main' }];
+    expect(quickTitle('title: "Quoted"\nx: 1', h, 'a/b.md')).toBe('Quoted');
+    expect(quickTitle('x: 1', h, 'a/b.md')).toBe('Main');
+    expect(quickTitle(null, [], 'a/b c.md')).toBe('b c');
+    expect(pageTags(null, ['x'])).toEqual(['x']);
+  });
+});
