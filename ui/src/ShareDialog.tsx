@@ -36,9 +36,10 @@ export function ShareDialog({ path, onClose }: { path: string; onClose: () => vo
       links.reload();
     } catch (err) { setError(err); }
   };
-  // The route of the space this app talks to (`url` of the answer names the space, a form the
-  // server does not answer yet; see docs/decisions.md).
-  const publicUrl = made?.token ? new URL(`${BASE}/public/${made.token}`, location.origin).href : '';
+  // The answer's `url` names the space; an answer without one is of the space this app uses.
+  const publicUrl = made?.token
+    ? new URL(made.url ?? `${BASE}/public/${made.token}`, location.origin).href
+    : '';
   const copy = async () => {
     try { await navigator.clipboard.writeText(publicUrl); setCopied('Copied to the clipboard'); }
     catch {
