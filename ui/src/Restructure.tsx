@@ -31,7 +31,7 @@ export function RestructureView() {
     let live = true;
     import('./editor/codemirror').then((cm) => {
       if (!live || !host.current) return;
-      editor.current = cm.createEditor(host.current, EXAMPLE, { language: 'yaml', label: 'Manifest (YAML or JSON)', onChange: () => setPlan(null) });
+      editor.current = cm.createEditor(host.current, EXAMPLE, { language: 'manifest', label: 'Manifest (YAML or JSON)', onChange: () => setPlan(null) });
     });
     return () => { live = false; editor.current?.destroy(); };
   }, []);

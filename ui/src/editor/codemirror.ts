@@ -7,6 +7,7 @@ import { yaml } from '@codemirror/lang-yaml';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { manifestCompletion } from './manifest';
 
 export interface Completions {
   /** Page paths of the knowledge base. */
@@ -93,15 +94,16 @@ export function fileDrop(upload: (file: File) => Promise<string>) {
   });
 }
 
-export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'yaml'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
+/** `manifest` is the YAML (or JSON) of a restructuring manifest, with its keys completed. */
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
   const extensions = [
     lineNumbers(),
     history(),
     closeBrackets(),
     syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-    opts.language === 'yaml' ? yaml() : markdown(),
+    opts.language === 'manifest' ? yaml() : markdown(),
     EditorView.lineWrapping,
-    placeholder(opts.language === 'yaml' ? 'moves:\n  - from: notes/a.md\n    to: archive/' : 'Write markdown…'),
+    placeholder(opts.language === 'manifest' ? 'moves:\n  - from: notes/a.md\n    to: archive/' : 'Write markdown…'),
     EditorView.contentAttributes.of({ 'aria-label': opts.label }),
     keymap.of([
       { key: 'Mod-s', preventDefault: true, run: () => { opts.onSave?.(); return true; } },
@@ -111,6 +113,7 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
   ];
   if (opts.upload) extensions.push(fileDrop(opts.upload));
   if (opts.completions) extensions.push(autocompletion({ override: [wikiCompletion(opts.completions)] }));
+  if (opts.language === 'manifest') extensions.push(autocompletion({ override: [manifestCompletion] }));
   const view = new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
   return {
     view,

@@ -1,0 +1,68 @@
+import { CompletionContext } from '@codemirror/autocomplete';
+import { EditorState } from '@codemirror/state';
+import { describe, expect, it } from 'vitest';
+import { manifestCompletion, parentPath } from './manifest';
+
+/** The labels offered where `|` stands in `doc`. */
+function complete(doc: string, explicit = false): string[] | null {
+  const pos = doc.indexOf('|');
+  const state = EditorState.create({ doc: doc.replace('|', '') });
+  const result = manifestCompletion(new CompletionContext(state, pos, explicit));
+  return result ? result.options.map((o) => o.label) : null;
+}
+
+describe('manifest key completion', () => {
+  it('offers the top-level keys of a manifest', () => {
+    expect(complete('m|')).toEqual(['moves', 'merges', 'edits', 'rename_tags', 'relinks', 'split', 'delete_empty_dirs', 'now']);
+  });
+
+  it('leaves out keys already written at the same level', () => {
+    const keys = complete('moves:\n  - from: a.md\n    to: b.md\n|', true)!;
+    expect(keys).not.toContain('moves');
+    expect(keys).toContain('edits');
+  });
+
+  it('offers the keys of a move entry, without those the item already has', () => {
+    expect(complete('moves:\n  - |', true)).toEqual(['from', 'from_regex', 'to']);
+    expect(complete('moves:\n  - from: a.md\n    t|')).toEqual(['from_regex', 'to']);
+    // A second item starts afresh.
+    expect(complete('moves:\n  - from: a.md\n    to: b/\n  - f|')).toEqual(['from', 'from_regex', 'to']);
+  });
+
+  it('knows the entries of merges, rename_tags, split and relinks', () => {
+    expect(complete('merges:\n  - |', true)).toEqual(['from', 'into']);
+    expect(complete('rename_tags:\n  - |', true)).toEqual(['from', 'to']);
+    expect(complete('split:\n  |', true)).toEqual(['from', 'level', 'into', 'confirm']);
+    expect(complete('relinks:\n  - |', true)).toEqual(['from', 'from_regex', 'to']);
+  });
+
+  it('completes the keys of an edit, its select and its replacements', () => {
+    expect(complete('edits:\n  - select:\n      glob: "a/*"\n    s|')).toEqual(['when', 'set', 'compute', 'unset', 'add_tags', 'remove_tags', 'replace', 'move_to', 'on_conflict', 'force']);
+    expect(complete('edits:\n  - select:\n      glob: "a/*"\n    |', true)).not.toContain('select');
+    expect(complete('edits:\n  - select:\n      q|')).toEqual(['paths', 'glob', 'query']);
+    expect(complete('edits:\n  - select: {glob: "*"}\n    replace:\n      - find: x\n        |', true)).toEqual(['with', 'regex']);
+  });
+
+  it('inserts a list or a map below a container key', () => {
+    const pos = 1;
+    const state = EditorState.create({ doc: 'm' });
+    const result = manifestCompletion(new CompletionContext(state, pos, false))!;
+    const moves = result.options.find((o) => o.label === 'moves')!;
+    expect(moves.apply).toBe('moves:\n  - ');
+    expect(result.options.find((o) => o.label === 'now')!.apply).toBe('now: ');
+    expect(result.options.find((o) => o.label === 'split')!.apply).toBe('split:\n  ');
+  });
+
+  it('stays quiet after a colon, inside free maps, and on empty lines unless asked', () => {
+    expect(complete('moves:\n  - from: a|')).toBeNull();
+    expect(complete('edits:\n  - select: {glob: "*"}\n    set:\n      st|')).toBeNull();
+    expect(complete('moves:\n  - |')).toBeNull();
+  });
+
+  it('finds the parent keys from indentation', () => {
+    const lines = ['edits:', '  - select:', '      glob: x', '      '];
+    expect(parentPath(lines, 4, 6)).toEqual(['edits', 'select']);
+    expect(parentPath(['# comment', 'moves:', '', '  - to: x'], 4, 4)).toEqual(['moves']);
+    expect(parentPath(['moves:'], 2, 0)).toEqual([]);
+  });
+});
