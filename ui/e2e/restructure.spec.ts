@@ -1,3 +1,5 @@
+import { mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { accessible, api, disk, onDisk, setEditorText, shot, url } from './support';
 
@@ -84,4 +86,40 @@ test('broken links are listed and repaired', async ({ page }) => {
   await expect(page.getByRole('table')).toContainText('Nowhere');
   await shot(page, 'broken-links');
   await accessible(page);
+});
+
+test('a page moved on disk is listed as a raw move and its links are fixed in one click', async ({ page, request }) => {
+  for (const [path, text] of [
+    ['rawmv/target.md', '# Raw target\n\nMoved by hand.\n'],
+    ['rawmv/linker.md', '# Linker\n\nSee [the target](target.md) and [[rawmv/target]].\n'],
+  ]) {
+    const put = await request.put(api(`/file?path=${path}`), { data: text, headers: { 'X-Actor': 'dora' } });
+    expect(put.ok()).toBeTruthy();
+  }
+  // Moved outside quire: the watcher records it, the links are not rewritten.
+  const root = process.env.QUIRE_ROOT_DIR!;
+  mkdirSync(join(root, 'rawmv-new'), { recursive: true });
+  renameSync(join(root, 'rawmv/target.md'), join(root, 'rawmv-new/target.md'));
+
+  await page.goto(url('/restructure'));
+  const card = page.getByTestId('raw-move').filter({ hasText: 'rawmv/target.md' });
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(card).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(card).toContainText('rawmv-new/target.md');
+  await expect(card).toContainText('moved on disk');
+  await card.getByRole('button', { name: 'Fix links to rawmv/target.md' }).click();
+  await expect(card.getByTestId('plan')).toContainText('rawmv/linker.md');
+  await card.getByRole('button', { name: 'Apply repair' }).scrollIntoViewIfNeeded();
+  await shot(page, 'raw-moves');
+  await accessible(page);
+  await card.getByRole('button', { name: 'Apply repair' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Repaired 2 links to rawmv-new/target.md' })).toBeVisible();
+  const linker = disk('rawmv/linker.md');
+  expect(linker).toContain('(../rawmv-new/target.md)');
+  expect(linker).toContain('rawmv-new/target');
+  expect(linker).not.toContain('[[rawmv/target]]');
+  // Repaired: the move is no longer listed.
+  await expect(card).toBeHidden();
 });

@@ -1,8 +1,9 @@
 // The Restructure view: write or upload a manifest, see the plan, apply it with its digest.
 // Also the pending approvals (a person approves an agent's plan) and link health.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type BrokenLink, type FixBrokenResult, type PendingApproval, type Plan } from './api';
+import { api, rewrittenLinks, type BrokenLink, type FixBrokenResult, type PendingApproval, type Plan, type RawMove, type RawMoves } from './api';
 import type { Editor } from './editor/codemirror';
+import { subscribe } from './events';
 import { pageHref } from './markdown';
 import { PlanView } from './PlanView';
 import { ErrorNote, useLoad, when } from './ui';
@@ -85,7 +86,86 @@ export function RestructureView() {
           </div>
         </>
       )}
+      <RawMovesPanel />
     </main>
+  );
+}
+
+/** The manifest repairing the links to one raw move: its `relinks` entry from the server's manifest. */
+export function relinkManifest(raw: RawMoves, move: RawMove) {
+  const entry = raw.manifest?.relinks.find((r) => r.from === move.from) ?? { from: move.from, to: move.to };
+  return { relinks: [entry] };
+}
+
+const VIA: Record<string, string> = { watcher: 'moved on disk', rename: 'renamed keeping links', 'links-kept': 'moved keeping links' };
+
+/** Files moved outside quire (or without relinking) whose old paths are still linked to. */
+function RawMovesPanel() {
+  const raw = useLoad(() => api.rawMoves(), []);
+  const [message, setMessage] = useState('');
+  // A file moved on disk shows up once the watcher has recorded it: reload on changes.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = subscribe((e) => {
+      if (e.kind === 'write' && e.paths.every((p) => p.startsWith('.quire/'))) return;
+      clearTimeout(timer);
+      timer = setTimeout(raw.reload, 300);
+    });
+    return () => { stop(); clearTimeout(timer); };
+  }, []);
+  const list = raw.data?.moves ?? [];
+  return (
+    <section class="raw-moves" aria-labelledby="raw-moves-title">
+      <h2 id="raw-moves-title">Raw moves</h2>
+      <p class="muted">Files moved outside quire, or without rewriting links, whose old paths are still linked to. Fixing plans a repair of those links; nothing moves.</p>
+      <ErrorNote error={raw.error} />
+      {message && <p class="success" role="status">{message}</p>}
+      {raw.data && list.length === 0 && <p>No raw moves: every link to a moved file has been repaired.</p>}
+      <ul class="cards">
+        {list.map((m) => <RawMoveCard key={`${m.from}\u0000${m.at}`} raw={raw.data!} move={m} onDone={(text) => { setMessage(text); raw.reload(); }} />)}
+      </ul>
+      <div class="actions"><button onClick={raw.reload}>Refresh</button></div>
+    </section>
+  );
+}
+
+function RawMoveCard({ raw, move, onDone }: { raw: RawMoves; move: RawMove; onDone: (message: string) => void }) {
+  const [plan, setPlan] = useState<Plan | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const manifest = relinkManifest(raw, move);
+  const review = async () => {
+    setBusy(true); setError(null);
+    try { setPlan(await api.planJson(manifest)); } catch (e) { setError(e); }
+    setBusy(false);
+  };
+  const apply = async () => {
+    if (!plan) return;
+    setBusy(true); setError(null);
+    try {
+      const r = await api.apply(manifest, plan.digest);
+      const n = rewrittenLinks(r.plan);
+      setPlan(null);
+      onDone(`Repaired ${n} link${n === 1 ? '' : 's'} to ${manifest.relinks[0].to}${r.applied.commit ? ` (commit ${r.applied.commit.slice(0, 12)})` : ''}.`);
+    } catch (e) { setError(e); }
+    setBusy(false);
+  };
+  return (
+    <li class="card" data-testid="raw-move">
+      <p><code>{move.from}</code> → <code>{move.to}</code></p>
+      <p class="muted">{VIA[move.via] ?? move.via} by {move.actor}, {when(move.at)}</p>
+      <ErrorNote error={error} />
+      {plan && <PlanView plan={plan} />}
+      <div class="actions">
+        {!plan && <button class="primary" disabled={busy} aria-label={`Fix links to ${move.from}`} onClick={() => void review()}>Fix links</button>}
+        {plan && (
+          <>
+            <button class="primary" disabled={busy || plan.errors.length > 0 || plan.plan_only.length > 0} onClick={() => void apply()}>Apply repair</button>
+            <button disabled={busy} onClick={() => setPlan(null)}>Cancel</button>
+          </>
+        )}
+      </div>
+    </li>
   );
 }
 

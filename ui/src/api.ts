@@ -71,6 +71,11 @@ export interface FixBrokenResult {
   fixes: { source: string; old_target: string; new_target: string }[];
   count: number; dry_run: boolean; ambiguous: BrokenLink[];
 }
+/** A file moved without relinking (`via`: `rename`, `links-kept` or `watcher`, seen on disk). */
+export interface RawMove { from: string; to: string; actor: string; at: string; via: string }
+export interface MoveEntry { from?: string; from_regex?: string; to: string }
+/** `GET /refactor/raw-moves`: the raw moves still referenced, and a `relinks` manifest repairing them. */
+export interface RawMoves { moves: RawMove[]; manifest?: { relinks: MoveEntry[] } | null }
 export interface GraphData {
   nodes: { id: string; title: string; group: string }[];
   edges: { source: string; target: string }[];
@@ -204,6 +209,7 @@ export const api = {
   approve: (manifest: unknown, digest: string) => json<{ approved: string; expires_in: string }>('POST', '/refactor/approve', { manifest, digest }),
   broken: () => json<{ broken: BrokenLink[]; count: number }>('GET', '/links/broken'),
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
+  rawMoves: () => json<RawMoves>('GET', '/refactor/raw-moves'),
   graph: () => json<GraphData>('GET', '/graph'),
   section: (path: string, heading: string) => json<{ path: string; heading: string; level: number; content: string; line_start: number; line_end: number }>('GET', `/section${q({ path, heading })}`),
   templates: () => json<string[]>('GET', '/templates'),
