@@ -43,6 +43,23 @@ test('plans and applies a manifest in the Restructure view', async ({ page }) =>
   expect(disk('index.md')).toContain('[zeta](letters/zeta.md)');
 });
 
+test('the manifest editor completes manifest keys', async ({ page }) => {
+  await page.goto(url('/restructure'));
+  await expect(page.locator('.cm-content')).toBeVisible();
+  await setEditorText(page, 'rename_tags:\n  - from: old\n    ');
+  await page.keyboard.type('t');
+  const options = page.getByRole('listbox');
+  await expect(options).toContainText('to');
+  await expect(options).not.toContainText('from');
+  // CodeMirror ignores Enter for a moment after the list opens (its `interactionDelay`).
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.cm-content')).toContainText('to:');
+  await setEditorText(page, '');
+  await page.keyboard.type('rel');
+  await expect(page.getByRole('option', { name: /relinks/ })).toBeVisible();
+});
+
 test('a person approves an agent plan that is over the limits', async ({ page, request }) => {
   const manifest = { moves: [{ from: 'plans/one.md', to: 'plans/first.md' }] };
   const agent = { 'X-Quire-Client': 'mcp-e2e', 'X-Actor': 'agent' };

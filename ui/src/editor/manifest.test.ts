@@ -1,7 +1,7 @@
 import { CompletionContext } from '@codemirror/autocomplete';
 import { EditorState } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
-import { manifestCompletion, parentPath } from './manifest';
+import { jsonPath, manifestCompletion, parentPath } from './manifest';
 
 /** The labels offered where `|` stands in `doc`. */
 function complete(doc: string, explicit = false): string[] | null {
@@ -64,5 +64,25 @@ describe('manifest key completion', () => {
     expect(parentPath(lines, 4, 6)).toEqual(['edits', 'select']);
     expect(parentPath(['# comment', 'moves:', '', '  - to: x'], 4, 4)).toEqual(['moves']);
     expect(parentPath(['moves:'], 2, 0)).toEqual([]);
+  });
+
+  it('completes quoted keys of a manifest written as JSON', () => {
+    expect(complete('{"m|"}')).toEqual(['moves', 'merges', 'edits', 'rename_tags', 'relinks', 'split', 'delete_empty_dirs', 'now']);
+    expect(complete('{"moves": [{"from": "a.md", "t|"}]}')).toEqual(['from', 'from_regex', 'to']);
+    expect(complete('{"edits": [{"select": {"g|"}}]}')).toEqual(['paths', 'glob', 'query']);
+    expect(complete('{"moves": [{"from": "a|"}]}')).toBeNull();
+    const state = EditorState.create({ doc: '{"m"}' });
+    const result = manifestCompletion(new CompletionContext(state, 3, false))!;
+    // The closing quote is replaced along with the word.
+    expect([result.from, result.to]).toEqual([2, 4]);
+    expect(result.options.find((o) => o.label === 'moves')!.apply).toBe('moves": [');
+  });
+
+  it('finds the parent keys of a JSON object', () => {
+    expect(jsonPath('{')).toEqual([]);
+    expect(jsonPath('{"edits": [{"select": {')).toEqual(['edits', 'select']);
+    expect(jsonPath('{"moves": [{"from": "x"}, {')).toEqual(['moves']);
+    expect(jsonPath('{"moves": [')).toBeNull();
+    expect(jsonPath('{"a": "b\\"c", "split": {')).toEqual(['split']);
   });
 });

@@ -100,8 +100,64 @@ export function parentPath(lines: string[], lineNo: number, column: number): str
   return path;
 }
 
-/** Completes manifest keys where a key is being written (not after `key:`). */
+/**
+ * The parent keys of the JSON object `text` ends inside, or null when `text` is not inside an
+ * object (arrays take the key that opened them, so an entry of `moves` is under `moves`).
+ */
+export function jsonPath(text: string): string[] | null {
+  const stack: { kind: '{' | '['; name: string | null }[] = [];
+  let lastString: string | null = null;
+  let pendingKey: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      lastString = text.slice(i + 1, j);
+      i = j;
+    } else if (c === ':') {
+      pendingKey = lastString;
+    } else if (c === '{' || c === '[') {
+      const top = stack[stack.length - 1];
+      stack.push({ kind: c, name: top?.kind === '[' ? top.name : pendingKey });
+      pendingKey = null;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      pendingKey = null;
+    }
+  }
+  const top = stack[stack.length - 1];
+  if (!top || top.kind !== '{') return null;
+  return stack.filter((s, i) => i > 0 && s.kind === '{').map((s) => s.name ?? '?');
+}
+
+/** Completes a quoted key of a manifest written as JSON. */
+function jsonCompletion(ctx: CompletionContext): CompletionResult | null {
+  const before = ctx.state.sliceDoc(0, ctx.pos);
+  const m = /[{,]\s*"([A-Za-z_]*)$/.exec(before);
+  if (!m) return null;
+  const path = jsonPath(before.slice(0, m.index + 1));
+  const keys = path && MANIFEST_SCHEMA[path.join('.')];
+  if (!keys) return null;
+  const closing = ctx.state.sliceDoc(ctx.pos, ctx.pos + 1) === '"';
+  return {
+    from: ctx.pos - m[1].length,
+    to: ctx.pos + (closing ? 1 : 0),
+    options: Object.entries(keys).map(([k, key]) => ({
+      label: k,
+      type: 'property',
+      info: key.info,
+      detail: key.shape === 'scalar' ? undefined : key.shape,
+      apply: `${k}": ${key.shape === 'list' ? '[' : key.shape === 'map' ? '{' : ''}`,
+    })),
+    validFor: /^[A-Za-z_]*$/,
+  };
+}
+
+/** Completes manifest keys where a key is being written (not after `key:`), in YAML or JSON. */
 export function manifestCompletion(ctx: CompletionContext): CompletionResult | null {
+  if (/^\s*[{[]/.test(ctx.state.sliceDoc(0, Math.min(ctx.state.doc.length, 200)))) return jsonCompletion(ctx);
   const line = ctx.state.doc.lineAt(ctx.pos);
   const before = line.text.slice(0, ctx.pos - line.from);
   const m = /^(\s*)((?:-\s+)*)([A-Za-z_]*)$/.exec(before);
