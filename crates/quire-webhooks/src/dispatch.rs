@@ -146,14 +146,15 @@ fn attempt(hooks: &SpaceHooks, agent: &ureq::Agent, job: Job) {
     let outcome = send(agent, &job);
     let counters = &hooks.counters;
     let recorded = match outcome {
+        // The queue is updated before the counters, so what the metrics count is already
+        // in the queue's state.
         Ok(()) => {
+            let recorded = hooks.store().delivered(job.seq);
             counters.delivered.fetch_add(1, Ordering::Relaxed);
-            hooks.store().delivered(job.seq)
+            recorded
         }
         Err(error) => {
-            counters.failed_attempts.fetch_add(1, Ordering::Relaxed);
             if attempts > hooks.settings.max_retries {
-                counters.gave_up.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(
                     space = %hooks.name,
                     webhook = %job.webhook,
@@ -162,9 +163,12 @@ fn attempt(hooks: &SpaceHooks, agent: &ureq::Agent, job: Job) {
                      as failed (GET /webhooks/{}/deliveries)",
                     job.webhook
                 );
-                hooks
+                let recorded = hooks
                     .store()
-                    .attempt_failed(job.seq, attempts, &error, None)
+                    .attempt_failed(job.seq, attempts, &error, None);
+                counters.gave_up.fetch_add(1, Ordering::Relaxed);
+                counters.failed_attempts.fetch_add(1, Ordering::Relaxed);
+                recorded
             } else {
                 let unit =
                     f64::from(getrandom::u32().unwrap_or(u32::MAX / 2)) / f64::from(u32::MAX);
@@ -177,9 +181,11 @@ fn attempt(hooks: &SpaceHooks, agent: &ureq::Agent, job: Job) {
                     delay.as_secs_f64()
                 );
                 let at = now_ms() + delay.as_millis() as i64;
-                hooks
+                let recorded = hooks
                     .store()
-                    .attempt_failed(job.seq, attempts, &error, Some(at))
+                    .attempt_failed(job.seq, attempts, &error, Some(at));
+                counters.failed_attempts.fetch_add(1, Ordering::Relaxed);
+                recorded
             }
         }
     };
