@@ -22,6 +22,7 @@ mod find;
 mod indexing;
 mod insight;
 mod links;
+mod names;
 mod outside;
 mod pages;
 mod pipeline;

@@ -214,20 +214,9 @@ fn compile(schema: &Value) -> std::result::Result<jsonschema::Validator, String>
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
-/// A type name is `[A-Za-z0-9_-]{1,64}`.
+/// A schema name is `[A-Za-z0-9_-]{1,64}`.
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::bad_request(format!(
-            "invalid schema name {name:?}: use 1 to 64 letters, digits, '_' or '-'"
-        )))
-    }
+    crate::names::check_name("schema", name)
 }
 
 fn schema_path(name: &str) -> Result<PagePath> {

@@ -392,19 +392,9 @@ fn shape_of(view: &View, query: &dql::Query) -> std::result::Result<ViewShape, S
     Ok(shape)
 }
 
-/// `[A-Za-z0-9_-]{1,64}`.
+/// A view name is `[A-Za-z0-9_-]{1,64}`.
 pub fn check_name(name: &str) -> Result<()> {
-    let ok = (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::bad_request(format!(
-            "{name:?} is not a view name: 1 to 64 of A-Z, a-z, 0-9, '-' and '_'"
-        )))
-    }
+    crate::names::check_name("view", name)
 }
 
 fn view_path(name: &str) -> Result<PagePath> {

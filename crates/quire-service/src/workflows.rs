@@ -513,18 +513,7 @@ fn page_path(raw: &str) -> Result<PagePath> {
 
 /// A workflow name is `[A-Za-z0-9_-]{1,64}`.
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::bad_request(format!(
-            "invalid workflow name {name:?}: use 1 to 64 letters, digits, '_' or '-'"
-        )))
-    }
+    crate::names::check_name("workflow", name)
 }
 
 fn definition_path(name: &str) -> Result<PagePath> {
