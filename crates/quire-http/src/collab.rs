@@ -407,16 +407,7 @@ pub async fn published_page(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=0, must-revalidate"),
     );
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|sent| {
-            sent.split(',').any(|one| {
-                let one = one.trim().trim_start_matches("W/");
-                one == "*" || one.trim_matches('"') == etag
-            })
-        });
-    if unchanged {
+    if crate::docs::if_none_match(&headers, &etag) {
         return (StatusCode::NOT_MODIFIED, [(header::ETAG, tag), cache]).into_response();
     }
     (

@@ -127,7 +127,7 @@ fn serve(asset: &'static Asset, headers: &HeaderMap) -> Response {
         (header::ETAG, etag.clone()),
         (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
     ];
-    if matches(headers, etag) {
+    if if_none_match(headers, etag.to_str().unwrap_or_default()) {
         return (StatusCode::NOT_MODIFIED, caching).into_response();
     }
     (
@@ -147,16 +147,17 @@ fn serve(asset: &'static Asset, headers: &HeaderMap) -> Response {
         .into_response()
 }
 
-/// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 §13.1.2 asks).
-fn matches(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+/// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 §13.1.2 asks; a tag
+/// sent without its quotes counts too).
+pub(crate) fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
     let Some(Ok(value)) = headers.get(header::IF_NONE_MATCH).map(|v| v.to_str()) else {
         return false;
     };
-    let etag = etag.to_str().unwrap_or_default();
+    let etag = etag.trim_matches('"');
     value
         .split(',')
         .map(str::trim)
-        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag).trim_matches('"') == etag)
 }
 
 /// 64-bit FNV-1a: enough to tell two builds' files apart.
