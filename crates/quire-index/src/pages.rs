@@ -208,8 +208,8 @@ struct Kept {
     frontmatter: String,
 }
 
-/// The hashes of a page's rows, lines counted from the start of the body, so that a page
-/// whose frontmatter grew by a line has the same hashes (its rows only move down).
+/// The hashes of a page's rows, the lines of the body counted from its start, so that a page
+/// whose frontmatter grew by a line has the same hashes (its body's rows only move down).
 #[derive(PartialEq, Eq)]
 struct Hashes {
     text: i64,
@@ -241,7 +241,14 @@ impl Hashes {
                     link.target_text.hash(h);
                     link.resolved.hash(h);
                     link.kind.hash(h);
-                    (i64::from(link.line) - body_line).hash(h);
+                    // A link in the frontmatter stays where it is when a key is added
+                    // after it; a link in the body moves with the body.
+                    let line = i64::from(link.line);
+                    if line > body_line {
+                        (true, line - body_line).hash(h);
+                    } else {
+                        (false, line).hash(h);
+                    }
                 }
             }),
             tags: hash(&|h| page.tags.hash(h)),
@@ -308,8 +315,8 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
             .execute([&page.path])?;
         insert_links(tx, page)?;
     } else if moved != 0 {
-        tx.prepare_cached("UPDATE links SET line = line + ?2 WHERE source = ?1")?
-            .execute(params![page.path, moved])?;
+        tx.prepare_cached("UPDATE links SET line = line + ?2 WHERE source = ?1 AND line > ?3")?
+            .execute(params![page.path, moved, kept.hashes.body_line])?;
     }
     if kept.hashes.tags != hashes.tags {
         tx.prepare_cached("DELETE FROM tags WHERE path = ?1")?
@@ -317,9 +324,7 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
         insert_tags(tx, page)?;
     }
     if kept.frontmatter != frontmatter {
-        tx.prepare_cached("DELETE FROM frontmatter WHERE path = ?1")?
-            .execute([&page.path])?;
-        insert_frontmatter(tx, page)?;
+        replace_frontmatter(tx, page, &kept.frontmatter)?;
     }
     Ok(())
 }
@@ -385,18 +390,59 @@ fn insert_frontmatter(connection: &Connection, page: &PageRecord) -> rusqlite::R
     let Value::Object(map) = &page.frontmatter else {
         return Ok(());
     };
+    for (key, value) in map {
+        insert_frontmatter_key(connection, &page.path, key, value)?;
+    }
+    Ok(())
+}
+
+/// The rows of one frontmatter key: one per item of a list, else one.
+fn insert_frontmatter_key(
+    connection: &Connection,
+    path: &str,
+    key: &str,
+    value: &Value,
+) -> rusqlite::Result<()> {
     let mut insert = connection.prepare_cached(
         "INSERT INTO frontmatter (path, key, value_text, value_num, value_date)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for (key, value) in map {
-        let values: &[Value] = match value {
-            Value::Array(items) => items,
-            one => std::slice::from_ref(one),
-        };
-        for value in values {
-            let (text, num, date) = typed(value);
-            insert.execute(params![page.path, key, text, num, date])?;
+    let values: &[Value] = match value {
+        Value::Array(items) => items,
+        one => std::slice::from_ref(one),
+    };
+    for value in values {
+        let (text, num, date) = typed(value);
+        insert.execute(params![path, key, text, num, date])?;
+    }
+    Ok(())
+}
+
+/// Replaces the frontmatter rows of `page`, whose frontmatter was `before` (as stored in
+/// `pages`): only the keys that changed, so a bulk edit that sets one key writes one row
+/// per page instead of all of them.
+fn replace_frontmatter(
+    tx: &Transaction<'_>,
+    page: &PageRecord,
+    before: &str,
+) -> rusqlite::Result<()> {
+    let (Ok(Value::Object(old)), Value::Object(new)) =
+        (serde_json::from_str::<Value>(before), &page.frontmatter)
+    else {
+        tx.prepare_cached("DELETE FROM frontmatter WHERE path = ?1")?
+            .execute([&page.path])?;
+        return insert_frontmatter(tx, page);
+    };
+    for (key, value) in &old {
+        if new.get(key) != Some(value) {
+            // `+key`: look the rows up by path (a handful), never by key (every page).
+            tx.prepare_cached("DELETE FROM frontmatter WHERE path = ?1 AND +key = ?2")?
+                .execute(params![page.path, key])?;
+        }
+    }
+    for (key, value) in new {
+        if old.get(key) != Some(value) {
+            insert_frontmatter_key(tx, &page.path, key, value)?;
         }
     }
     Ok(())
@@ -739,6 +785,81 @@ mod tests {
         assert_eq!(
             index.tags().unwrap(),
             [("t".to_string(), 1), ("u".to_string(), 1)]
+        );
+    }
+
+    #[test]
+    fn a_link_in_the_frontmatter_stays_on_its_line_when_the_body_moves() {
+        let (_dir, index) = index();
+        // ---            (1)
+        // up: "[[b]]"    (2)
+        // ---            (3)
+        // [[c]]          (4)
+        let mut a = page("a.md", "[[c]]\n");
+        a.body_line = 3;
+        a.frontmatter = json!({"up": "[[b]]"});
+        a.links = vec![link("b", Some("b.md"), 2), link("c", Some("c.md"), 4)];
+        index.replace_pages(&[a.clone()]).unwrap();
+
+        // A key added after `up`: the body moves down, the frontmatter link does not.
+        a.body_line = 4;
+        a.frontmatter = json!({"up": "[[b]]", "reviewed": "2025-01-01"});
+        a.links[1].line = 5;
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 2)]);
+        assert_eq!(index.backlinks("c.md").unwrap(), [("a.md".to_string(), 5)]);
+
+        // A key added before `up`: both move.
+        a.body_line = 5;
+        a.frontmatter = json!({"first": 1, "up": "[[b]]", "reviewed": "2025-01-01"});
+        a.links[0].line = 3;
+        a.links[1].line = 6;
+        index.replace_pages(&[a]).unwrap();
+        assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 3)]);
+        assert_eq!(index.backlinks("c.md").unwrap(), [("a.md".to_string(), 6)]);
+    }
+
+    #[test]
+    fn a_frontmatter_edit_leaves_the_rows_a_fresh_index_would_hold() {
+        let all = |index: &Index| {
+            rows(
+                index,
+                "SELECT path || ' ' || key || '=' || coalesce(value_text, 'null') || ' '
+                 || coalesce(value_num, '-') || ' ' || coalesce(value_date, '-')
+                 FROM frontmatter ORDER BY 1",
+            )
+        };
+        let shapes = [
+            json!({"status": "draft", "tags": ["a", "b"], "n": 1, "due": "2025-01-01"}),
+            json!({"status": "done", "tags": ["a", "c"], "n": 1, "new": null}),
+            json!({"tags": ["a", "c", "c"], "n": 2.5, "new": {"nested": true}}),
+            json!(null),
+            json!({"status": "draft"}),
+            json!(["not", "an", "object"]),
+            json!({}),
+            json!({"status": "verified"}),
+        ];
+        let (_dir, edited) = index();
+        let mut b = page("b.md", "other");
+        b.frontmatter = json!({"status": "draft", "n": 1});
+        edited.replace_pages(&[b]).unwrap();
+        for (from, to) in shapes.iter().zip(shapes.iter().skip(1)) {
+            let mut a = page("a.md", "same body");
+            a.frontmatter = from.clone();
+            edited.replace_pages(&[a.clone()]).unwrap();
+            a.frontmatter = to.clone();
+            edited.replace_pages(&[a.clone()]).unwrap();
+
+            let (_fresh_dir, fresh) = index();
+            let mut b = page("b.md", "other");
+            b.frontmatter = json!({"status": "draft", "n": 1});
+            fresh.replace_pages(&[b, a]).unwrap();
+            assert_eq!(all(&edited), all(&fresh), "{from} then {to}");
+        }
+        // Trust follows the frontmatter too.
+        assert_eq!(
+            rows(&edited, "SELECT path FROM pages WHERE trusted = 1"),
+            ["a.md"]
         );
     }
 
