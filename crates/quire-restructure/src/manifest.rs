@@ -33,8 +33,13 @@ pub enum ManifestError {
         line: Option<usize>,
         message: String,
     },
-    #[error("unknown key `{key}`{}", at_line(*.line))]
-    UnknownKey { key: String, line: Option<usize> },
+    #[error("unknown key `{key}`{}{}", at_line(*.line), expected_keys(.expected))]
+    UnknownKey {
+        key: String,
+        line: Option<usize>,
+        /// The keys allowed there, as serde lists them (`` `moves`, `merges` ``).
+        expected: Option<String>,
+    },
     #[error("a manifest needs at least one of moves, merges, edits, rename_tags, relinks, split")]
     Empty,
     #[error("{0}")]
@@ -46,6 +51,13 @@ fn syntax_text(format: &str, line: Option<usize>, message: &str) -> String {
         Some(line) => format!("{format} syntax error at line {line}: {message}"),
         None => format!("{format} syntax error: {message}"),
     }
+}
+
+fn expected_keys(expected: &Option<String>) -> String {
+    expected
+        .as_deref()
+        .map(|keys| format!("; expected {keys}"))
+        .unwrap_or_default()
 }
 
 fn at_line(line: Option<usize>) -> String {
@@ -87,9 +99,13 @@ pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, M
 fn decode_error(format: &'static str, line: Option<usize>, message: String) -> ManifestError {
     if let Some(rest) = message.split("unknown field `").nth(1) {
         if let Some(end) = rest.find('`') {
+            let listed = rest[end + 1..].split(" at line ").next().unwrap_or("");
             return ManifestError::UnknownKey {
                 key: rest[..end].to_owned(),
                 line,
+                expected: listed
+                    .strip_prefix(", expected ")
+                    .map(|keys| keys.trim_end().to_owned()),
             };
         }
     }

@@ -7,6 +7,11 @@ fn manifest_errors_name_the_problem() {
     let cases: &[(&str, ManifestFormat, &str)] = &[
         ("mvoes: []\n", ManifestFormat::Yaml, "unknown key `mvoes`"),
         (
+            "edit: []\n",
+            ManifestFormat::Yaml,
+            "unknown key `edit` at line 1; expected one of `moves`, `merges`, `edits`",
+        ),
+        (
             "{\"moves\": [{\"form\": \"a.md\", \"to\": \"b/\"}]}",
             ManifestFormat::Auto,
             "unknown key `form`",

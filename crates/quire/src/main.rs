@@ -24,7 +24,8 @@ enum Command {
     /// SIGHUP reloads [auth], [server.rate_limit] and each space's [space] visibility; other
     /// settings apply at the next start (the log names those that changed).
     Serve(cmd::serve::Args),
-    /// Restructure the knowledge base: plan manifests of moves, merges and relinks.
+    /// Restructure the knowledge base: plan and apply manifests (moves, merges, relinks, bulk
+    /// edits, tag renames, splits) as one commit that keeps every link working; revert.
     Refactor(cmd::refactor::Args),
     /// Full-text search: words, AND, OR, NOT, "phrases", prefix*.
     Search(cmd::find::SearchArgs),
