@@ -16,11 +16,25 @@ pub struct Health {
 pub struct Ready {
     /// `ok`, or `unavailable` (with status 503).
     pub status: String,
-    /// Protocol servers (NFS, S3, WebDAV) by name: `{enabled, healthy, port, error}`. None is
-    /// built yet, so the map is empty.
-    #[schema(value_type = Object)]
-    pub protocols: serde_json::Map<String, serde_json::Value>,
+    /// The protocol servers of the spec (`nfs`, `s3`, `webdav`) by name. None is built in this
+    /// version: one that the configuration enables is unhealthy (and `/readyz` answers 503)
+    /// with an `error` saying so.
+    pub protocols: std::collections::BTreeMap<String, ProtocolStatus>,
     /// Spaces whose storage is unreachable.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreachable: Vec<String>,
+}
+
+/// One protocol server in `/readyz`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ProtocolStatus {
+    /// Whether the configuration turns it on (`[protocols.<name>] enabled`).
+    pub enabled: bool,
+    /// Whether it serves now (never for one that is off).
+    pub healthy: bool,
+    /// The port configured for it.
+    pub port: u16,
+    /// Why an enabled protocol does not serve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -57,7 +57,7 @@ pub use find::{
     GraphNode, GraphPath, GraphWalk, MetaResults, PageMeta, QueryResult, Reindexed, SearchHit,
     SearchResults, TopPage,
 };
-pub use health::{Health, Ready};
+pub use health::{Health, ProtocolStatus, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
 pub use insight::{
     BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DismissGap, Eligible,

@@ -23,7 +23,8 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
-/// 503 when the storage of a space is unreachable.
+/// 503 when the storage of a space is unreachable or an enabled protocol server does not
+/// serve.
 #[utoipa::path(get, path = "/readyz", tag = "health",
     responses((status = 200, body = Ready), (status = 503, body = Ready)))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) {
@@ -34,7 +35,8 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) 
         .filter(|s| !s.is_ready())
         .map(|s| s.name().to_string())
         .collect();
-    let ready = unreachable.is_empty();
+    let protocols = state.protocols.as_ref().clone();
+    let ready = unreachable.is_empty() && protocols.values().all(|p| !p.enabled || p.healthy);
     (
         if ready {
             StatusCode::OK
@@ -43,7 +45,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) 
         },
         Json(Ready {
             status: if ready { "ok" } else { "unavailable" }.into(),
-            protocols: serde_json::Map::new(),
+            protocols,
             unreachable,
         }),
     )

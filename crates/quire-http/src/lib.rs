@@ -69,6 +69,8 @@ pub struct AppState {
     pub visibility: Arc<visibility::Visibilities>,
     /// `[webhooks] enabled`: the registrations and queues of every space.
     pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
+    /// The protocol servers `/readyz` reports.
+    pub protocols: Arc<std::collections::BTreeMap<String, quire_api::ProtocolStatus>>,
 }
 
 #[derive(OpenApi)]
@@ -390,6 +392,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             metrics: http_metrics,
             visibility: visibilities,
             webhooks: settings.webhooks.clone(),
+            protocols: Arc::new(settings.protocols.clone()),
         });
     Ok(match settings.cors {
         Some(cors) => router.layer(cors),

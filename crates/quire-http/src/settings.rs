@@ -1,9 +1,11 @@
 //! What the configuration asks of the HTTP layer (authentication, CORS), checked before the
 //! server starts: a setting that cannot be enforced is a [`SetupError`], never ignored.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue, Method};
+use quire_api::ProtocolStatus;
 use quire_config::Config;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -44,6 +46,8 @@ pub struct HttpSettings {
     pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
     /// The live visibility of every space, filled by [`crate::try_router`].
     pub visibilities: Arc<Visibilities>,
+    /// The protocol servers `/readyz` reports, by name.
+    pub protocols: BTreeMap<String, ProtocolStatus>,
 }
 
 impl HttpSettings {
@@ -58,6 +62,7 @@ impl HttpSettings {
             visibility: quire_config::Visibility::Private,
             webhooks: None,
             visibilities: Arc::default(),
+            protocols: protocols(&quire_config::ProtocolsConfig::default()),
         }
     }
 
@@ -94,6 +99,7 @@ impl HttpSettings {
             visibility: config.space.visibility,
             webhooks: None,
             visibilities: Arc::default(),
+            protocols: protocols(&config.protocols),
         })
     }
 
@@ -106,6 +112,30 @@ impl HttpSettings {
             visibilities: self.visibilities.clone(),
         }
     }
+}
+
+/// The protocol servers of the spec as `/readyz` reports them. None is built in this version:
+/// one the configuration enables is unhealthy, which makes `/readyz` answer 503 (the server
+/// warns at start too) rather than report ready without it.
+fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, ProtocolStatus> {
+    [
+        ("nfs", &config.nfs, "NFS"),
+        ("s3", &config.s3, "S3"),
+        ("webdav", &config.webdav, "WebDAV"),
+    ]
+    .into_iter()
+    .map(|(name, listener, what)| {
+        let status = ProtocolStatus {
+            enabled: listener.enabled,
+            healthy: false,
+            port: listener.port,
+            error: listener
+                .enabled
+                .then(|| format!("{what} is not available in this version of quire")),
+        };
+        (name.to_string(), status)
+    })
+    .collect()
 }
 
 /// The settings a running server takes from a reloaded configuration (SIGHUP): `[auth]`,

@@ -18,7 +18,41 @@ async fn health_endpoints_answer_ok() {
         assert_eq!(r.status, 200, "{uri}");
         assert_eq!(r.json()["status"], "ok", "{uri}");
     }
-    assert!(s.get("/readyz").await.json()["protocols"].is_object());
+    let protocols = s.get("/readyz").await.json()["protocols"].clone();
+    for name in ["nfs", "s3", "webdav"] {
+        assert_eq!(protocols[name]["enabled"], false, "{name}: off by default");
+        assert!(protocols[name].get("error").is_none(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn an_enabled_protocol_this_version_lacks_makes_readyz_503_naming_it() {
+    let config = quire_config::Config::from_toml_str(
+        "[protocols.webdav]\nenabled = true\nport = 4335\n",
+        &|_| None,
+    )
+    .unwrap()
+    .config;
+    let s = TestServer::spaces(&["default"], &config);
+    let r = s.get("/readyz").await;
+    assert_eq!(r.status, 503);
+    let body = r.json();
+    assert_eq!(body["status"], "unavailable");
+    let webdav = &body["protocols"]["webdav"];
+    assert_eq!(webdav["enabled"], true);
+    assert_eq!(webdav["healthy"], false);
+    assert_eq!(webdav["port"], 4335);
+    assert!(
+        webdav["error"]
+            .as_str()
+            .unwrap()
+            .contains("WebDAV is not available"),
+        "{webdav}"
+    );
+    assert_eq!(body["protocols"]["nfs"]["enabled"], false);
+    // Liveness is not readiness: the process is up and the API answers.
+    assert_eq!(s.get("/healthz").await.status, 200);
+    assert_eq!(s.get("/api/quire/tree").await.status, 200);
 }
 
 #[tokio::test]
