@@ -60,7 +60,7 @@ pub enum StoreError {
         source: io::Error,
     },
     /// A git operation failed.
-    #[error("git {action} failed: {source}")]
+    #[error("git {action} failed: {source}{}", damaged_hint(source))]
     Git {
         action: &'static str,
         #[source]
@@ -73,6 +73,21 @@ pub enum StoreError {
         #[source]
         source: serde_json::Error,
     },
+}
+
+/// What to do when libgit2 cannot find an object the repository refers to: the repository is
+/// damaged (an interrupted copy, a `git gc` killed halfway), which quire cannot repair.
+fn damaged_hint(source: &git2::Error) -> &'static str {
+    // libgit2 reports some of these as a generic error of the object database ("object not
+    // found - cannot read header for …"), so the message is what tells.
+    let missing =
+        source.code() == git2::ErrorCode::NotFound || source.message().contains("object not found");
+    if source.class() == git2::ErrorClass::Odb && missing {
+        " (the git repository of the knowledge root is missing objects it refers to: \
+         `git fsck` in the root lists them; restore the repository from a backup or a clone)"
+    } else {
+        ""
+    }
 }
 
 impl StoreError {

@@ -808,3 +808,50 @@ fn an_index_naming_a_missing_object_is_repaired_instead_of_failing_every_commit(
     f.history.flush().unwrap();
     assert_clean(&repo);
 }
+
+#[test]
+fn a_repository_missing_the_objects_it_refers_to_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.md"), "# A\n").unwrap();
+    let (tree, blob) = {
+        let repo = Repository::init(dir.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(std::path::Path::new("a.md")).unwrap();
+        index.write().unwrap();
+        let tree = index.write_tree().unwrap();
+        let signature = git2::Signature::now("t", "t@example.com").unwrap();
+        let tree_object = repo.find_tree(tree).unwrap();
+        repo.commit(
+            Some("HEAD"),
+            &signature,
+            &signature,
+            "base",
+            &tree_object,
+            &[],
+        )
+        .unwrap();
+        let blob = index.get_path(std::path::Path::new("a.md"), 0).unwrap().id;
+        (tree.to_string(), blob.to_string())
+    };
+    // A copy taken while `git gc` packed the objects, say: the objects are gone, and the
+    // copied file's stat data differs from the index.
+    for object in [&tree, &blob] {
+        fs::remove_file(
+            dir.path()
+                .join(".git/objects")
+                .join(&object[..2])
+                .join(&object[2..]),
+        )
+        .unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    fs::write(dir.path().join("a.md"), "# A\n").unwrap();
+    let root = open_root(dir.path());
+    let lock = root.writer_lock().expect("a writable root");
+    let err = match History::open(&root, lock, sync_git()) {
+        Ok(_) => panic!("a damaged repository opened"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("git fsck"), "{err}");
+    assert!(err.contains("missing objects"), "{err}");
+}
