@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { accessible, disk, shot, url } from './support';
+import { accessible, api, disk, shot, url } from './support';
 
 test('a saved view runs as a table', async ({ page }) => {
   await page.goto(url('/views'));
@@ -85,4 +85,29 @@ test('the new views pass axe in dark mode too', async ({ page }) => {
     await accessible(page);
   }
   await shot(page, 'canvas-dark');
+});
+
+test('the board and a view follow changes made elsewhere without a reload', async ({ page, request }) => {
+  await page.goto(url('/board'));
+  const board = page.getByTestId('board');
+  const column = (name: string) => board.getByRole('region', { name: new RegExp(`^${name} `) });
+  await expect(board.getByTestId('card').first()).toBeVisible();
+  const drafts = await column('draft').getByTestId('card').count();
+
+  // Another client (an agent, say) adds a task: its card appears in its column.
+  const put = await request.put(api('/file?path=tasks/four.md'), {
+    data: '---\nstatus: open\npriority: 4\nworkflow: review\nstate: draft\n---\n# Task four\n',
+    headers: { 'X-Actor': 'erin' },
+  });
+  expect(put.status()).toBe(200);
+  await expect(column('draft').getByTestId('card')).toHaveCount(drafts + 1);
+  await expect(column('draft').getByTestId('card').filter({ hasText: 'Task four' })).toBeVisible();
+
+  // A saved view follows too: open with the new row, then the task is deleted elsewhere.
+  await page.goto(url('/views?name=open-tasks'));
+  const rows = page.getByRole('table', { name: 'Rows of open-tasks' }).locator('tbody tr');
+  await expect(rows).toHaveCount(4);
+  expect((await request.delete(api('/file?path=tasks/four.md'), { headers: { 'X-Actor': 'erin' } })).status()).toBe(200);
+  await expect(rows).toHaveCount(3);
+  await expect(page.getByRole('status')).toHaveText('3 rows');
 });

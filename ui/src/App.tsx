@@ -38,6 +38,9 @@ export function App() {
   const [live, setLive] = useState(false);
   const [pageVersion, setPageVersion] = useState(0);
   const [commentsVersion, setCommentsVersion] = useState(0);
+  // Bumped (at most every 300 ms) when pages or saved views and workflows change: the board
+  // and the views reload with it.
+  const [contentVersion, setContentVersion] = useState(0);
   const [move, setMove] = useState<Move | null>(null);
   const [navOpen, setNavOpen] = useState(false);
   const paths = useRef<string[]>([]);
@@ -58,11 +61,20 @@ export function App() {
   currentRef.current = current;
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let contentTimer: ReturnType<typeof setTimeout> | undefined;
+    const contentChanged = () => {
+      if (contentTimer) return;
+      contentTimer = setTimeout(() => { contentTimer = undefined; setContentVersion((v) => v + 1); }, 300);
+    };
     const stop = subscribe((e) => {
       const open = currentRef.current;
       // Comments of the open page: only the margin reloads.
       if (open && e.paths.length === 1 && e.paths[0] === `.quire/comments/${open}.json`) { setCommentsVersion((v) => v + 1); return; }
-      if (e.paths.length > 0 && e.paths.every((p) => p.startsWith('.quire/'))) return;
+      if (e.paths.length > 0 && e.paths.every((p) => p.startsWith('.quire/'))) {
+        if (e.paths.some((p) => p.startsWith('.quire/views/') || p.startsWith('.quire/workflows/'))) contentChanged();
+        return;
+      }
+      contentChanged();
       const known = new Set(paths.current);
       if (e.kind !== 'write' || e.paths.some((p) => !known.has(p))) {
         clearTimeout(timer);
@@ -70,7 +82,7 @@ export function App() {
       }
       if (open && e.paths.includes(open) && route.view === 'page') setPageVersion((v) => v + 1);
     }, setLive);
-    return () => { stop(); clearTimeout(timer); };
+    return () => { stop(); clearTimeout(timer); clearTimeout(contentTimer); };
   }, [route.view]);
 
   useEffect(() => {
@@ -94,8 +106,8 @@ export function App() {
       case 'approvals': return <ApprovalsView />;
       case 'links': return <LinksView />;
       case 'graph': return <GraphView />;
-      case 'views': return <ViewsView name={route.name} />;
-      case 'board': return <BoardView workflow={route.workflow} />;
+      case 'views': return <ViewsView name={route.name} version={contentVersion} />;
+      case 'board': return <BoardView workflow={route.workflow} version={contentVersion} />;
       case 'canvas': return <CanvasView path={route.path} />;
       default: return <Home tree={tree} />;
     }

@@ -2,6 +2,7 @@
 // moves by drag and drop onto another column or with its "Move to" select (keyboard), to the
 // states the definition's transitions allow from its own (any other state when it lists none);
 // either calls `POST /workflow/advance`, and a refusal of the server is shown as it says it.
+// The board reloads when pages or workflow definitions change (`version`, from the live events).
 import { useState } from 'preact/hooks';
 import { api, type BoardCard, type WorkflowDef } from './api';
 import { pageHref } from './markdown';
@@ -16,8 +17,8 @@ export function targets(def: WorkflowDef | undefined, states: string[], from: st
   return ts.filter((t) => t.from === from).map((t) => t.to);
 }
 
-export function BoardView({ workflow }: { workflow: string }) {
-  const defs = useLoad(() => api.workflows(), []);
+export function BoardView({ workflow, version = 0 }: { workflow: string; version?: number }) {
+  const defs = useLoad(() => api.workflows(), [version]);
   const list = defs.data?.workflows ?? [];
   const chosen = workflow || list[0]?.name || '';
   return (
@@ -34,13 +35,13 @@ export function BoardView({ workflow }: { workflow: string }) {
       </header>
       <ErrorNote error={defs.error} />
       {!defs.loading && !list.length && !defs.error && <p class="muted">No workflow is defined yet (<code>.quire/workflows/</code>).</p>}
-      {chosen && <Board key={chosen} name={chosen} def={list.find((w) => w.name === chosen)} />}
+      {chosen && <Board key={chosen} name={chosen} def={list.find((w) => w.name === chosen)} version={version} />}
     </main>
   );
 }
 
-function Board({ name, def }: { name: string; def?: WorkflowDef }) {
-  const board = useLoad(() => api.board(name), [name]);
+function Board({ name, def, version }: { name: string; def?: WorkflowDef; version: number }) {
+  const board = useLoad(() => api.board(name), [name, version]);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
   const [dragging, setDragging] = useState<{ path: string; from: string } | null>(null);

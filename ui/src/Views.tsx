@@ -1,5 +1,6 @@
 // Saved DQL views (`GET /views`) and one executed as a table (`/views/{name}/execute`), a page
-// of rows at a time, grouped when the view groups. The `File` column links to its page.
+// of rows at a time, grouped when the view groups. The `File` column links to its page. Both
+// reload when pages or saved views change (`version`, from the live events).
 import { useState } from 'preact/hooks';
 import { api, type ViewResult } from './api';
 import { pageHref } from './markdown';
@@ -22,8 +23,8 @@ function Cell({ header, value }: { header: string; value: unknown }) {
   return <>{cellText(value)}</>;
 }
 
-export function ViewsView({ name }: { name: string }) {
-  const list = useLoad(() => api.views(), []);
+export function ViewsView({ name, version = 0 }: { name: string; version?: number }) {
+  const list = useLoad(() => api.views(), [version]);
   const views = list.data?.views ?? [];
   return (
     <main id="main" class="views-page">
@@ -38,15 +39,15 @@ export function ViewsView({ name }: { name: string }) {
             ))}
           </ul>
         </nav>
-        {name ? <ViewTable key={name} name={name} /> : <p class="muted">Choose a view.</p>}
+        {name ? <ViewTable key={name} name={name} version={version} /> : <p class="muted">Choose a view.</p>}
       </div>
     </main>
   );
 }
 
-function ViewTable({ name }: { name: string }) {
+function ViewTable({ name, version }: { name: string; version: number }) {
   const [offset, setOffset] = useState(0);
-  const result = useLoad<ViewResult>(() => api.executeView(name, offset, PAGE), [name, offset]);
+  const result = useLoad<ViewResult>(() => api.executeView(name, offset, PAGE), [name, offset, version]);
   const r = result.data;
   return (
     <section class="view-result" aria-labelledby="view-title">
