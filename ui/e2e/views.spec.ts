@@ -111,3 +111,33 @@ test('the board and a view follow changes made elsewhere without a reload', asyn
   await expect(rows).toHaveCount(3);
   await expect(page.getByRole('status')).toHaveText('3 rows');
 });
+
+test('a canvas zooms with its buttons and pans by dragging its background', async ({ page }) => {
+  await page.goto(url('/canvas?path=maps%2Fideas.canvas.json'));
+  const svg = page.getByRole('group', { name: 'Canvas maps/ideas.canvas.json' });
+  await expect(svg.getByTestId('canvas-node')).toHaveCount(4);
+  const level = page.getByTestId('zoom-level');
+  await expect(level).toHaveText('Fit');
+  const fitted = (await svg.boundingBox())!.width;
+
+  const zoomIn = page.getByRole('button', { name: 'Zoom in' });
+  for (let i = 0; i < 4; i++) await zoomIn.click();
+  await expect(level).not.toHaveText('Fit');
+  const wide = (await svg.boundingBox())!.width;
+  expect(wide).toBeGreaterThan(fitted * 2);
+
+  // Zoomed past the view: dragging the background scrolls it.
+  const view = page.getByTestId('canvas-scroll');
+  const box = (await view.boundingBox())!;
+  const before = await view.evaluate((el) => el.scrollLeft);
+  await page.mouse.move(box.x + box.width - 20, box.y + 20);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 20, box.y + 20, { steps: 5 });
+  await page.mouse.up();
+  expect(await view.evaluate((el) => el.scrollLeft)).toBeGreaterThan(before);
+  await accessible(page);
+
+  await page.getByRole('button', { name: 'Fit' }).click();
+  await expect(level).toHaveText('Fit');
+  expect(Math.round((await svg.boundingBox())!.width)).toBe(Math.round(fitted));
+});

@@ -1,7 +1,9 @@
 // Canvases, read-only (`GET /canvases`, `GET /canvas?path=`): an SVG of the nodes as boxes —
 // text (markdown, its links resolved from the canvas in one batch), the title of a file (a
 // link to its page), a URL, a group's label — and the edges as lines (arrows where the canvas
-// says so, by default at the target, as in JSON Canvas).
+// says so, by default at the target, as in JSON Canvas). It fits the width at first; the zoom
+// buttons (or Ctrl + wheel, around the pointer) scale it, and dragging the background pans.
+import { useRef, useState } from 'preact/hooks';
 import { api, type CanvasData, type CanvasEdge, type CanvasNode } from './api';
 import { collectLinks, pageHref, renderMarkdown, type Resolutions } from './markdown';
 import { href } from './router';
@@ -33,6 +35,13 @@ export function bounds(nodes: CanvasNode[]) {
   const x = Math.min(...nodes.map((n) => n.x)), y = Math.min(...nodes.map((n) => n.y));
   const r = Math.max(...nodes.map((n) => n.x + n.width)), b = Math.max(...nodes.map((n) => n.y + n.height));
   return { x: x - 40, y: y - 40, width: r - x + 80, height: b - y + 80 };
+}
+
+export const MIN_ZOOM = 0.1;
+export const MAX_ZOOM = 4;
+/** `zoom` multiplied by `factor`, kept within [MIN_ZOOM, MAX_ZOOM]. */
+export function zoomed(zoom: number, factor: number): number {
+  return Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom * factor));
 }
 
 export function CanvasView({ path }: { path: string }) {
@@ -116,6 +125,12 @@ async function loadCanvas(path: string): Promise<CanvasData & { resolved: Resolu
 
 function CanvasDrawing({ path }: { path: string }) {
   const canvas = useLoad(() => loadCanvas(path), [path]);
+  // `null`: fit to the width of the view; else pixels per canvas unit.
+  const [zoom, setZoom] = useState<number | null>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const svg = useRef<SVGSVGElement>(null);
+  const drag = useRef<{ x: number; y: number; left: number; top: number; id: number } | null>(null);
+  const [panning, setPanning] = useState(false);
   if (canvas.error) return <ErrorNote error={canvas.error} />;
   const c = canvas.data;
   if (!c) return <p class="muted">Loading…</p>;
@@ -123,13 +138,63 @@ function CanvasDrawing({ path }: { path: string }) {
   const box = bounds(c.nodes);
   // Groups first, so boxes and lines are drawn over them.
   const nodes = [...c.nodes.filter((n) => n.type === 'group'), ...c.nodes.filter((n) => n.type !== 'group')];
+  const shown = () => zoom ?? (svg.current ? svg.current.getBoundingClientRect().width / box.width : 1);
+  /** Zooms by `factor`, keeping the canvas point under (`px`, `py`) of the view where it is. */
+  const zoomBy = (factor: number, px?: number, py?: number) => {
+    const view = scroller.current;
+    const from = shown();
+    const to = zoomed(from, factor);
+    setZoom(to);
+    if (!view) return;
+    const x = px ?? view.clientWidth / 2, y = py ?? view.clientHeight / 2;
+    const ratio = to / from;
+    const left = (view.scrollLeft + x) * ratio - x, top = (view.scrollTop + y) * ratio - y;
+    requestAnimationFrame(() => { view.scrollLeft = left; view.scrollTop = top; });
+  };
+  const size = zoom === null
+    ? { width: Math.min(box.width, 4000), style: { maxWidth: '100%', height: 'auto' } }
+    : { width: box.width * zoom, height: box.height * zoom, style: {} };
   return (
     <section class="canvas-view" aria-labelledby="canvas-title">
       <h2 id="canvas-title">{path}</h2>
-      <p class="muted small" role="status">{c.nodes.length} nodes, {c.edges.length} edges</p>
-      <div class="canvas-scroll">
-        <svg role="group" aria-label={`Canvas ${path}`} viewBox={`${box.x} ${box.y} ${box.width} ${box.height}`}
-          width={Math.min(box.width, 4000)} style={{ maxWidth: '100%', height: 'auto' }}>
+      <div class="canvas-bar">
+        <p class="muted small" role="status">{c.nodes.length} nodes, {c.edges.length} edges</p>
+        <div role="toolbar" aria-label="Zoom" class="canvas-tools">
+          <button type="button" aria-label="Zoom out" onClick={() => zoomBy(1 / 1.25)}>−</button>
+          <output aria-label="Zoom level" data-testid="zoom-level">{zoom === null ? 'Fit' : `${Math.round(zoom * 100)} %`}</output>
+          <button type="button" aria-label="Zoom in" onClick={() => zoomBy(1.25)}>+</button>
+          <button type="button" onClick={() => setZoom(null)} disabled={zoom === null}>Fit</button>
+        </div>
+      </div>
+      <div
+        class={`canvas-scroll${panning ? ' panning' : ''}`}
+        ref={scroller}
+        data-testid="canvas-scroll"
+        onWheel={(e) => {
+          if (!e.ctrlKey && !e.metaKey) return;
+          e.preventDefault();
+          const r = scroller.current!.getBoundingClientRect();
+          zoomBy(e.deltaY < 0 ? 1.1 : 1 / 1.1, e.clientX - r.left, e.clientY - r.top);
+        }}
+        onPointerDown={(e) => {
+          if (e.button !== 0 || (e.target as Element).closest('a, button')) return;
+          const view = scroller.current!;
+          drag.current = { x: e.clientX, y: e.clientY, left: view.scrollLeft, top: view.scrollTop, id: e.pointerId };
+          view.setPointerCapture?.(e.pointerId);
+          setPanning(true);
+        }}
+        onPointerMove={(e) => {
+          const d = drag.current;
+          if (!d || d.id !== e.pointerId) return;
+          const view = scroller.current!;
+          view.scrollLeft = d.left - (e.clientX - d.x);
+          view.scrollTop = d.top - (e.clientY - d.y);
+        }}
+        onPointerUp={() => { drag.current = null; setPanning(false); }}
+        onPointerCancel={() => { drag.current = null; setPanning(false); }}
+      >
+        <svg ref={svg} role="group" aria-label={`Canvas ${path}`} viewBox={`${box.x} ${box.y} ${box.width} ${box.height}`}
+          width={size.width} height={size.height} style={size.style}>
           <defs>
             <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
               <path d="M0,0 L10,5 L0,10 z" fill="var(--muted)" />

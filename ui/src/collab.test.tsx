@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { targets } from './Board';
-import { anchor, bounds, nodeColor } from './Canvas';
+import { anchor, bounds, MAX_ZOOM, MIN_ZOOM, nodeColor, zoomed } from './Canvas';
 import { articleBlocks, blockOf } from './Comments';
 import { renderMarkdown, splitFrontmatter } from './markdown';
 import { cellText } from './Views';
@@ -44,6 +44,15 @@ describe('canvas geometry', () => {
     expect(nodeColor('1')).toBe('#e5484d');
     expect(nodeColor('#abcdef')).toBe('#abcdef');
     expect(nodeColor('red;x')).toBeUndefined();
+  });
+});
+
+describe('canvas zoom', () => {
+  it('scales by the factor and stays within its limits', () => {
+    expect(zoomed(1, 1.25)).toBe(1.25);
+    expect(zoomed(MAX_ZOOM, 1.25)).toBe(MAX_ZOOM);
+    expect(zoomed(MIN_ZOOM, 0.8)).toBe(MIN_ZOOM);
+    expect(zoomed(0.05, 1)).toBe(MIN_ZOOM);
   });
 });
 
