@@ -140,3 +140,35 @@ test('a page moved on disk is listed as a raw move and its links are fixed in on
   // Repaired: the move is no longer listed.
   await expect(card).toBeHidden();
 });
+
+test('several raw moves are fixed at once in one plan', async ({ page, request }) => {
+  for (const [path, text] of [
+    ['rawall/one.md', '# One\n'],
+    ['rawall/two.md', '# Two\n'],
+    ['rawall/index.md', '# Index\n\n[[rawall/one]] and [[rawall/two]].\n'],
+  ]) {
+    expect((await request.put(api(`/file?path=${path}`), { data: text, headers: { 'X-Actor': 'dora' } })).ok()).toBeTruthy();
+  }
+  const root = process.env.QUIRE_ROOT_DIR!;
+  mkdirSync(join(root, 'rawall-new'), { recursive: true });
+  renameSync(join(root, 'rawall/one.md'), join(root, 'rawall-new/one.md'));
+  renameSync(join(root, 'rawall/two.md'), join(root, 'rawall-new/two.md'));
+
+  await page.goto(url('/restructure'));
+  const all = page.getByTestId('raw-moves-all');
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(page.getByTestId('raw-move')).toHaveCount(2, { timeout: 1000 });
+    await expect(all).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await all.getByRole('button', { name: 'Fix links to every raw move' }).click();
+  await expect(all.getByTestId('plan')).toContainText('rawall/index.md');
+  await accessible(page);
+  await all.getByRole('button', { name: 'Apply repair' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Repaired 2 links to 2 moved files' })).toBeVisible();
+  const index = disk('rawall/index.md');
+  expect(index).toContain('[[rawall-new/one]]');
+  expect(index).toContain('[[rawall-new/two]]');
+  await expect(page.getByTestId('raw-move')).toHaveCount(0);
+  await expect(all).toBeHidden();
+});

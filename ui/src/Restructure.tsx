@@ -1,7 +1,7 @@
 // The Restructure view: write or upload a manifest, see the plan, apply it with its digest.
 // Also the pending approvals (a person approves an agent's plan) and link health.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, rewrittenLinks, type BrokenLink, type FixBrokenResult, type PendingApproval, type Plan, type RawMove, type RawMoves } from './api';
+import { api, rewrittenLinks, type BrokenLink, type MoveEntry, type FixBrokenResult, type PendingApproval, type Plan, type RawMove, type RawMoves } from './api';
 import type { Editor } from './editor/codemirror';
 import { subscribe } from './events';
 import { pageHref } from './markdown';
@@ -121,6 +121,19 @@ function RawMovesPanel() {
       <ErrorNote error={raw.error} />
       {message && <p class="success" role="status">{message}</p>}
       {raw.data && list.length === 0 && <p>No raw moves: every link to a moved file has been repaired.</p>}
+      {list.length > 1 && raw.data?.manifest && raw.data.manifest.relinks.length > 1 && (
+        <div class="card" data-testid="raw-moves-all">
+          <p>All {raw.data.manifest.relinks.length} moves at once: one plan, one commit.</p>
+          <RelinkRepair
+            key={raw.data.manifest.relinks.map((r) => r.from).join('\u0000')}
+            manifest={raw.data.manifest}
+            label="Fix links to every raw move"
+            text="Fix all"
+            what={`${raw.data.manifest.relinks.length} moved files`}
+            onDone={(text) => { setMessage(text); raw.reload(); }}
+          />
+        </div>
+      )}
       <ul class="cards">
         {list.map((m) => <RawMoveCard key={`${m.from}\u0000${m.at}`} raw={raw.data!} move={m} onDone={(text) => { setMessage(text); raw.reload(); }} />)}
       </ul>
@@ -130,10 +143,27 @@ function RawMovesPanel() {
 }
 
 function RawMoveCard({ raw, move, onDone }: { raw: RawMoves; move: RawMove; onDone: (message: string) => void }) {
+  const manifest = relinkManifest(raw, move);
+  return (
+    <li class="card" data-testid="raw-move">
+      <p><code>{move.from}</code> → <code>{move.to}</code></p>
+      <p class="muted">{VIA[move.via] ?? move.via} by {move.actor}, {when(move.at)}</p>
+      <RelinkRepair manifest={manifest} label={`Fix links to ${move.from}`} what={manifest.relinks[0].to} onDone={onDone} />
+    </li>
+  );
+}
+
+/** Plans a `relinks` manifest when asked, shows the plan, applies it once reviewed. */
+function RelinkRepair({ manifest, label, text = 'Fix links', what, onDone }: {
+  manifest: { relinks: MoveEntry[] };
+  label: string;
+  text?: string;
+  what: string;
+  onDone: (message: string) => void;
+}) {
   const [plan, setPlan] = useState<Plan | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const manifest = relinkManifest(raw, move);
   const review = async () => {
     setBusy(true); setError(null);
     try { setPlan(await api.planJson(manifest)); } catch (e) { setError(e); }
@@ -146,18 +176,16 @@ function RawMoveCard({ raw, move, onDone }: { raw: RawMoves; move: RawMove; onDo
       const r = await api.apply(manifest, plan.digest);
       const n = rewrittenLinks(r.plan);
       setPlan(null);
-      onDone(`Repaired ${n} link${n === 1 ? '' : 's'} to ${manifest.relinks[0].to}${r.applied.commit ? ` (commit ${r.applied.commit.slice(0, 12)})` : ''}.`);
+      onDone(`Repaired ${n} link${n === 1 ? '' : 's'} to ${what}${r.applied.commit ? ` (commit ${r.applied.commit.slice(0, 12)})` : ''}.`);
     } catch (e) { setError(e); }
     setBusy(false);
   };
   return (
-    <li class="card" data-testid="raw-move">
-      <p><code>{move.from}</code> → <code>{move.to}</code></p>
-      <p class="muted">{VIA[move.via] ?? move.via} by {move.actor}, {when(move.at)}</p>
+    <>
       <ErrorNote error={error} />
       {plan && <PlanView plan={plan} />}
       <div class="actions">
-        {!plan && <button class="primary" disabled={busy} aria-label={`Fix links to ${move.from}`} onClick={() => void review()}>Fix links</button>}
+        {!plan && <button class="primary" disabled={busy} aria-label={label} onClick={() => void review()}>{text}</button>}
         {plan && (
           <>
             <button class="primary" disabled={busy || plan.errors.length > 0 || plan.plan_only.length > 0} onClick={() => void apply()}>Apply repair</button>
@@ -165,7 +193,7 @@ function RawMoveCard({ raw, move, onDone }: { raw: RawMoves; move: RawMove; onDo
           </>
         )}
       </div>
-    </li>
+    </>
   );
 }
 
