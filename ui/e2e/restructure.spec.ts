@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, type Locator, test } from '@playwright/test';
 import { accessible, api, disk, onDisk, setEditorText, shot, url } from './support';
 
 test('drag and drop moves a page and rewrites the links to it', async ({ page }) => {
@@ -58,6 +58,14 @@ test('the manifest editor completes manifest keys', async ({ page }) => {
   await setEditorText(page, '');
   await page.keyboard.type('rel');
   await expect(page.getByRole('option', { name: /relinks/ })).toBeVisible();
+
+  // Values that name paths complete from the pages and their folders.
+  await setEditorText(page, 'moves:\n  - from: ');
+  await page.keyboard.type('note');
+  await expect(page.getByRole('option', { name: 'notes/', exact: true })).toBeVisible();
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.cm-content')).toContainText('from: notes/');
 });
 
 test('a person approves an agent plan that is over the limits', async ({ page, request }) => {
@@ -131,8 +139,7 @@ test('a page moved on disk is listed as a raw move and its links are fixed in on
   await card.getByRole('button', { name: 'Apply repair' }).scrollIntoViewIfNeeded();
   await shot(page, 'raw-moves');
   await accessible(page);
-  await card.getByRole('button', { name: 'Apply repair' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Repaired 2 links to rawmv-new/target.md' })).toBeVisible();
+  await applyRepair(card, page.getByRole('status').filter({ hasText: 'Repaired 2 links to rawmv-new/target.md' }));
   const linker = disk('rawmv/linker.md');
   expect(linker).toContain('(../rawmv-new/target.md)');
   expect(linker).toContain('rawmv-new/target');
@@ -164,11 +171,27 @@ test('several raw moves are fixed at once in one plan', async ({ page, request }
   await all.getByRole('button', { name: 'Fix links to every raw move' }).click();
   await expect(all.getByTestId('plan')).toContainText('rawall/index.md');
   await accessible(page);
-  await all.getByRole('button', { name: 'Apply repair' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Repaired 2 links to 2 moved files' })).toBeVisible();
+  await applyRepair(all, page.getByRole('status').filter({ hasText: 'Repaired 2 links to 2 moved files' }));
   const index = disk('rawall/index.md');
   expect(index).toContain('[[rawall-new/one]]');
   expect(index).toContain('[[rawall-new/two]]');
   await expect(page.getByTestId('raw-move')).toHaveCount(0);
   await expect(all).toBeHidden();
 });
+
+/**
+ * Applies a reviewed repair until `done` shows. The watcher may still be recording the files
+ * moved on disk when the plan is made; the apply is then refused (409) and the fresh plan is
+ * shown in place of the stale one, to be applied again, as a person would.
+ */
+async function applyRepair(scope: Locator, done: Locator) {
+  const apply = scope.getByRole('button', { name: 'Apply repair' });
+  await apply.click();
+  await expect(async () => {
+    if (await apply.isVisible()) {
+      await expect(scope.getByRole('alert')).toContainText('review the fresh plan', { timeout: 1000 });
+      await apply.click();
+    }
+    await expect(done).toBeVisible({ timeout: 2000 });
+  }).toPass({ timeout: 20_000 });
+}

@@ -2,7 +2,7 @@
 // digest. "Keep links as written" is the More actions → Move / Rename of the spec: a copy and
 // delete that rewrites no link, and the dialog says so.
 import { useEffect, useState } from 'preact/hooks';
-import { api, moves, rewrittenLinks, type Plan } from './api';
+import { api, freshPlan, moves, rewrittenLinks, type Plan } from './api';
 import { PlanView } from './PlanView';
 import { ErrorNote, Modal } from './ui';
 
@@ -39,7 +39,7 @@ export function MoveDialog({ from, isDir, to: proposed, allowKeepLinks, onClose,
       if (keepLinks) await moves.renameKeepingLinks(from, to);
       else await api.apply(manifest(), plan!.digest);
       onDone(to);
-    } catch (e) { setError(e); setBusy(false); }
+    } catch (e) { setError(e); setPlan(freshPlan(e) ?? plan); setBusy(false); }
   };
 
   const links = plan ? rewrittenLinks(plan) : 0;

@@ -1,6 +1,6 @@
 import { render } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
-import type { Plan } from './api';
+import { ApiError, freshPlan, type Plan } from './api';
 import { PlanView, planSummary } from './PlanView';
 
 const plan: Plan = {
@@ -31,5 +31,14 @@ describe('<PlanView>', () => {
     expect(getByRole('region', { name: 'Warnings' }).textContent).toContain('a warning');
     expect(container.querySelector('.diff .add')?.textContent).toContain('+[[b/a]]');
     expect(container.querySelector('.diff .del')?.textContent).toContain('-[[a]]');
+  });
+});
+
+describe('a refused apply', () => {
+  it('carries the fresh plan only when the workspace changed (409 with a plan)', () => {
+    expect(freshPlan(new ApiError(409, 'stale', { error: 'stale', plan }))).toEqual(plan);
+    expect(freshPlan(new ApiError(409, 'modified', { error: 'modified' }))).toBeNull();
+    expect(freshPlan(new ApiError(422, 'errors', { error: 'errors', plan }))).toBeNull();
+    expect(freshPlan(new Error('network'))).toBeNull();
   });
 });

@@ -1,11 +1,12 @@
 // The Restructure view: write or upload a manifest, see the plan, apply it with its digest.
 // Also the pending approvals (a person approves an agent's plan) and link health.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, rewrittenLinks, type BrokenLink, type MoveEntry, type FixBrokenResult, type PendingApproval, type Plan, type RawMove, type RawMoves } from './api';
+import { api, freshPlan, rewrittenLinks, type BrokenLink, type MoveEntry, type FixBrokenResult, type PendingApproval, type Plan, type RawMove, type RawMoves } from './api';
 import type { Editor } from './editor/codemirror';
 import { subscribe } from './events';
 import { pageHref } from './markdown';
 import { PlanView } from './PlanView';
+import { pagePaths } from './tree';
 import { ErrorNote, useLoad, when } from './ui';
 
 const EXAMPLE = `# Move pages and folders; every link that works now keeps working.
@@ -32,7 +33,10 @@ export function RestructureView() {
     let live = true;
     import('./editor/codemirror').then((cm) => {
       if (!live || !host.current) return;
-      editor.current = cm.createEditor(host.current, EXAMPLE, { language: 'manifest', label: 'Manifest (YAML or JSON)', onChange: () => setPlan(null) });
+      // The pages for path completion: read once, when a path is first completed.
+      let pages: Promise<string[]> | null = null;
+      const paths = () => (pages ??= api.tree().then((t) => pagePaths(t), () => { pages = null; return []; }));
+      editor.current = cm.createEditor(host.current, EXAMPLE, { language: 'manifest', paths, label: 'Manifest (YAML or JSON)', onChange: () => setPlan(null) });
     });
     return () => { live = false; editor.current?.destroy(); };
   }, []);
@@ -55,7 +59,7 @@ export function RestructureView() {
       const r = await api.apply(manifest, plan.digest);
       setApplied(r.applied.commit ?? 'applied');
       setPlan(null);
-    } catch (e) { setError(e); }
+    } catch (e) { setError(e); setPlan(freshPlan(e) ?? plan); }
     setBusy(false);
   };
 
@@ -177,7 +181,7 @@ function RelinkRepair({ manifest, label, text = 'Fix links', what, onDone }: {
       const n = rewrittenLinks(r.plan);
       setPlan(null);
       onDone(`Repaired ${n} link${n === 1 ? '' : 's'} to ${what}${r.applied.commit ? ` (commit ${r.applied.commit.slice(0, 12)})` : ''}.`);
-    } catch (e) { setError(e); }
+    } catch (e) { setError(e); setPlan(freshPlan(e) ?? plan); }
     setBusy(false);
   };
   return (

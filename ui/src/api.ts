@@ -124,6 +124,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The plan a refused apply carries when the workspace changed since the review (409 with
+ * `plan`): shown in place of the stale one, to be reviewed and applied again.
+ */
+export function freshPlan(e: unknown): Plan | null {
+  if (!(e instanceof ApiError) || e.status !== 409) return null;
+  const plan = e.body.plan as Plan | undefined;
+  return plan && typeof plan.digest === 'string' ? plan : null;
+}
+
 export const settings = {
   key(): string { return sessionStorage.getItem(KEY_STORAGE) ?? ''; },
   setKey(key: string) {

@@ -7,7 +7,7 @@ import { yaml } from '@codemirror/lang-yaml';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
-import { manifestCompletion } from './manifest';
+import { manifestCompletion, manifestPathCompletion } from './manifest';
 
 export interface Completions {
   /** Page paths of the knowledge base. */
@@ -94,8 +94,11 @@ export function fileDrop(upload: (file: File) => Promise<string>) {
   });
 }
 
-/** `manifest` is the YAML (or JSON) of a restructuring manifest, with its keys completed. */
-export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
+/**
+ * `manifest` is the YAML (or JSON) of a restructuring manifest, with its keys completed, and
+ * the paths it names when `paths` gives the pages.
+ */
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; paths?: () => Promise<string[]>; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
   const extensions = [
     lineNumbers(),
     history(),
@@ -113,7 +116,9 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
   ];
   if (opts.upload) extensions.push(fileDrop(opts.upload));
   if (opts.completions) extensions.push(autocompletion({ override: [wikiCompletion(opts.completions)] }));
-  if (opts.language === 'manifest') extensions.push(autocompletion({ override: [manifestCompletion] }));
+  if (opts.language === 'manifest') {
+    extensions.push(autocompletion({ override: opts.paths ? [manifestCompletion, manifestPathCompletion(opts.paths)] : [manifestCompletion] }));
+  }
   const view = new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
   return {
     view,

@@ -1,7 +1,7 @@
 import { CompletionContext } from '@codemirror/autocomplete';
 import { EditorState } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
-import { jsonPath, manifestCompletion, parentPath } from './manifest';
+import { foldersOf, jsonPath, manifestCompletion, manifestPathCompletion, parentPath } from './manifest';
 
 /** The labels offered where `|` stands in `doc`. */
 function complete(doc: string, explicit = false): string[] | null {
@@ -84,5 +84,34 @@ describe('manifest key completion', () => {
     expect(jsonPath('{"moves": [{"from": "x"}, {')).toEqual(['moves']);
     expect(jsonPath('{"moves": [')).toBeNull();
     expect(jsonPath('{"a": "b\\"c", "split": {')).toEqual(['split']);
+  });
+});
+
+describe('manifest path completion', () => {
+  const pages = ['notes/a.md', 'notes/deep/b.md', 'top.md'];
+  async function values(doc: string, explicit = false): Promise<string[] | null> {
+    const pos = doc.indexOf('|');
+    const state = EditorState.create({ doc: doc.replace('|', '') });
+    const result = await manifestPathCompletion(async () => pages)(new CompletionContext(state, pos, explicit));
+    return result ? result.options.map((o) => o.label) : null;
+  }
+
+  it('offers folders and pages where a move names a path', async () => {
+    expect(await values('moves:\n  - from: n|')).toEqual(['notes/', 'notes/deep/', ...pages]);
+    expect(await values('moves:\n  - from: notes/a.md\n    to: |', true)).toEqual(['notes/', 'notes/deep/', ...pages]);
+  });
+
+  it('offers pages only where a page is meant, folders only where a folder is', async () => {
+    expect(await values('merges:\n  - from: a|')).toEqual(pages);
+    expect(await values('split:\n  from: top.md\n  into: n|')).toEqual(['notes/', 'notes/deep/']);
+    expect(await values('edits:\n  - select:\n      paths:\n        - no|')).toEqual(pages);
+  });
+
+  it('stays quiet elsewhere: keys, other values, JSON', async () => {
+    expect(await values('moves:\n  - fro|')).toBeNull();
+    expect(await values('now: 2|')).toBeNull();
+    expect(await values('rename_tags:\n  - from: pro|')).toBeNull();
+    expect(await values('{"moves": [{"from": "n|"}]}')).toBeNull();
+    expect(foldersOf(['a/b/c.md', 'a/d.md'])).toEqual(['a/', 'a/b/']);
   });
 });

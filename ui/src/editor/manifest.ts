@@ -196,3 +196,63 @@ export function manifestCompletion(ctx: CompletionContext): CompletionResult | n
     }));
   return { from: ctx.pos - m[3].length, options, validFor: /^[A-Za-z_]*$/ };
 }
+
+/** What a value of a manifest names, by the dotted path of its key (a list item: its list's). */
+export const PATH_VALUES: Record<string, 'file' | 'folder' | 'any'> = {
+  'moves.from': 'any',
+  'moves.to': 'any',
+  'relinks.from': 'any',
+  'relinks.to': 'any',
+  'merges.from': 'file',
+  'merges.into': 'file',
+  'split.from': 'file',
+  'split.into': 'folder',
+  'edits.select.paths': 'file',
+};
+
+/** The folders (ending in `/`) holding `files`, each once, in order of first appearance. */
+export function foldersOf(files: string[]): string[] {
+  const seen = new Set<string>();
+  for (const f of files) {
+    const parts = f.split('/');
+    for (let i = 1; i < parts.length; i++) seen.add(`${parts.slice(0, i).join('/')}/`);
+  }
+  return [...seen];
+}
+
+/** Where a path value is being written on a YAML line: its kind, where it starts, what is typed. */
+export function pathValueAt(lines: string[], lineNo: number, before: string): { kind: 'file' | 'folder' | 'any'; typed: string } | null {
+  const keyed = /^(\s*)((?:-\s+)*)([A-Za-z_][\w-]*):\s+(["']?)([^"'#\s]*)$/.exec(before);
+  if (keyed) {
+    const path = [...parentPath(lines, lineNo, keyed[1].length + keyed[2].length), keyed[3]].join('.');
+    const kind = PATH_VALUES[path];
+    return kind ? { kind, typed: keyed[5] } : null;
+  }
+  const item = /^(\s*)-\s+(["']?)([^"'#\s]*)$/.exec(before);
+  if (item) {
+    const kind = PATH_VALUES[parentPath(lines, lineNo, item[1].length).join('.')];
+    return kind ? { kind, typed: item[3] } : null;
+  }
+  return null;
+}
+
+/**
+ * Completes the paths a YAML manifest names (`from`, `to`, `into`, `select.paths` items) from
+ * the pages of the knowledge base, and their folders; `pages` is asked once per completion.
+ */
+export function manifestPathCompletion(pages: () => Promise<string[]>) {
+  return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
+    if (/^\s*[{[]/.test(ctx.state.sliceDoc(0, Math.min(ctx.state.doc.length, 200)))) return null;
+    const line = ctx.state.doc.lineAt(ctx.pos);
+    const at = pathValueAt(ctx.state.doc.toString().split('\n'), line.number, line.text.slice(0, ctx.pos - line.from));
+    if (!at || (!at.typed && !ctx.explicit)) return null;
+    const files = await pages();
+    const folders = foldersOf(files);
+    const values = at.kind === 'file' ? files : at.kind === 'folder' ? folders : [...folders, ...files];
+    return {
+      from: ctx.pos - at.typed.length,
+      options: values.map((v) => ({ label: v, type: v.endsWith('/') ? 'namespace' : 'text' })),
+      validFor: /^[^\s"'#]*$/,
+    };
+  };
+}
