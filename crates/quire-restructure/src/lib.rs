@@ -37,7 +37,7 @@ pub use model::{
     UnresolvedLink,
 };
 pub use planner::{digest, normalization_notes, plan};
-pub use render::render_text;
+pub use render::{render_text, render_text_limited};
 pub use select::glob_regex;
 
 /// Current file contents, implemented by the service over the disk (and by tests over a map).

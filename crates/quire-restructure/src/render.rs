@@ -7,12 +7,25 @@ use crate::model::Plan;
 /// The human summary: moves, merges, rewritten links, side files, then problems, the clock
 /// (`now`) when the manifest pinned one, and the counts.
 pub fn render_text(plan: &Plan) -> String {
-    let mut out = String::new();
+    render_text_limited(plan, usize::MAX)
+}
+
+/// [`render_text`] with at most `limit` lines of changes (moves, merges, rewritten links,
+/// edits, splits, side files): the rest is counted in one line. Problems, the clock and the
+/// counts are always shown. For a confirmation prompt, where ten thousand lines would hide
+/// what matters.
+pub fn render_text_limited(plan: &Plan, limit: usize) -> String {
+    let mut changes = Changes {
+        out: String::new(),
+        shown: 0,
+        hidden: 0,
+        limit,
+    };
     for change in &plan.moves {
-        let _ = writeln!(out, "move {} -> {}", change.from, change.to);
+        changes.line(format_args!("move {} -> {}", change.from, change.to));
     }
     for change in &plan.merges {
-        let _ = writeln!(out, "merge {} -> {}", change.from, change.to);
+        changes.line(format_args!("merge {} -> {}", change.from, change.to));
     }
     for edit in &plan.edits {
         for link in &edit.links {
@@ -20,7 +33,10 @@ pub fn render_text(plan: &Plan) -> String {
                 .occurrence
                 .clone()
                 .unwrap_or_else(|| (link.old.clone(), link.new.clone()));
-            let _ = writeln!(out, "{}:{} {} -> {}", edit.path, link.line, old, new);
+            changes.line(format_args!(
+                "{}:{} {} -> {}",
+                edit.path, link.line, old, new
+            ));
         }
     }
     for edit in &plan.content_edits {
@@ -29,24 +45,33 @@ pub fn render_text(plan: &Plan) -> String {
             None => edit.path.to_string(),
         };
         for change in &edit.changes {
-            let _ = writeln!(out, "edit {at}: {change}");
+            changes.line(format_args!("edit {at}: {change}"));
         }
     }
     for split in &plan.splits {
         for page in &split.pages {
-            let _ = writeln!(out, "split {} -> {page}", split.from);
+            changes.line(format_args!("split {} -> {page}", split.from));
         }
     }
     for change in &plan.comments {
-        let _ = writeln!(out, "comments {} -> {}", change.from, change.to);
+        changes.line(format_args!("comments {} -> {}", change.from, change.to));
     }
     for state in &plan.state {
         for change in &state.changes {
-            let _ = writeln!(out, "state {}: {}", state.file, change);
+            changes.line(format_args!("state {}: {}", state.file, change));
         }
         for conflict in &state.conflicts {
-            let _ = writeln!(out, "state conflict {}: {}", state.file, conflict);
+            changes.line(format_args!("state conflict {}: {}", state.file, conflict));
         }
+    }
+    let mut out = changes.out;
+    if changes.hidden > 0 {
+        let _ = writeln!(
+            out,
+            "… and {} more change{} (`quire refactor plan` lists them all)",
+            changes.hidden,
+            if changes.hidden == 1 { "" } else { "s" }
+        );
     }
     for dir in &plan.removed_dirs {
         let _ = writeln!(out, "remove dir {dir}/");
@@ -99,4 +124,61 @@ pub fn render_text(plan: &Plan) -> String {
         }
     );
     out
+}
+
+/// The change lines of a summary, up to a limit; the others are only counted.
+struct Changes {
+    out: String,
+    shown: usize,
+    hidden: usize,
+    limit: usize,
+}
+
+impl Changes {
+    fn line(&mut self, line: std::fmt::Arguments<'_>) {
+        if self.shown < self.limit {
+            let _ = writeln!(self.out, "{line}");
+            self.shown += 1;
+        } else {
+            self.hidden += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PathChange;
+    use quire_vault::PagePath;
+
+    fn plan_of(moves: usize) -> Plan {
+        let mut plan = Plan::default();
+        for i in 0..moves {
+            plan.moves.push(PathChange {
+                from: PagePath::new(&format!("a/{i}.md")).unwrap(),
+                to: PagePath::new(&format!("b/{i}.md")).unwrap(),
+            });
+        }
+        plan.errors.push("one problem".into());
+        plan
+    }
+
+    #[test]
+    fn a_limited_summary_counts_the_changes_it_leaves_out_and_keeps_the_rest() {
+        let text = render_text_limited(&plan_of(5), 2);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "move a/0.md -> b/0.md");
+        assert_eq!(lines[1], "move a/1.md -> b/1.md");
+        assert_eq!(
+            lines[2],
+            "… and 3 more changes (`quire refactor plan` lists them all)"
+        );
+        assert_eq!(lines[3], "error: one problem");
+        assert!(lines[4].starts_with("stats: "));
+        assert_eq!(
+            render_text_limited(&plan_of(2), 2),
+            render_text(&plan_of(2))
+        );
+        assert!(render_text_limited(&plan_of(3), 2).contains("… and 1 more change ("));
+    }
 }

@@ -318,3 +318,56 @@ fn refactor_apply_now_is_passed_and_reported() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!text(&out.stdout).contains("now:"), "{}", text(&out.stdout));
 }
+
+/// A large plan is shown in part before `apply` asks (the first 100 changes and a count of the
+/// rest); `--all` shows every change; the apply writes all of them either way.
+#[test]
+fn refactor_apply_shows_a_long_plan_in_part_unless_asked_for_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_with_pages(dir.path());
+    let r = root.to_str().unwrap();
+    for i in 0..130 {
+        std::fs::write(root.join(format!("notes/n{i:03}.md")), format!("# N{i}\n")).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        "edits:\n  - select: {glob: \"notes/n*.md\"}\n    set: {seen: true}\n",
+    )
+    .unwrap();
+    let out = quire(
+        &["refactor", "apply", "m.yaml", "--root", r, "--yes"],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("edit ")).count(),
+        100
+    );
+    assert!(
+        stdout.contains("… and 30 more changes (`quire refactor plan` lists them all)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("stats: "), "{stdout}");
+    assert!(stdout.contains("Applied: 130 written"), "{stdout}");
+    assert!(std::fs::read_to_string(root.join("notes/n129.md"))
+        .unwrap()
+        .contains("seen: true"));
+
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        "edits:\n  - select: {glob: \"notes/n*.md\"}\n    set: {seen: false}\n",
+    )
+    .unwrap();
+    let out = quire(
+        &["refactor", "apply", "m.yaml", "--root", r, "--yes", "--all"],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("edit ")).count(),
+        130
+    );
+    assert!(!stdout.contains("more change"), "{stdout}");
+}

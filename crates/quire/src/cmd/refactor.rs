@@ -90,6 +90,10 @@ struct ApplyArgs {
     /// The clock (RFC 3339) expressions see, as in the manifest's `now`.
     #[arg(long)]
     now: Option<String>,
+    /// Show every change before asking (by default the first 100 and a count of the rest;
+    /// `quire refactor plan` lists them all too).
+    #[arg(long)]
+    all: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -98,6 +102,9 @@ struct ApplyArgs {
 struct RevertArgs {
     /// The commit to undo (full or abbreviated id).
     commit: String,
+    /// Show every change before asking (by default the first 100 and a count of the rest).
+    #[arg(long)]
+    all: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -380,6 +387,15 @@ fn print_applied(applied: &AppliedResult) {
     }
 }
 
+/// Changes shown before a confirmation unless `--all` asks for every one.
+const PREVIEW_CHANGES: usize = 100;
+
+/// The plan shown before asking to apply it: the first [`PREVIEW_CHANGES`] changes (or all),
+/// then every problem and the counts.
+fn preview(plan: &Plan, all: bool) -> String {
+    quire_restructure::render_text_limited(plan, if all { usize::MAX } else { PREVIEW_CHANGES })
+}
+
 /// A refused operation: the plan it carries is shown before the error.
 fn refused(e: anyhow::Error) -> anyhow::Error {
     if let Some(plan) = e.downcast_ref::<Error>().and_then(Error::plan) {
@@ -413,7 +429,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
             let service = venue::open_root(&root, purpose)?;
             let r = service.default_space().restructure();
             let plan = r.plan(&manifest, false, Some(t.actor()))?;
-            print!("{}", quire_restructure::render_text(&plan));
+            print!("{}", preview(&plan, args.all));
             blocked(&plan)?;
             if !confirm("Apply this plan?", t.yes)? {
                 println!("Nothing was written.");
@@ -438,7 +454,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
         Venue::Server(remote) => {
             let json = serde_json::to_vec(&manifest)?;
             let plan = plan_remotely(&remote, &json, false, Some(t.actor()))?;
-            print!("{}", quire_restructure::render_text(&plan));
+            print!("{}", preview(&plan, args.all));
             blocked(&plan)?;
             if !confirm("Apply this plan?", t.yes)? {
                 println!("Nothing was written.");
@@ -473,7 +489,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
             let service = venue::open_root(&root, purpose)?;
             let r = service.default_space().restructure();
             let plan = r.revert_plan(&args.commit).map_err(|e| refused(e.into()))?;
-            print!("{}", quire_restructure::render_text(&plan));
+            print!("{}", preview(&plan, args.all));
             if !confirm("Revert this commit?", t.yes)? {
                 println!("Nothing was written.");
                 return Ok(());
@@ -495,7 +511,7 @@ fn revert(args: RevertArgs) -> anyhow::Result<()> {
             let plan: Plan = remote
                 .post_json("/refactor/revert", &actor, &dry_run)
                 .map_err(refused)?;
-            print!("{}", quire_restructure::render_text(&plan));
+            print!("{}", preview(&plan, args.all));
             if !confirm("Revert this commit?", t.yes)? {
                 println!("Nothing was written.");
                 return Ok(());
