@@ -254,3 +254,43 @@ fn rename_without_relink_moves_only_the_file() {
     );
     assert_eq!(t.last_author("notes/c.md"), "dan");
 }
+
+/// With batched commits, a write still queued when a plan is made is committed first: the
+/// plan's `base` holds what the plan read, and the batch landing later does not make the
+/// reviewed digest stale.
+#[test]
+fn a_plan_made_while_writes_wait_for_their_batch_commit_stays_valid() {
+    let history = quire_service::HistoryOptions {
+        async_commit: true,
+        batch_window: std::time::Duration::from_secs(30),
+        batch_max_size: 1_000,
+        max_commit_lag: std::time::Duration::from_secs(60),
+        ..support::sync_git()
+    };
+    let t = TestSpace::with(history, Default::default(), &files());
+    let before = t.head();
+    t.space
+        .files()
+        .write(
+            "notes/c.md",
+            b"# C\n\nAlso [[b]].\n".to_vec(),
+            &WriteOptions {
+                actor: Some("bob".into()),
+                ..WriteOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(t.head(), before, "the write waits for its batch");
+
+    let r = t.space.restructure();
+    let plan = r.plan(&move_b(), false, Some("alice")).unwrap();
+    assert_ne!(t.head(), before, "planning committed the queued write");
+    assert_eq!(plan.base, t.head());
+    assert_eq!(t.last_author("notes/c.md"), "bob");
+
+    let mut req = request(move_b(), "cli");
+    req.digest = Some(plan.digest.clone());
+    let (applied, _) = r.apply(&req).expect("the reviewed digest still holds");
+    assert!(applied.commit.is_some());
+    assert_eq!(t.disk("notes/c.md").unwrap(), "# C\n\nAlso [[b]].\n");
+}

@@ -79,11 +79,15 @@ pub(super) fn planned(
 ) -> Result<Planned> {
     let personal_files = personal_files(core)?;
     let claimed = Claims(core).claimed_by_others(actor.unwrap_or(""))?;
+    // The plan's `base` is the commit holding what the plan reads: writes still queued for a
+    // batch commit are committed first, so the batch landing later does not change the
+    // digest of a plan reviewed meanwhile.
+    let base = core.history.settled_head();
     let key = PlanKey {
         manifest: serde_json::to_string(manifest).unwrap_or_default(),
         actor: actor.map(str::to_owned),
         diffs,
-        head: core.history.head(),
+        head: base.clone(),
         generation: core.links.generation(),
         claimed: claimed.clone(),
         personal_files: personal_files.clone(),
@@ -104,7 +108,7 @@ pub(super) fn planned(
         protect: core.refactor.protect.clone(),
         scope: core.refactor.scope.clone(),
         claimed,
-        base: core.history.head(),
+        base,
         actor: actor.map(str::to_owned),
         names,
     };

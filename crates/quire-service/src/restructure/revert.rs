@@ -41,7 +41,7 @@ impl SpaceCore {
         })?;
         let mut plan = Plan {
             reverts: Some(files.id.clone()),
-            base: self.history.head(),
+            base: self.history.settled_head(),
             ..Plan::default()
         };
         plan.integrity.normalization = quire_restructure::normalization_notes(&self.links.names());

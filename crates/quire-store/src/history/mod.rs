@@ -471,6 +471,23 @@ impl History {
 
     /// The newest version id: the HEAD commit (git; changes still queued are not in it) or the
     /// newest change number (cow); `None` when there is none.
+    /// [`History::head`] once every write queued for a batch commit is committed: the commit
+    /// that holds what is on disk now (the `base` a plan records). A read-only history commits
+    /// nothing; a failed commit leaves the queue for the batch thread and answers the head as
+    /// it is.
+    pub fn settled_head(&self) -> Option<String> {
+        if !self.read_only {
+            if let Backend::Git(git) = &self.backend {
+                if git.backlog().files > 0 {
+                    if let Err(e) = git.flush() {
+                        tracing::warn!("committing queued writes before planning failed: {e}");
+                    }
+                }
+            }
+        }
+        self.head()
+    }
+
     pub fn head(&self) -> Option<String> {
         match &self.backend {
             Backend::Git(git) => git.head(),
