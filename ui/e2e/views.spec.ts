@@ -126,13 +126,23 @@ test('a canvas zooms with its buttons and pans by dragging its background', asyn
   const wide = (await svg.boundingBox())!.width;
   expect(wide).toBeGreaterThan(fitted * 2);
 
-  // Zoomed past the view: dragging the background scrolls it.
+  // Zoomed past the view: dragging the background (not a node: that moves the node) scrolls it.
   const view = page.getByTestId('canvas-scroll');
-  const box = (await view.boundingBox())!;
+  const start = await view.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    for (let y = r.top + 10; y < r.bottom - 10; y += 15) {
+      for (let x = r.right - 20; x > r.left + 150; x -= 15) {
+        const hit = document.elementFromPoint(x, y);
+        if (hit && el.contains(hit) && !hit.closest('[data-node-id], a')) return { x, y };
+      }
+    }
+    return null;
+  });
+  expect(start).not.toBeNull();
   const before = await view.evaluate((el) => el.scrollLeft);
-  await page.mouse.move(box.x + box.width - 20, box.y + 20);
+  await page.mouse.move(start!.x, start!.y);
   await page.mouse.down();
-  await page.mouse.move(box.x + 20, box.y + 20, { steps: 5 });
+  await page.mouse.move(start!.x - 120, start!.y, { steps: 5 });
   await page.mouse.up();
   expect(await view.evaluate((el) => el.scrollLeft)).toBeGreaterThan(before);
   await accessible(page);
@@ -140,4 +150,42 @@ test('a canvas zooms with its buttons and pans by dragging its background', asyn
   await page.getByRole('button', { name: 'Fit' }).click();
   await expect(level).toHaveText('Fit');
   expect(Math.round((await svg.boundingBox())!.width)).toBe(Math.round(fitted));
+});
+
+test('a canvas node moves by dragging or by the arrow keys, and the position is saved', async ({ page, request }) => {
+  const canvas = {
+    nodes: [
+      { id: 'one', type: 'text', text: 'First idea', x: 0, y: 0, width: 200, height: 80 },
+      { id: 'two', type: 'text', text: 'Second idea', x: 400, y: 0, width: 200, height: 80 },
+    ],
+    edges: [{ id: 'e', fromNode: 'one', toNode: 'two' }],
+  };
+  expect((await request.put(api('/canvas?path=maps/moving.canvas.json'), { data: canvas, headers: { 'X-Actor': 'erin' } })).status()).toBe(200);
+  const saved = async () => (await (await request.get(api('/canvas?path=maps/moving.canvas.json'))).json()).nodes as { id: string; x: number; y: number }[];
+
+  await page.goto(url('/canvas?path=maps%2Fmoving.canvas.json'));
+  const svg = page.getByRole('group', { name: 'Canvas maps/moving.canvas.json' });
+  const one = svg.locator('[data-node-id=one]');
+  await expect(one).toBeVisible();
+  await accessible(page);
+
+  // Drag the first node down by about 40 px on screen.
+  const box = (await one.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 40, { steps: 6 });
+  await page.mouse.up();
+  await expect(page.getByRole('status').filter({ hasText: /Moved First idea to 0, \d+\./ })).toBeVisible();
+  await expect.poll(async () => (await saved()).find((n) => n.id === 'one')!.y).toBeGreaterThan(20);
+  const afterDrag = (await saved()).find((n) => n.id === 'one')!;
+  expect(afterDrag.x).toBe(0);
+
+  // The keyboard way: focus the second node, two steps right (one with Shift).
+  await svg.locator('[data-node-id=two]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect.poll(async () => (await saved()).find((n) => n.id === 'two')!.x).toBe(460);
+  const after = await saved();
+  expect(after.find((n) => n.id === 'one')).toEqual(expect.objectContaining({ x: 0, y: afterDrag.y }));
+  expect((await (await request.get(api('/canvas?path=maps/moving.canvas.json'))).json()).edges).toHaveLength(1);
 });

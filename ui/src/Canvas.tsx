@@ -1,8 +1,10 @@
-// Canvases, read-only (`GET /canvases`, `GET /canvas?path=`): an SVG of the nodes as boxes —
+// Canvases (`GET /canvases`, `GET /canvas?path=`, `PATCH /canvas`): an SVG of the nodes as boxes —
 // text (markdown, its links resolved from the canvas in one batch), the title of a file (a
 // link to its page), a URL, a group's label — and the edges as lines (arrows where the canvas
 // says so, by default at the target, as in JSON Canvas). It fits the width at first; the zoom
 // buttons (or Ctrl + wheel, around the pointer) scale it, and dragging the background pans.
+// Dragging a node moves it (or, focused, the arrow keys: 10 units, 50 with Shift); the new
+// position is saved with `PATCH /canvas` (`update_node`, so others' changes are kept).
 import { useRef, useState } from 'preact/hooks';
 import { api, type CanvasData, type CanvasEdge, type CanvasNode } from './api';
 import { collectLinks, pageHref, renderMarkdown, type Resolutions } from './markdown';
@@ -82,7 +84,7 @@ function Edge({ e, byId }: { e: CanvasEdge; byId: Map<string, CanvasNode> }) {
   );
 }
 
-function NodeBox({ n, resolved }: { n: CanvasNode; resolved: Resolutions }) {
+function NodeBox({ n, resolved, onKey }: { n: CanvasNode; resolved: Resolutions; onKey: (e: KeyboardEvent, n: CanvasNode) => void }) {
   const color = nodeColor(n.color);
   const body = (() => {
     switch (n.type) {
@@ -99,20 +101,40 @@ function NodeBox({ n, resolved }: { n: CanvasNode; resolved: Resolutions }) {
   })();
   if (n.type === 'group') {
     return (
-      <g class="group" data-testid="canvas-node" data-type="group">
+      <g class="group" data-testid="canvas-node" data-type="group" data-node-id={n.id} tabindex={0}
+        aria-label={`Group ${n.label ?? n.id}; arrow keys move it`} onKeyDown={(e) => onKey(e, n)}>
         <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={12} fill="none" stroke={color ?? 'var(--line)'} stroke-width={2} stroke-dasharray="6 4" />
         {n.label && <text x={n.x + 10} y={n.y - 8} class="group-label">{n.label}</text>}
       </g>
     );
   }
   return (
-    <g class="node" data-testid="canvas-node" data-type={n.type}>
+    <g class="node" data-testid="canvas-node" data-type={n.type} data-node-id={n.id} tabindex={0}
+      aria-label={`Node ${nodeName(n)}; arrow keys move it`} onKeyDown={(e) => onKey(e, n)}>
       <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={8} fill="var(--bg)" stroke={color ?? 'var(--line)'} stroke-width={2} />
       <foreignObject x={n.x} y={n.y} width={n.width} height={n.height}>
         <div class="canvas-node-body">{body}</div>
       </foreignObject>
     </g>
   );
+}
+
+/** A short name of a node for its label: its file's, URL, label or first words. */
+export function nodeName(n: CanvasNode): string {
+  const text = n.file ?? n.url ?? n.label ?? (n.text ?? '').replace(/[#*_`>[\]]/g, '').trim();
+  return text.split(/\s+/).slice(0, 6).join(' ') || n.id;
+}
+
+/** Where an arrow key moves a node: 10 canvas units, 50 with Shift; `null` for other keys. */
+export function nudge(key: string, shift: boolean): { dx: number; dy: number } | null {
+  const step = shift ? 50 : 10;
+  switch (key) {
+    case 'ArrowLeft': return { dx: -step, dy: 0 };
+    case 'ArrowRight': return { dx: step, dy: 0 };
+    case 'ArrowUp': return { dx: 0, dy: -step };
+    case 'ArrowDown': return { dx: 0, dy: step };
+    default: return null;
+  }
 }
 
 /** The canvas and the resolutions of the links in its text nodes. */
@@ -131,13 +153,20 @@ function CanvasDrawing({ path }: { path: string }) {
   const svg = useRef<SVGSVGElement>(null);
   const drag = useRef<{ x: number; y: number; left: number; top: number; id: number } | null>(null);
   const [panning, setPanning] = useState(false);
+  // Nodes moved here and not reloaded yet, by id; a node being dragged.
+  const [moved, setMoved] = useState<Record<string, { x: number; y: number }>>({});
+  const dragged = useRef<{ node: CanvasNode; x: number; y: number; id: number; moved: boolean } | null>(null);
+  const saving = useRef<Record<string, ReturnType<typeof setTimeout>>>({});
+  const [saveError, setSaveError] = useState<unknown>(null);
+  const [status, setStatus] = useState('');
   if (canvas.error) return <ErrorNote error={canvas.error} />;
   const c = canvas.data;
   if (!c) return <p class="muted">Loading…</p>;
-  const byId = new Map(c.nodes.map((n) => [n.id, n]));
+  const placed = c.nodes.map((n) => (moved[n.id] ? { ...n, ...moved[n.id] } : n));
+  const byId = new Map(placed.map((n) => [n.id, n]));
   const box = bounds(c.nodes);
   // Groups first, so boxes and lines are drawn over them.
-  const nodes = [...c.nodes.filter((n) => n.type === 'group'), ...c.nodes.filter((n) => n.type !== 'group')];
+  const nodes = [...placed.filter((n) => n.type === 'group'), ...placed.filter((n) => n.type !== 'group')];
   const shown = () => zoom ?? (svg.current ? svg.current.getBoundingClientRect().width / box.width : 1);
   /** Zooms by `factor`, keeping the canvas point under (`px`, `py`) of the view where it is. */
   const zoomBy = (factor: number, px?: number, py?: number) => {
@@ -151,6 +180,29 @@ function CanvasDrawing({ path }: { path: string }) {
     const left = (view.scrollLeft + x) * ratio - x, top = (view.scrollTop + y) * ratio - y;
     requestAnimationFrame(() => { view.scrollLeft = left; view.scrollTop = top; });
   };
+  /** Saves where node `id` is now (after `delay` ms, so that a run of key presses is one save). */
+  const save = (node: CanvasNode, at: { x: number; y: number }, delay = 0) => {
+    clearTimeout(saving.current[node.id]);
+    saving.current[node.id] = setTimeout(async () => {
+      delete saving.current[node.id];
+      setSaveError(null);
+      try {
+        await api.patchCanvas(path, [{ op: 'update_node', id: node.id, node: { x: at.x, y: at.y } }]);
+        setStatus(`Moved ${nodeName(node)} to ${at.x}, ${at.y}.`);
+      } catch (e) {
+        setSaveError(e);
+        setMoved((m) => { const rest = { ...m }; delete rest[node.id]; return rest; });
+      }
+    }, delay);
+  };
+  const onKey = (e: KeyboardEvent, n: CanvasNode) => {
+    const d = nudge(e.key, e.shiftKey);
+    if (!d) return;
+    e.preventDefault();
+    const at = { x: n.x + d.dx, y: n.y + d.dy };
+    setMoved((m) => ({ ...m, [n.id]: at }));
+    save(n, at, 400);
+  };
   const size = zoom === null
     ? { width: Math.min(box.width, 4000), style: { maxWidth: '100%', height: 'auto' } }
     : { width: box.width * zoom, height: box.height * zoom, style: {} };
@@ -158,7 +210,7 @@ function CanvasDrawing({ path }: { path: string }) {
     <section class="canvas-view" aria-labelledby="canvas-title">
       <h2 id="canvas-title">{path}</h2>
       <div class="canvas-bar">
-        <p class="muted small" role="status">{c.nodes.length} nodes, {c.edges.length} edges</p>
+        <p class="muted small" role="status">{c.nodes.length} nodes, {c.edges.length} edges{status ? `. ${status}` : ''}</p>
         <div role="toolbar" aria-label="Zoom" class="canvas-tools">
           <button type="button" aria-label="Zoom out" onClick={() => zoomBy(1 / 1.25)}>−</button>
           <output aria-label="Zoom level" data-testid="zoom-level">{zoom === null ? 'Fit' : `${Math.round(zoom * 100)} %`}</output>
@@ -166,6 +218,7 @@ function CanvasDrawing({ path }: { path: string }) {
           <button type="button" onClick={() => setZoom(null)} disabled={zoom === null}>Fit</button>
         </div>
       </div>
+      <ErrorNote error={saveError} />
       <div
         class={`canvas-scroll${panning ? ' panning' : ''}`}
         ref={scroller}
@@ -178,20 +231,49 @@ function CanvasDrawing({ path }: { path: string }) {
         }}
         onPointerDown={(e) => {
           if (e.button !== 0 || (e.target as Element).closest('a, button')) return;
+          const nodeId = (e.target as Element).closest('[data-node-id]')?.getAttribute('data-node-id');
+          const node = nodeId ? byId.get(nodeId) : undefined;
+          if (node) {
+            dragged.current = { node, x: e.clientX, y: e.clientY, id: e.pointerId, moved: false };
+            scroller.current!.setPointerCapture?.(e.pointerId);
+            return;
+          }
           const view = scroller.current!;
           drag.current = { x: e.clientX, y: e.clientY, left: view.scrollLeft, top: view.scrollTop, id: e.pointerId };
           view.setPointerCapture?.(e.pointerId);
           setPanning(true);
         }}
         onPointerMove={(e) => {
+          const n = dragged.current;
+          if (n && n.id === e.pointerId) {
+            const scale = shown();
+            const dx = (e.clientX - n.x) / scale, dy = (e.clientY - n.y) / scale;
+            if (!n.moved && Math.hypot(e.clientX - n.x, e.clientY - n.y) < 4) return;
+            n.moved = true;
+            setMoved((m) => ({ ...m, [n.node.id]: { x: Math.round(n.node.x + dx), y: Math.round(n.node.y + dy) } }));
+            return;
+          }
           const d = drag.current;
           if (!d || d.id !== e.pointerId) return;
           const view = scroller.current!;
           view.scrollLeft = d.left - (e.clientX - d.x);
           view.scrollTop = d.top - (e.clientY - d.y);
         }}
-        onPointerUp={() => { drag.current = null; setPanning(false); }}
-        onPointerCancel={() => { drag.current = null; setPanning(false); }}
+        onPointerUp={(e) => {
+          const n = dragged.current;
+          dragged.current = null;
+          if (n && n.moved) {
+            const scale = shown();
+            save(n.node, { x: Math.round(n.node.x + (e.clientX - n.x) / scale), y: Math.round(n.node.y + (e.clientY - n.y) / scale) });
+          }
+          drag.current = null; setPanning(false);
+        }}
+        onPointerCancel={() => {
+          const n = dragged.current;
+          dragged.current = null;
+          if (n) setMoved((m) => { const rest = { ...m }; delete rest[n.node.id]; return rest; });
+          drag.current = null; setPanning(false);
+        }}
       >
         <svg ref={svg} role="group" aria-label={`Canvas ${path}`} viewBox={`${box.x} ${box.y} ${box.width} ${box.height}`}
           width={size.width} height={size.height} style={size.style}>
@@ -203,9 +285,9 @@ function CanvasDrawing({ path }: { path: string }) {
               <path d="M0,0 L10,5 L0,10 z" fill="var(--muted)" />
             </marker>
           </defs>
-          {nodes.filter((n) => n.type === 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} />)}
+          {nodes.filter((n) => n.type === 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} onKey={onKey} />)}
           {c.edges.map((e) => <Edge key={e.id} e={e} byId={byId} />)}
-          {nodes.filter((n) => n.type !== 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} />)}
+          {nodes.filter((n) => n.type !== 'group').map((n) => <NodeBox key={n.id} n={n} resolved={c.resolved} onKey={onKey} />)}
         </svg>
       </div>
     </section>

@@ -238,6 +238,8 @@ export const api = {
   advance: (path: string, target_state: string) => json<{ path: string; state: string; from?: string | null }>('POST', '/workflow/advance', { path, target_state }),
   canvases: () => json<{ canvases: string[] }>('GET', '/canvases'),
   canvas: (path: string) => json<CanvasData>('GET', `/canvas${q({ path })}`),
+  /** `PATCH /canvas`: operations applied together (`update_node` moves a node). */
+  patchCanvas: (path: string, operations: unknown[]) => json<{ path: string; etag?: string }>('PATCH', `/canvas${q({ path })}`, { operations }),
   toc: (path: string) => json<Heading[]>('GET', `/toc${q({ path })}`),
   blame: (path: string) => json<BlameLine[]>('GET', `/blame${q({ path })}`),
   comments: (path: string) => json<Comment[]>('GET', `/comments${q({ path })}`),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { targets } from './Board';
-import { anchor, bounds, MAX_ZOOM, MIN_ZOOM, nodeColor, zoomed } from './Canvas';
+import { anchor, bounds, MAX_ZOOM, MIN_ZOOM, nodeColor, nodeName, nudge, zoomed } from './Canvas';
 import { articleBlocks, blockOf } from './Comments';
 import { renderMarkdown, splitFrontmatter } from './markdown';
 import { cellText } from './Views';
@@ -44,6 +44,21 @@ describe('canvas geometry', () => {
     expect(nodeColor('1')).toBe('#e5484d');
     expect(nodeColor('#abcdef')).toBe('#abcdef');
     expect(nodeColor('red;x')).toBeUndefined();
+  });
+});
+
+describe('canvas node moves', () => {
+  it('moves by 10 units per arrow key, 50 with Shift, and ignores other keys', () => {
+    expect(nudge('ArrowRight', false)).toEqual({ dx: 10, dy: 0 });
+    expect(nudge('ArrowUp', true)).toEqual({ dx: 0, dy: -50 });
+    expect(nudge('Enter', false)).toBeNull();
+  });
+
+  it('names a node by its file, URL, label or first words', () => {
+    const node = { id: 'n', type: 'text', x: 0, y: 0, width: 1, height: 1 };
+    expect(nodeName({ ...node, text: 'A **bold** [[link]] idea with more words than six' })).toBe('A bold link idea with more');
+    expect(nodeName({ ...node, type: 'file', file: 'notes/a.md' })).toBe('notes/a.md');
+    expect(nodeName({ ...node, text: '' })).toBe('n');
   });
 });
 
