@@ -104,6 +104,9 @@ impl ErrorCode {
 pub struct ErrorBody {
     /// What went wrong, in words meant for the caller.
     pub error: String,
+    /// The stable code of the error (`bad_request`, `not_found`, `conflict` …): the same on
+    /// every adapter; HTTP statuses and exit codes come from it.
+    pub code: ErrorCode,
     /// The claim that holds the path (409 of `POST /claim`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_claim: Option<Claim>,
@@ -119,9 +122,10 @@ pub struct ErrorBody {
 }
 
 impl ErrorBody {
-    pub fn new(error: impl Into<String>) -> ErrorBody {
+    pub fn new(code: ErrorCode, error: impl Into<String>) -> ErrorBody {
         ErrorBody {
             error: error.into(),
+            code,
             active_claim: None,
             plan: None,
             page_type: None,

@@ -476,3 +476,81 @@ pub struct CanvasWriteInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
+
+/// An operation that takes no input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoInput {}
+
+/// `GET /templates`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TemplatesInput {
+    /// Omitted: list template names; given: that template as `{name, content}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// `GET /template`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateInput {
+    pub name: String,
+    /// Fills `{{title}}` in the template body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A file as the operation `read_file` answers it off REST (REST sends the raw bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileBytes {
+    pub path: String,
+    /// Git blob id of the content.
+    pub etag: String,
+    pub size: usize,
+    /// The content, when it is UTF-8 text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The content in base64 (RFC 4648), when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_base64: Option<String>,
+}
+
+/// A text answer (a template ready for insertion, a symlink's target).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TextAnswer {
+    pub text: String,
+}
+
+/// `GET /version`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VersionInput {
+    pub path: String,
+    /// Commit hash, full or abbreviated.
+    pub version: String,
+}
+
+/// A file's content at a version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct VersionContent {
+    pub path: String,
+    pub version: String,
+    /// The content, when it is UTF-8 text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The content in base64 (RFC 4648), when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_base64: Option<String>,
+}
+
+/// `GET /diff`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffInput {
+    pub path: String,
+    /// The older commit (full or abbreviated hash).
+    pub from: String,
+    /// The newer commit.
+    pub to: String,
+}

@@ -398,7 +398,6 @@ fn space_relative(route: &str) -> Option<&str> {
 const READ_ONLY_POSTS: &[&str] = &[
     "/refactor/plan",
     "/refactor/from-workspace-edit",
-    "/resolve-links",
     "/refactor/script",
     "/lint",
     "/eval",
@@ -426,6 +425,10 @@ const ADMIN_ONLY: &[&str] = &[
 /// * `write`: everything else (every route that changes a file or the service's state).
 pub fn required_scope(method: &Method, route: &str) -> Scope {
     let rest = space_relative(route);
+    // An operation of the table declares its scope.
+    if let Some(declared) = rest.and_then(|r| operation_scope(method, r)) {
+        return declared;
+    }
     let reads = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) || (is_spaces_route(route) && !reads) {
         return Scope::Admin;
@@ -438,6 +441,14 @@ pub fn required_scope(method: &Method, route: &str) -> Scope {
         return Scope::Read;
     }
     Scope::Write
+}
+
+/// The scope the operation bound to `method` and `route` (below `{base_url}`) declares.
+fn operation_scope(method: &Method, route: &str) -> Option<Scope> {
+    quire_ops::table().iter().find_map(|entry| {
+        let rest = entry.meta.rest?;
+        (rest.path == route && rest.method.as_str() == method.as_str()).then_some(entry.meta.scope)
+    })
 }
 
 /// The key of an `Authorization: Bearer <key>` header (the scheme is case-insensitive).

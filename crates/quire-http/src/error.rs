@@ -9,7 +9,7 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_service::{Error, ErrorCode, Payload};
+use quire_service::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
 
 /// An error on its way to the client.
@@ -26,31 +26,13 @@ pub use quire_api::ErrorBody;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let Error {
-            code,
-            message,
-            payload,
-            detail,
-        } = self.0;
-        if let Some(detail) = &detail {
+        let e = self.0;
+        if let Some(detail) = &e.detail {
             tracing::error!("internal error: {detail}");
         }
         let status =
-            StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut body = ErrorBody::new(message);
-        match payload {
-            Some(Payload::ActiveClaim(claim)) => body.active_claim = Some(*claim),
-            Some(Payload::Plan(plan)) => body.plan = Some(plan),
-            Some(Payload::SchemaViolation {
-                page_type,
-                violations,
-            }) => {
-                body.page_type = Some(page_type);
-                body.violations = Some(violations);
-            }
-            None => {}
-        }
-        (status, Json(body)).into_response()
+            StatusCode::from_u16(e.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(e.body())).into_response()
     }
 }
 

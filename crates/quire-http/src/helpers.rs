@@ -27,16 +27,6 @@ pub struct SectionParams {
 }
 
 #[derive(Deserialize, IntoParams)]
-pub struct TimelineParams {
-    /// Only `write` or only `delete` changes.
-    #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub kind: Option<ChangeAction>,
-    /// At most this many events (default 50, at most 500).
-    pub limit: Option<usize>,
-}
-
-#[derive(Deserialize, IntoParams)]
 pub struct FeedParams {
     /// At most this many changes (default 50, at most 500).
     pub limit: Option<usize>,
@@ -79,19 +69,6 @@ pub async fn section(
     let which = SectionOf::from_parts(q.heading, q.index)?;
     Ok(Json(
         blocking(move || space.pages().section(&q.path, &which)).await?,
-    ))
-}
-
-/// The newest changes, newest first, optionally only writes or only deletes.
-#[utoipa::path(get, path = "/timeline", tag = "versions", params(TimelineParams),
-    responses((status = 200, body = Timeline), (status = 400, body = ErrorBody),
-        (status = 503, body = ErrorBody, description = "versioning is off")))]
-pub async fn timeline(
-    SpaceCtx(space): SpaceCtx,
-    QueryParams(q): QueryParams<TimelineParams>,
-) -> ApiResult<Json<Timeline>> {
-    Ok(Json(
-        blocking(move || space.versions().timeline(q.kind, q.limit)).await?,
     ))
 }
 

@@ -9,7 +9,6 @@
 pub mod audit;
 pub mod auth;
 mod canvas;
-mod claims;
 mod collab;
 mod context;
 mod docs;
@@ -24,11 +23,11 @@ mod helpers;
 mod insight;
 mod metrics;
 pub mod oidc;
+mod ops;
 mod refactor;
 mod repair;
 mod settings;
 mod spaces;
-mod versions;
 mod views;
 pub mod visibility;
 mod webhooks;
@@ -105,27 +104,7 @@ struct ApiDoc;
 
 fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(files::tree))
-        .routes(routes!(
-            files::read_file,
-            files::write_file,
-            files::delete_file
-        ))
-        .routes(routes!(files::bulk))
         .routes(routes!(files::upload_asset))
-        .routes(routes!(files::toc))
-        .routes(routes!(files::append))
-        .routes(routes!(files::templates))
-        .routes(routes!(files::template))
-        .routes(routes!(files::readlink))
-        .routes(routes!(files::resolve_links))
-        .routes(routes!(versions::versions))
-        .routes(routes!(versions::version))
-        .routes(routes!(versions::diff))
-        .routes(routes!(versions::blame))
-        .routes(routes!(versions::changes))
-        .routes(routes!(claims::claim, claims::release))
-        .routes(routes!(claims::list))
         .routes(routes!(events::events))
         .routes(routes!(refactor::plan))
         .routes(routes!(refactor::from_workspace_edit))
@@ -178,7 +157,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(helpers::lint))
         .routes(routes!(helpers::peek))
         .routes(routes!(helpers::section))
-        .routes(routes!(helpers::timeline))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
         .routes(routes!(insight::dashboard))
@@ -229,7 +207,10 @@ fn space_routes() -> OpenApiRouter<AppState> {
 }
 
 /// The OpenAPI document and the router without state.
-fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+fn parts() -> (Router<AppState>, serde_json::Value) {
+    let (space_router, _) = space_routes().split_for_parts();
+    let (op_router, op_doc) = ops::routes();
+    let space_router = space_router.merge(op_router);
     let (router, api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::health))
         .routes(routes!(health::healthz))
@@ -240,9 +221,14 @@ fn parts() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(spaces::get, spaces::remove))
         .nest(BASE_PATH, space_routes())
         .split_for_parts();
+    let router = router.nest(BASE_PATH, ops::routes().0);
+    let mut doc = serde_json::to_value(&api).expect("the document serialises");
+    op_doc.merge_into(&mut doc, BASE_PATH);
     // The same routes once more for spaces named in the URL; the document lists them once.
-    let (by_name, _) = space_routes().split_for_parts();
-    (router.nest(&format!("{BASE_PATH}/{{space}}"), by_name), api)
+    (
+        router.nest(&format!("{BASE_PATH}/{{space}}"), space_router),
+        doc,
+    )
 }
 
 /// Names a space added through the API may not take: the first segments of the routes of a
@@ -251,10 +237,11 @@ pub fn reserved_space_names() -> Vec<&'static str> {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     NAMES
         .get_or_init(|| {
-            let names: std::collections::BTreeSet<String> = openapi()
-                .paths
-                .paths
-                .keys()
+            let doc = openapi();
+            let names: std::collections::BTreeSet<String> = doc["paths"]
+                .as_object()
+                .into_iter()
+                .flat_map(|paths| paths.keys())
                 .filter_map(|path| path.strip_prefix(BASE_PATH))
                 .filter_map(|rest| rest.trim_start_matches('/').split('/').next())
                 .filter(|first| !first.is_empty() && !first.starts_with('{'))
@@ -268,7 +255,7 @@ pub fn reserved_space_names() -> Vec<&'static str> {
 }
 
 /// The generated OpenAPI document.
-pub fn openapi() -> utoipa::openapi::OpenApi {
+pub fn openapi() -> serde_json::Value {
     parts().1
 }
 
@@ -312,17 +299,17 @@ pub async fn security_headers(mut response: axum::response::Response) -> axum::r
 pub fn route_list() -> Vec<(axum::http::Method, String)> {
     use axum::http::Method;
     let mut out = Vec::new();
-    for (path, item) in &openapi().paths.paths {
-        let methods = [
-            (Method::GET, item.get.is_some()),
-            (Method::PUT, item.put.is_some()),
-            (Method::POST, item.post.is_some()),
-            (Method::DELETE, item.delete.is_some()),
-            (Method::PATCH, item.patch.is_some()),
-            (Method::HEAD, item.head.is_some()),
-        ];
-        for (method, present) in methods {
-            if present {
+    let doc = openapi();
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for method in [
+            Method::GET,
+            Method::PUT,
+            Method::POST,
+            Method::DELETE,
+            Method::PATCH,
+            Method::HEAD,
+        ] {
+            if item.get(method.as_str().to_ascii_lowercase()).is_some() {
                 out.push((method.clone(), path.clone()));
                 if let Some(rest) = path.strip_prefix(BASE_PATH) {
                     out.push((method, format!("{BASE_PATH}/{{space}}{rest}")));

@@ -91,6 +91,26 @@ impl Error {
         }
     }
 
+    /// The body every adapter answers with (REST's JSON, MCP's structured tool error, the
+    /// command line's `--json`): the message, the code and the payload's fields. The
+    /// `detail` of an internal error is not in it.
+    pub fn body(&self) -> quire_api::ErrorBody {
+        let mut body = quire_api::ErrorBody::new(self.code, self.message.clone());
+        match &self.payload {
+            Some(Payload::ActiveClaim(claim)) => body.active_claim = Some((**claim).clone()),
+            Some(Payload::Plan(plan)) => body.plan = Some(plan.clone()),
+            Some(Payload::SchemaViolation {
+                page_type,
+                violations,
+            }) => {
+                body.page_type = Some(page_type.clone());
+                body.violations = Some(violations.clone());
+            }
+            None => {}
+        }
+        body
+    }
+
     /// A refused plan: `code`, `message` and the plan.
     pub fn refused(code: ErrorCode, message: impl Into<String>, plan: &Plan) -> Error {
         Error::new(code, message).with_plan(plan.clone())

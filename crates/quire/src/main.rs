@@ -44,6 +44,9 @@ enum Command {
     Lsp(cmd::lsp::Args),
     /// Scoped API tokens: create (shown once, stored as a hash), list, revoke.
     Token(cmd::token::Args),
+    /// Call any operation of the service (the same ones REST and MCP serve) by its name;
+    /// without a name, list them.
+    Api(cmd::api::Args),
     /// Rebuild the search index (.quire/state/index.db) from the files.
     Reindex(cmd::find::ReindexArgs),
     /// The process a restructuring script runs in (started by the service, never by hand).
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Search(args) => cmd::find::search(args),
         Command::Query(args) => cmd::find::query(args),
         Command::Reindex(args) => cmd::find::reindex(args),
+        Command::Api(args) => cmd::api::run(args),
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
         Command::Links(args) => cmd::links::run(args),

@@ -11,7 +11,6 @@
 
 mod canvas;
 mod drafts;
-mod files;
 mod find;
 mod insight;
 mod pages;
@@ -45,9 +44,9 @@ struct Area {
     call: fn(&Space, &str, serde_json::Value, &Caller) -> Answer,
 }
 
-/// Every area, in the order clients list them.
+/// Every area still declared here, in the order clients list them (after the operation
+/// table's tools).
 const AREAS: &[Area] = &[
-    files::AREA,
     find::AREA,
     pages::AREA,
     insight::AREA,
@@ -66,12 +65,73 @@ fn empty() -> Arc<JsonObject> {
     schema_for_empty_input()
 }
 
+/// The operations of the table that are MCP tools.
+fn operations() -> impl Iterator<Item = (&'static quire_ops::Entry, quire_ops::Tool)> {
+    quire_ops::table()
+        .iter()
+        .filter_map(|entry| entry.meta.tool.map(|tool| (entry, tool)))
+}
+
+/// The JSON Schema of an entry's input or output as an MCP schema object.
+fn schema_object(schema: schemars::Schema) -> Arc<JsonObject> {
+    match schema.to_value() {
+        serde_json::Value::Object(mut object) => {
+            object.remove("$schema");
+            Arc::new(object)
+        }
+        _ => empty(),
+    }
+}
+
+/// The output schema of a tool: its output, or the envelope holding a list.
+fn output_schema(entry: &quire_ops::Entry, tool: quire_ops::Tool) -> Arc<JsonObject> {
+    let schema = (entry.output_schema)();
+    match tool.envelope {
+        None => schema_object(schema),
+        Some(key) => {
+            let mut value = schema.to_value();
+            let defs = value
+                .as_object_mut()
+                .and_then(|o| o.remove("$defs"))
+                .unwrap_or(serde_json::Value::Null);
+            if let Some(o) = value.as_object_mut() {
+                o.remove("$schema");
+            }
+            let mut envelope = serde_json::json!({
+                "type": "object",
+                "properties": { key: value },
+                "required": [key],
+            });
+            if !defs.is_null() {
+                envelope["$defs"] = defs;
+            }
+            match envelope {
+                serde_json::Value::Object(o) => Arc::new(o),
+                _ => empty(),
+            }
+        }
+    }
+}
+
 /// Every advertised tool.
 pub(crate) fn list() -> Vec<Tool> {
-    AREAS
-        .iter()
-        .flat_map(|area| area.tools)
-        .map(|def| {
+    let table = operations().map(|(entry, tool)| {
+        let meta = entry.meta;
+        let mut listed = Tool::new(
+            tool.name,
+            meta.description(),
+            schema_object((entry.input_schema)()),
+        )
+        .with_raw_output_schema(output_schema(entry, tool));
+        listed.annotations = Some(
+            ToolAnnotations::new()
+                .read_only(meta.read_only())
+                .destructive(!meta.read_only()),
+        );
+        listed
+    });
+    table
+        .chain(AREAS.iter().flat_map(|area| area.tools).map(|def| {
             let mut tool = Tool::new(def.name, def.description, (def.schema)());
             tool.annotations = Some(
                 ToolAnnotations::new()
@@ -79,7 +139,7 @@ pub(crate) fn list() -> Vec<Tool> {
                     .destructive(!def.read_only),
             );
             tool
-        })
+        }))
         .collect()
 }
 
@@ -92,14 +152,21 @@ fn def(name: &str) -> Option<&'static Def> {
 
 /// Whether tool `name` changes nothing (unknown tools count as read-only: they do nothing).
 pub(crate) fn is_read_only(name: &str) -> bool {
+    if let Some(entry) = quire_ops::find_tool(name) {
+        return entry.meta.read_only();
+    }
     def(name).is_none_or(|d| d.read_only)
 }
 
 /// A tool error when a credential of `scope` may not call `name`: a read scope calls only
 /// the tools marked read-only (the same line REST draws between GET and the rest).
 pub(crate) fn refuse_for_scope(name: &str, scope: quire_api::Scope) -> Option<CallToolResult> {
-    let def = def(name)?;
-    if def.read_only || scope.allows(quire_api::Scope::Write) {
+    let needed = match quire_ops::find_tool(name) {
+        Some(entry) => entry.meta.scope,
+        None if def(name)?.read_only => quire_api::Scope::Read,
+        None => quire_api::Scope::Write,
+    };
+    if scope.allows(needed) {
         return None;
     }
     Some(error_result(&Error::new(
@@ -120,6 +187,31 @@ pub(crate) async fn call(
     caller: &Caller,
     peer: &Peer<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
+    if let Some(entry) = quire_ops::find_tool(name) {
+        let space = server.space();
+        let ops_caller = quire_ops::Caller {
+            actor: Some(caller.actor.clone()),
+            client: Some(caller.client.clone()),
+            ..quire_ops::Caller::default()
+        };
+        let call = entry.call;
+        let envelope = entry.meta.tool.and_then(|t| t.envelope);
+        let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller))
+            .await
+            .unwrap_or_else(|e| Err(Error::internal(e)));
+        return Ok(match answer {
+            Ok(output) => {
+                let value = match envelope {
+                    Some(key) => serde_json::json!({ key: output.value }),
+                    None => output.value,
+                };
+                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                result.structured_content = Some(value);
+                result
+            }
+            Err(e) => error_result(&e),
+        });
+    }
     let Some(area) = AREAS
         .iter()
         .find(|area| area.tools.iter().any(|d| d.name == name))
@@ -194,10 +286,7 @@ pub(crate) fn error_result(e: &Error) -> CallToolResult {
     if e.code == ErrorCode::Internal {
         tracing::error!(detail = ?e.detail, "internal error answering an MCP call: {e}");
     }
-    let mut body = serde_json::json!({ "error": e.to_string(), "code": e.code });
-    if let Some(plan) = e.plan() {
-        body["plan"] = serde_json::to_value(plan).unwrap_or_default();
-    }
+    let body = serde_json::to_value(e.body()).unwrap_or_default();
     let mut result = CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
     result.structured_content = Some(body);
     result

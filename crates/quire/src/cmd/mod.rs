@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod api;
 pub mod find;
 pub mod init;
 pub mod links;

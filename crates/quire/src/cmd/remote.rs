@@ -58,6 +58,32 @@ impl Remote {
         self.answer(request.call())
     }
 
+    /// Any request: `method` on `{base_url}{route}` with query parameters and an optional
+    /// body (bytes and their media type). Answers the media type and bytes of a success.
+    pub fn send(
+        &self,
+        method: &str,
+        route: &str,
+        query: &[(String, String)],
+        headers: &[(&str, &str)],
+        body: Option<(&[u8], &str)>,
+    ) -> anyhow::Result<(String, Vec<u8>)> {
+        let mut request = self.request_with(method, route, headers);
+        for (name, value) in query {
+            request = request.query(name, value);
+        }
+        let sent = match body {
+            Some((bytes, media)) => request.set("Content-Type", media).send_bytes(bytes),
+            None => request.call(),
+        };
+        let response = self.answer_raw(sent)?;
+        let media = response.content_type().to_string();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut response.into_reader(), &mut bytes)
+            .context("reading the server's answer")?;
+        Ok((media, bytes))
+    }
+
     fn request(&self, route: &str, headers: &[(&str, &str)]) -> ureq::Request {
         self.request_with("POST", route, headers)
     }
@@ -83,10 +109,18 @@ impl Remote {
         &self,
         sent: Result<ureq::Response, ureq::Error>,
     ) -> anyhow::Result<T> {
+        self.answer_raw(sent)?
+            .into_json()
+            .context("the server's answer is not what was expected")
+    }
+
+    /// A success as it came, a refusal as the service's error (its code from the status).
+    fn answer_raw(
+        &self,
+        sent: Result<ureq::Response, ureq::Error>,
+    ) -> anyhow::Result<ureq::Response> {
         match sent {
-            Ok(r) => r
-                .into_json()
-                .context("the server's answer is not what was expected"),
+            Ok(r) => Ok(r),
             Err(ureq::Error::Status(status, r)) => {
                 let text = r.into_string().unwrap_or_default();
                 let body: Option<quire_api::ErrorBody> = serde_json::from_str(&text).ok();
