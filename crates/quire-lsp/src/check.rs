@@ -1,76 +1,187 @@
-//! Diagnostics of an open document (broken, ambiguous links and fragments naming nothing,
-//! from the editor's text) and the code action creating a missing page.
+//! Diagnostics (broken, ambiguous links and fragments naming nothing), pushed for open
+//! documents from the editor's text or pulled for one page or the whole root, and the code
+//! action creating a missing page.
 
-use lsp_types::CodeActionParams;
+use std::ops::Range;
+
+use lsp_types::{CodeActionParams, DocumentDiagnosticParams, WorkspaceDiagnosticParams};
 use quire_syntax::{Link, LinkKind};
-use quire_vault::{Overlay, PagePath, Resolution};
+use quire_vault::{Overlay, PagePath, Resolution, Vault};
 use serde_json::{json, Value};
 
-use crate::server::{Answer, Doc, Server};
+use crate::server::{Answer, Doc, Failure, Server};
 use crate::text::{range_json, Lines};
 
 const WARNING: u32 = 2;
 
-impl Server {
-    /// The diagnostics of an open document: every link is resolved by the space's link
-    /// model, in which the open documents stand in for their files.
-    pub fn diagnostics(&self, path: &PagePath, doc: &Doc) -> Vec<Value> {
-        let lines = Lines::new(&doc.text);
-        let vault = self.space.vault();
-        let mut out = Vec::new();
-        for link in &doc.parsed.links {
-            if link.kind == LinkKind::Canvas {
-                continue;
-            }
-            let (code, message) = match vault.resolve(path, link) {
-                Resolution::Unresolved => (
-                    "broken-link",
-                    format!("broken link: no file matches `{}`", link.target),
-                ),
-                Resolution::Resolved {
-                    path: target,
-                    candidates,
-                    ..
-                } => {
-                    if !candidates.is_empty() {
-                        let others: Vec<&str> = candidates.iter().map(PagePath::as_str).collect();
-                        (
-                            "ambiguous-link",
-                            format!(
-                                "ambiguous link: `{}` resolves to {target}, but also matches {}",
-                                link.target,
-                                others.join(", ")
-                            ),
-                        )
-                    } else {
-                        let missing = link.fragment.as_deref().filter(|fragment| {
-                            vault
-                                .page(&target)
-                                .is_some_and(|summary| !summary.has_anchor(fragment))
-                        });
-                        match missing {
-                            Some(fragment) => (
-                                "broken-fragment",
-                                if fragment.starts_with('^') {
-                                    format!("no block `{fragment}` in {target}")
-                                } else {
-                                    format!("no heading `{fragment}` in {target}")
-                                },
-                            ),
-                            None => continue,
-                        }
+/// One problem of a link: where it is (bytes of the page), its code and message.
+struct Problem {
+    span: Range<usize>,
+    code: &'static str,
+    message: String,
+}
+
+/// The problems of a page's links, each resolved by the link model (in which the open
+/// documents stand in for their files).
+fn problems(vault: &Vault, path: &PagePath, links: &[Link]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for link in links {
+        if link.kind == LinkKind::Canvas {
+            continue;
+        }
+        let (code, message) = match vault.resolve(path, link) {
+            Resolution::Unresolved => (
+                "broken-link",
+                format!("broken link: no file matches `{}`", link.target),
+            ),
+            Resolution::Resolved {
+                path: target,
+                candidates,
+                ..
+            } => {
+                if !candidates.is_empty() {
+                    let others: Vec<&str> = candidates.iter().map(PagePath::as_str).collect();
+                    (
+                        "ambiguous-link",
+                        format!(
+                            "ambiguous link: `{}` resolves to {target}, but also matches {}",
+                            link.target,
+                            others.join(", ")
+                        ),
+                    )
+                } else {
+                    let missing = link.fragment.as_deref().filter(|fragment| {
+                        vault
+                            .page(&target)
+                            .is_some_and(|summary| !summary.has_anchor(fragment))
+                    });
+                    match missing {
+                        Some(fragment) => (
+                            "broken-fragment",
+                            if fragment.starts_with('^') {
+                                format!("no block `{fragment}` in {target}")
+                            } else {
+                                format!("no heading `{fragment}` in {target}")
+                            },
+                        ),
+                        None => continue,
                     }
                 }
-            };
-            out.push(json!({
-                "range": lines.range(&link.span),
+            }
+        };
+        out.push(Problem {
+            span: link.span.clone(),
+            code,
+            message,
+        });
+    }
+    out
+}
+
+/// Problems as LSP diagnostics, placed in the page's text.
+fn diagnostics_in(text: &str, problems: Vec<Problem>) -> Vec<Value> {
+    let lines = Lines::new(text);
+    problems
+        .into_iter()
+        .map(|p| {
+            json!({
+                "range": lines.range(&p.span),
                 "severity": WARNING,
-                "code": code,
+                "code": p.code,
                 "source": "quire",
-                "message": message,
+                "message": p.message,
+            })
+        })
+        .collect()
+}
+
+impl Server {
+    /// The diagnostics of an open document, from the editor's text.
+    pub fn diagnostics(&self, path: &PagePath, doc: &Doc) -> Vec<Value> {
+        let problems = problems(&self.space.vault(), path, &doc.parsed.links);
+        diagnostics_in(&doc.text, problems)
+    }
+
+    /// `textDocument/diagnostic`: the diagnostics of one page, open or not (a file that is
+    /// no page has none); "unchanged" when nothing changed since the `resultId` the editor
+    /// holds.
+    pub fn document_diagnostic(&self, p: DocumentDiagnosticParams) -> Answer {
+        let uri = p.text_document.uri.as_str();
+        let path = self.roots.path_of(uri).ok_or_else(|| {
+            Failure::invalid(format!("{uri} is not a file of this knowledge base"))
+        })?;
+        let result_id = self.generation.to_string();
+        if p.previous_result_id.as_deref() == Some(result_id.as_str()) {
+            return Ok(json!({"kind": "unchanged", "resultId": result_id}));
+        }
+        let items = match self.docs.get(&path) {
+            Some(doc) => self.diagnostics(&path, doc),
+            None => {
+                let text = self
+                    .text_of(&path)
+                    .ok_or_else(|| Failure::invalid(format!("no file at {path}")))?;
+                if path.is_page() {
+                    let parsed = quire_syntax::parse(&text);
+                    let problems = problems(&self.space.vault(), &path, &parsed.links);
+                    diagnostics_in(&text, problems)
+                } else {
+                    Vec::new()
+                }
+            }
+        };
+        Ok(json!({"kind": "full", "resultId": result_id, "items": items}))
+    }
+
+    /// `workspace/diagnostic`: a report for every page of the root (an empty one clears what
+    /// the editor showed), "unchanged" for a page whose `resultId` the editor holds is
+    /// current.
+    pub fn workspace_diagnostic(&self, p: WorkspaceDiagnosticParams) -> Answer {
+        let result_id = self.generation.to_string();
+        let current: std::collections::BTreeSet<&str> = p
+            .previous_result_ids
+            .iter()
+            .filter(|previous| previous.value == result_id)
+            .map(|previous| previous.uri.as_str())
+            .collect();
+        // The problems first, under the model's lock; the texts (to place them) after.
+        let found: Vec<(PagePath, Vec<Problem>)> = {
+            let vault = self.space.vault();
+            vault
+                .pages()
+                .filter(|(path, _)| path.is_page())
+                .map(|(path, summary)| (path.clone(), problems(&vault, path, &summary.links)))
+                .collect()
+        };
+        let mut items = Vec::with_capacity(found.len());
+        for (path, problems) in found {
+            let uri = match self.docs.get(&path) {
+                Some(doc) => doc.uri.clone(),
+                None => self.roots.uri_of(path.as_str()),
+            };
+            let version = self.version_of(&path);
+            if current.contains(uri.as_str()) {
+                items.push(json!({
+                    "kind": "unchanged", "uri": uri, "version": version, "resultId": result_id,
+                }));
+                continue;
+            }
+            let diagnostics = if problems.is_empty() {
+                Vec::new()
+            } else {
+                match self.text_of(&path) {
+                    Some(text) => diagnostics_in(&text, problems),
+                    None => continue,
+                }
+            };
+            items.push(json!({
+                "kind": "full",
+                "uri": uri,
+                "version": version,
+                "resultId": result_id,
+                "items": diagnostics,
             }));
         }
-        out
+        Ok(json!({"items": items}))
     }
 
     /// "Create the missing page" for each broken link in the range: a new file whose path

@@ -13,7 +13,7 @@ use quire_vault::PagePath;
 use serde_json::{json, Value};
 
 use crate::navigate::heading_on_line;
-use crate::server::{Answer, Failure, Server};
+use crate::server::{is_internal, Answer, Failure, Server};
 use crate::text::Lines;
 
 /// Who plans file renames (named in the plan; never an agent).
@@ -112,6 +112,9 @@ impl Server {
             ) else {
                 continue;
             };
+            if is_internal(&old) || is_internal(&new) {
+                continue;
+            }
             renames.push(json!({
                 "kind": "rename",
                 "oldUri": self.canonical_uri(&old),

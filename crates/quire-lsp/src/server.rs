@@ -31,8 +31,37 @@ pub struct Server {
     pub roots: RootUris,
     /// Open documents below the root, by path.
     pub docs: BTreeMap<PagePath, Doc>,
+    client: ClientCaps,
+    /// Counts the changes of the link model (a buffer, a file on disk): the `resultId` of
+    /// pulled diagnostics, which are unchanged while it is.
+    pub generation: u64,
     sender: crossbeam_channel::Sender<Message>,
     next_id: i32,
+}
+
+/// What the editor said it can do, as far as the server cares.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientCaps {
+    /// It watches files for the server when asked (dynamic registration).
+    pub watching: bool,
+    /// It pulls diagnostics and pulls again when told to (`workspace/diagnostic/refresh`):
+    /// diagnostics are then not also pushed, which would show each one twice.
+    pub pull: bool,
+}
+
+impl ClientCaps {
+    pub fn of(params: &Value) -> ClientCaps {
+        let caps = &params["capabilities"];
+        ClientCaps {
+            watching: caps["workspace"]["didChangeWatchedFiles"]["dynamicRegistration"]
+                .as_bool()
+                .unwrap_or(false),
+            pull: caps["textDocument"]["diagnostic"].is_object()
+                && caps["workspace"]["diagnostics"]["refreshSupport"]
+                    .as_bool()
+                    .unwrap_or(false),
+        }
+    }
 }
 
 /// A failed request: its JSON-RPC error code and message.
@@ -82,17 +111,12 @@ pub fn client_root(params: &Value) -> Option<String> {
         })
 }
 
-/// Whether the editor can watch files for the server (dynamic registration).
-pub fn wants_watching(params: &Value) -> bool {
-    params["capabilities"]["workspace"]["didChangeWatchedFiles"]["dynamicRegistration"]
-        .as_bool()
-        .unwrap_or(false)
-}
-
-/// What the server offers. Full text sync; file operations on markdown files and folders.
+/// What the server offers. Full text sync; diagnostics pushed, or pulled per page and for the
+/// whole root; file operations on every file and folder, since a page can link to any file
+/// (an image, a PDF, a canvas), not only to pages.
 pub fn capabilities() -> Value {
     let filters = json!([
-        {"scheme": "file", "pattern": {"glob": "**/*.md", "matches": "file"}},
+        {"scheme": "file", "pattern": {"glob": "**/*", "matches": "file"}},
         {"scheme": "file", "pattern": {"glob": "**/*", "matches": "folder"}},
     ]);
     json!({
@@ -105,6 +129,11 @@ pub fn capabilities() -> Value {
         "workspaceSymbolProvider": true,
         "renameProvider": {"prepareProvider": true},
         "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+        "diagnosticProvider": {
+            "identifier": "quire",
+            "interFileDependencies": true,
+            "workspaceDiagnostics": true,
+        },
         "workspace": {
             "fileOperations": {
                 "willRename": {"filters": filters},
@@ -124,6 +153,7 @@ impl Server {
     pub fn new(
         space: Arc<Space>,
         client_root: Option<&str>,
+        client: ClientCaps,
         sender: crossbeam_channel::Sender<Message>,
     ) -> Server {
         let roots = RootUris::new(space.root_dir(), client_root);
@@ -131,6 +161,8 @@ impl Server {
             space,
             roots,
             docs: BTreeMap::new(),
+            client,
+            generation: 0,
             sender,
             next_id: 0,
         }
@@ -144,7 +176,8 @@ impl Server {
         let _ = self.sender.send(message);
     }
 
-    /// Asks the editor to tell the server of markdown files changed on disk.
+    /// Asks the editor to tell the server of files changed on disk (when the server cannot
+    /// watch the root itself).
     pub fn register_watching(&mut self) {
         self.next_id += 1;
         let request = Request::new(
@@ -153,7 +186,7 @@ impl Server {
             json!({"registrations": [{
                 "id": "quire-watch",
                 "method": "workspace/didChangeWatchedFiles",
-                "registerOptions": {"watchers": [{"globPattern": "**/*.md"}]},
+                "registerOptions": {"watchers": [{"globPattern": "**/*"}]},
             }]}),
         );
         self.send(Message::Request(request));
@@ -182,6 +215,8 @@ impl Server {
             "textDocument/prepareRename" => self.prepare_rename(params(value)?),
             "textDocument/rename" => self.rename(params(value)?),
             "textDocument/codeAction" => self.code_actions(params(value)?),
+            "textDocument/diagnostic" => self.document_diagnostic(params(value)?),
+            "workspace/diagnostic" => self.workspace_diagnostic(params(value)?),
             "workspace/willRenameFiles" => self.will_rename_files(params(value)?),
             _ => Err(Failure {
                 code: lsp_server::ErrorCode::MethodNotFound as i32,
@@ -267,8 +302,10 @@ impl Server {
             if let Err(e) = self.space.set_unsaved(&path, None) {
                 tracing::warn!("closing {path}: {}", e.message);
             }
-            self.publish(&doc.uri, None, Vec::new());
-            self.publish_all();
+            if !self.client.pull {
+                self.publish(&doc.uri, None, Vec::new());
+            }
+            self.model_changed(true);
         }
     }
 
@@ -286,26 +323,70 @@ impl Server {
                 parsed,
             },
         );
-        self.publish_all();
+        // A pulling editor pulls again after the change it sent.
+        self.model_changed(false);
     }
 
-    /// Files another program changed: read again (open documents keep their texts).
+    /// Files another program changed, as the editor reports them: read again (open
+    /// documents keep their texts).
     fn reread<'a>(&mut self, uris: impl Iterator<Item = &'a str>) {
         let paths: Vec<PagePath> = uris.filter_map(|u| self.roots.path_of(u)).collect();
+        self.reread_paths(paths);
+    }
+
+    /// What the root's watcher saw change on disk (`None`: anything may have changed).
+    pub fn disk_changed(&mut self, paths: Option<Vec<PagePath>>) {
+        let paths = match paths {
+            Some(paths) => paths,
+            None => self.everything(),
+        };
+        let paths = paths.into_iter().filter(|p| !is_internal(p)).collect();
+        self.reread_paths(paths);
+    }
+
+    fn reread_paths(&mut self, paths: Vec<PagePath>) {
         if paths.is_empty() {
             return;
         }
         if let Err(e) = self.space.reread(&paths) {
             tracing::warn!("reading changed files: {}", e.message);
         }
-        self.publish_all();
+        self.model_changed(true);
     }
 
-    /// Diagnostics of every open document (links elsewhere may have come or gone).
-    pub fn publish_all(&self) {
-        for (path, doc) in &self.docs {
-            let diagnostics = self.diagnostics(path, doc);
-            self.publish(&doc.uri, Some(doc.version), diagnostics);
+    /// Every file the model knows and every entry at the top of the root (a folder standing
+    /// for everything below it): what to read again after lost events.
+    fn everything(&self) -> Vec<PagePath> {
+        let mut paths: Vec<PagePath> = self.space.vault().files().cloned().collect();
+        match std::fs::read_dir(self.space.root_dir()) {
+            Ok(entries) => paths.extend(
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().to_str().and_then(|n| PagePath::new(n).ok())),
+            ),
+            Err(e) => tracing::warn!("listing the root: {e}"),
+        }
+        paths
+    }
+
+    /// After a change of the link model: diagnostics of every open document are pushed again
+    /// (links elsewhere may have come or gone), or a pulling editor is told to pull again
+    /// when `refresh` (it pulls by itself after a change it sent).
+    pub fn model_changed(&mut self, refresh: bool) {
+        self.generation += 1;
+        if !self.client.pull {
+            for (path, doc) in &self.docs {
+                let diagnostics = self.diagnostics(path, doc);
+                self.publish(&doc.uri, Some(doc.version), diagnostics);
+            }
+        } else if refresh {
+            self.next_id += 1;
+            let id = RequestId::from(format!("quire-refresh-{}", self.next_id));
+            self.send(Message::Request(Request::new(
+                id,
+                "workspace/diagnostic/refresh".into(),
+                Value::Null,
+            )));
         }
     }
 
@@ -353,6 +434,12 @@ impl Server {
             .get(path)
             .map_or(Value::Null, |doc| json!(doc.version))
     }
+}
+
+/// quire's own bookkeeping and git's (at the top of the root): no files of the knowledge base.
+pub fn is_internal(path: &PagePath) -> bool {
+    let top = path.as_str().split('/').next().unwrap_or_default();
+    top == ".quire" || top == ".git"
 }
 
 /// The link of a parsed page at a byte offset (its whole occurrence, ends included).

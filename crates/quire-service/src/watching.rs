@@ -1,5 +1,6 @@
 //! Watching a space's root while it is served: every batch of changes the store's watcher
-//! sees on disk goes through [`crate::Space::record_outside_changes`].
+//! sees on disk goes through [`crate::Space::record_outside_changes`]; or, for a read-only
+//! space (the language server), is only reported to its reader.
 
 use std::sync::{Arc, Weak};
 
@@ -22,6 +23,24 @@ impl Space {
         let watcher = RootWatcher::start(self.root(), WatchOptions::default(), move |batch| {
             let Some(space) = space.upgrade() else { return };
             record(&space, batch);
+        })?;
+        Ok(Watching { _watcher: watcher })
+    }
+
+    /// Watches the root and only reports, for a reader that keeps a read-only space current
+    /// itself ([`Space::reread`]; the language server): `on_change` is called from the watch
+    /// thread with each debounced batch of paths that may have changed (a folder standing for
+    /// everything below it), or `None` when events were lost and anything may have changed.
+    pub fn watch_changes(
+        &self,
+        mut on_change: impl FnMut(Option<Vec<quire_vault::PagePath>>) + Send + 'static,
+    ) -> Result<Watching> {
+        let watcher = RootWatcher::start(self.root(), WatchOptions::default(), move |batch| {
+            if batch.rescan {
+                on_change(None);
+            } else if !batch.paths.is_empty() {
+                on_change(Some(batch.paths));
+            }
         })?;
         Ok(Watching { _watcher: watcher })
     }

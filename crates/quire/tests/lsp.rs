@@ -7,8 +7,9 @@ mod support;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -23,6 +24,10 @@ struct Client {
     notifications: Vec<Value>,
     next_id: i64,
     root_uri: String,
+    /// The server capabilities answered to `initialize`.
+    capabilities: Value,
+    /// What the server wrote on stderr so far.
+    stderr: Arc<Mutex<String>>,
 }
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -33,16 +38,50 @@ impl Client {
     }
 
     fn start_with(root: &Path, args: &[&str]) -> Client {
+        Client::start_able(root, args, json!({}))
+    }
+
+    /// Started on `root` for an editor with the client `capabilities`, initialized.
+    fn start_able(root: &Path, args: &[&str], capabilities: Value) -> Client {
+        let root_uri = format!("file://{}", root.canonicalize().unwrap().display());
+        let mut client = Client::spawn(args, root_uri);
+        let init = client.request(
+            "initialize",
+            json!({"processId": null, "rootUri": client.root_uri, "capabilities": capabilities}),
+        );
+        assert!(
+            init["result"]["capabilities"]["workspace"]["fileOperations"]["willRename"].is_object(),
+            "{init}"
+        );
+        client.capabilities = init["result"]["capabilities"].clone();
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    /// The binary started with `args`, not initialized yet.
+    fn spawn(args: &[&str], root_uri: String) -> Client {
         let mut child = quire()
             .arg("lsp")
             .args(args)
+            .env_remove("QUIRE_ROOT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("quire lsp starts");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let collected = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0; 4096];
+            while let Ok(n @ 1..) = err.read(&mut buf) {
+                let piece = String::from_utf8_lossy(&buf[..n]);
+                eprint!("{piece}");
+                collected.lock().unwrap().push_str(&piece);
+            }
+        });
         let (sender, messages) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -71,25 +110,16 @@ impl Client {
                 }
             }
         });
-        let root_uri = format!("file://{}", root.canonicalize().unwrap().display());
-        let mut client = Client {
+        Client {
             child,
             stdin,
             messages,
             notifications: Vec::new(),
             next_id: 0,
             root_uri,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"processId": null, "rootUri": client.root_uri, "capabilities": {}}),
-        );
-        assert!(
-            init["result"]["capabilities"]["workspace"]["fileOperations"]["willRename"].is_object(),
-            "{init}"
-        );
-        client.notify("initialized", json!({}));
-        client
+            capabilities: Value::Null,
+            stderr,
+        }
     }
 
     fn uri(&self, path: &str) -> String {
@@ -100,6 +130,44 @@ impl Client {
         let body = serde_json::to_string(&message).unwrap();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
         self.stdin.flush().unwrap();
+    }
+
+    /// Bytes as they are, framing included.
+    fn send_raw(&mut self, bytes: &str) {
+        self.stdin.write_all(bytes.as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The first message (seen already or arriving within `within`) that `wanted` accepts,
+    /// taken from those kept.
+    fn wait_for(&mut self, what: &str, within: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.notifications.iter().position(&wanted) {
+            return self.notifications.remove(i);
+        }
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .messages
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("waited {within:?} for {what}"));
+            if wanted(&message) {
+                return message;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    /// How the process ended, waiting for it.
+    fn exit_status(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "quire lsp did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn notify(&mut self, method: &str, params: Value) {
@@ -175,15 +243,8 @@ impl Client {
     fn shutdown(mut self) {
         self.result("shutdown", Value::Null);
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "quire lsp exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "quire lsp did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let status = self.exit_status();
+        assert!(status.success(), "quire lsp exited with {status}");
     }
 }
 
@@ -810,4 +871,333 @@ fn beside_a_running_server_it_reads_and_leaves_the_writing_to_the_server() {
     assert!(matches!(page, Ok(200 | 201)), "{page:?}");
     c.shutdown();
     server.terminate(Duration::from_secs(5));
+}
+
+#[test]
+fn a_root_that_cannot_be_opened_is_the_answer_to_initialize() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no such kb");
+    let missing_uri = format!("file://{}", missing.display()).replace(' ', "%20");
+    // Named on the command line, then by the editor.
+    for args in [vec!["--root", missing.to_str().unwrap()], vec![]] {
+        let mut c = Client::spawn(&args, missing_uri.clone());
+        let init = c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": missing_uri, "capabilities": {}}),
+        );
+        let message = init["error"]["message"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{init}"));
+        assert!(message.contains(&missing.display().to_string()), "{init}");
+        assert_eq!(init["error"]["data"]["retry"], false, "{init}");
+        // The session stays up, refusing with the reason, until the editor leaves.
+        let at = json!({"textDocument": {"uri": format!("{missing_uri}/a.md")}, "position": {"line": 0, "character": 0}});
+        let refused = c.request("textDocument/hover", at);
+        assert_eq!(refused["error"]["code"], -32002, "{refused}");
+        assert!(refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no such kb"));
+        assert_eq!(c.result("shutdown", Value::Null), Value::Null);
+        c.notify("exit", Value::Null);
+        let status = c.exit_status();
+        assert!(status.success(), "quire lsp exited with {status}");
+        assert!(
+            c.stderr.lock().unwrap().contains("no such kb"),
+            "the reason is logged too"
+        );
+        assert!(!missing.exists(), "nothing is created");
+    }
+}
+
+#[test]
+fn a_frame_that_is_not_json_is_answered_and_the_session_goes_on() {
+    let (_dir, root) = fixture();
+    let mut c = Client::start(&root);
+    c.send_raw("Content-Length: 9\r\n\r\n{\"broken}");
+    let refused = c.wait_for("the parse error", WAIT, |m| m.get("error").is_some());
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    // JSON that is no message: refused under its id.
+    let body = r#"{"jsonrpc":"2.0","id":"odd","nonsense":true}"#;
+    c.send_raw(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let refused = c.wait_for("the invalid request", WAIT, |m| m["id"] == "odd");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // The session goes on.
+    let found = c.result("workspace/symbol", json!({"query": "the hub"}));
+    assert_eq!(found[0]["name"], "The Hub", "{found}");
+    c.shutdown();
+}
+
+/// Whether an LSP glob pattern (`**`, `*`, `?`, `{a,b}`) matches a `/`-separated path.
+fn glob_matches(glob: &str, path: &str) -> bool {
+    if let Some(open) = glob.find('{') {
+        let close = open + glob[open..].find('}').expect("a closed group");
+        return glob[open + 1..close].split(',').any(|choice| {
+            glob_matches(
+                &format!("{}{choice}{}", &glob[..open], &glob[close + 1..]),
+                path,
+            )
+        });
+    }
+    fn at(glob: &[u8], path: &[u8]) -> bool {
+        match glob {
+            [] => path.is_empty(),
+            [b'*', b'*', b'/', rest @ ..] => {
+                at(rest, path)
+                    || path
+                        .iter()
+                        .position(|&c| c == b'/')
+                        .is_some_and(|slash| at(glob, &path[slash + 1..]))
+            }
+            [b'*', rest @ ..] => (0..=path.len())
+                .take_while(|&i| i == 0 || path[i - 1] != b'/')
+                .any(|i| at(rest, &path[i..])),
+            [b'?', rest @ ..] => !path.is_empty() && path[0] != b'/' && at(rest, &path[1..]),
+            [c, rest @ ..] => path.first() == Some(c) && at(rest, &path[1..]),
+        }
+    }
+    at(glob.as_bytes(), path.as_bytes())
+}
+
+#[test]
+fn renaming_an_image_a_pdf_or_a_canvas_asks_first_and_rewrites_the_links_to_it() {
+    let (_dir, root) = fixture();
+    std::fs::write(root.join("img.png"), b"\x89PNG\r\n\x1a\n").unwrap();
+    std::fs::write(root.join("paper.pdf"), b"%PDF-1.4\n").unwrap();
+    std::fs::write(
+        root.join("board.canvas.json"),
+        "{\"nodes\":[],\"edges\":[]}",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("gallery.md"),
+        "# Gallery\n\n![[img.png]]\n\n[[paper.pdf]] and [b](board.canvas.json)\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("notes/pics.md"), "# Pics\n\n![x](../img.png)\n").unwrap();
+    let before = snapshot(&root);
+    let mut c = Client::start(&root);
+    // The editor asks before renaming any of them (and reports after).
+    for operation in ["willRename", "didRename"] {
+        let filters = c.capabilities["workspace"]["fileOperations"][operation]["filters"]
+            .as_array()
+            .unwrap()
+            .clone();
+        for file in ["img.png", "paper.pdf", "board.canvas.json", "notes/x.jpeg"] {
+            let path = format!("{}/{file}", root.canonicalize().unwrap().display());
+            let covered = filters.iter().any(|f| {
+                f["pattern"]["matches"] != "folder"
+                    && f["scheme"].as_str().is_none_or(|s| s == "file")
+                    && glob_matches(f["pattern"]["glob"].as_str().unwrap(), &path)
+            });
+            assert!(covered, "{operation} does not cover {file}: {filters:?}");
+        }
+    }
+    // Renamed, not only moved: a wiki link by name needs an edit too.
+    let moves = [
+        ("img.png", "media/photo.png"),
+        ("paper.pdf", "media/paper-2024.pdf"),
+        ("board.canvas.json", "boards/plan.canvas.json"),
+    ];
+    for (from, to) in moves {
+        let params = json!({"files": [{"oldUri": c.uri(from), "newUri": c.uri(to)}]});
+        let edit = c.result("workspace/willRenameFiles", params);
+        let got = rename_edits(&c, &root, &edit);
+        let planned = plan_edits(&root, &format!("moves:\n  - from: {from}\n    to: {to}\n"));
+        assert!(!planned.is_empty(), "{from}");
+        assert_eq!(got, planned, "{from}");
+    }
+    let params =
+        json!({"files": [{"oldUri": c.uri("img.png"), "newUri": c.uri("media/photo.png")}]});
+    let edit = c.result("workspace/willRenameFiles", params);
+    let got = rename_edits(&c, &root, &edit);
+    assert_eq!(
+        got,
+        [
+            (
+                "gallery.md".to_string(),
+                3,
+                "img.png".to_string(),
+                "photo.png".to_string()
+            ),
+            (
+                "notes/pics.md".into(),
+                3,
+                "../img.png".into(),
+                "../media/photo.png".into()
+            ),
+        ]
+    );
+    c.shutdown();
+    assert_eq!(
+        snapshot(&root),
+        before,
+        "the language server wrote the root"
+    );
+}
+
+/// The code of each diagnostic in `report`'s items.
+fn codes_of(items: &Value) -> Vec<String> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_move_on_disk_behind_the_servers_back_is_seen() {
+    let (_dir, root) = fixture();
+    std::fs::write(
+        root.join("notes/later.md"),
+        "# Later\n\n[[archive/hub]] and [h](../archive/hub.md#next-steps)\n",
+    )
+    .unwrap();
+    let mut c = Client::start(&root);
+    c.open(&root, "notes/later.md");
+    assert_eq!(c.diagnostics("notes/later.md", 1).len(), 2);
+    // A shell moves the page; the editor says nothing.
+    std::fs::create_dir(root.join("archive")).unwrap();
+    std::fs::rename(root.join("hub.md"), root.join("archive/hub.md")).unwrap();
+    let uri = c.uri("notes/later.md");
+    let cleared = c.wait_for("diagnostics cleared", WAIT, |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == json!(uri)
+            && m["params"]["diagnostics"] == json!([])
+    });
+    assert_eq!(cleared["params"]["version"], 1);
+    let at = c.position("notes/later.md", 2, 5);
+    let def = c.result("textDocument/definition", at);
+    assert_eq!(path_of(&c, def["uri"].as_str().unwrap()), "archive/hub.md");
+    // The link elsewhere that named the old place is broken now, across the vault.
+    let report = c.result("workspace/diagnostic", json!({"previousResultIds": []}));
+    let a = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["uri"] == json!(c.uri("notes/a.md")))
+        .cloned()
+        .unwrap_or_else(|| panic!("no report for notes/a.md: {report}"));
+    assert_eq!(codes_of(&a["items"]), ["broken-link"], "{a}");
+    c.shutdown();
+}
+
+#[test]
+fn workspace_diagnostic_lists_the_broken_links_of_every_page() {
+    let (_dir, root) = fixture();
+    let mut c = Client::start(&root);
+    let provider = &c.capabilities["diagnosticProvider"];
+    assert_eq!(provider["workspaceDiagnostics"], true, "{provider}");
+    assert_eq!(provider["interFileDependencies"], true, "{provider}");
+    let pull = |c: &mut Client, previous: Value| -> BTreeMap<String, Value> {
+        let report = c.result(
+            "workspace/diagnostic",
+            json!({"previousResultIds": previous}),
+        );
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (path_of(c, i["uri"].as_str().unwrap()), i.clone()))
+            .collect()
+    };
+    let items = pull(&mut c, json!([]));
+    let pages = [
+        "c.md",
+        "dup/x.md",
+        "folder/one.md",
+        "folder/two.md",
+        "hub.md",
+        "index.md",
+        "notes/a.md",
+        "notes/b.md",
+        "other/x.md",
+    ];
+    assert_eq!(
+        items.keys().collect::<Vec<_>>(),
+        pages,
+        "every page, and only pages"
+    );
+    assert_eq!(
+        codes_of(&items["notes/b.md"]["items"]),
+        ["broken-link", "broken-fragment"]
+    );
+    assert_eq!(
+        items["notes/b.md"]["items"][0]["range"],
+        json!({"start": {"line": 2, "character": 10}, "end": {"line": 2, "character": 26}})
+    );
+    assert_eq!(codes_of(&items["c.md"]["items"]), ["ambiguous-link"]);
+    assert_eq!(codes_of(&items["hub.md"]["items"]), Vec::<String>::new());
+    assert!(items
+        .values()
+        .all(|i| i["kind"] == "full" && i["version"].is_null()));
+    // Asked again with the ids held: nothing changed.
+    let held: Vec<Value> = items
+        .values()
+        .map(|i| json!({"uri": i["uri"], "value": i["resultId"]}))
+        .collect();
+    let again = pull(&mut c, json!(held));
+    assert!(
+        again.values().all(|i| i["kind"] == "unchanged"),
+        "{again:?}"
+    );
+    // An open buffer is reported from its text, with its version.
+    c.open(&root, "notes/b.md");
+    c.change("notes/b.md", 2, "# B\n\n[[hub#Nowhere]]\n");
+    let after = pull(&mut c, json!(held));
+    assert_eq!(after["notes/b.md"]["kind"], "full");
+    assert_eq!(after["notes/b.md"]["version"], 2);
+    assert_eq!(codes_of(&after["notes/b.md"]["items"]), ["broken-fragment"]);
+    // One page, open or not.
+    let doc = json!({"textDocument": {"uri": c.uri("c.md")}});
+    let report = c.result("textDocument/diagnostic", doc.clone());
+    assert_eq!(report["kind"], "full");
+    assert_eq!(codes_of(&report["items"]), ["ambiguous-link"]);
+    let mut held = doc.clone();
+    held["previousResultId"] = report["resultId"].clone();
+    assert_eq!(
+        c.result("textDocument/diagnostic", held)["kind"],
+        "unchanged"
+    );
+    // Bad input: outside the root, or no such file.
+    for uri in ["file:///elsewhere/x.md".to_string(), c.uri("nowhere.md")] {
+        let response = c.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        assert_eq!(response["error"]["code"], -32602, "{response}");
+    }
+    c.shutdown();
+}
+
+#[test]
+fn an_editor_that_pulls_diagnostics_is_told_to_pull_again_rather_than_pushed() {
+    let (_dir, root) = fixture();
+    let pulling = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}},
+    });
+    let mut c = Client::start_able(&root, &["--root", root.to_str().unwrap()], pulling);
+    c.open(&root, "notes/b.md");
+    c.change("notes/b.md", 2, "# B\n\n[[missing page]]\n");
+    let doc = json!({"textDocument": {"uri": c.uri("notes/b.md")}});
+    let report = c.result("textDocument/diagnostic", doc.clone());
+    assert_eq!(codes_of(&report["items"]), ["broken-link"]);
+    assert!(
+        !c.notifications
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "diagnostics pushed as well as pulled: {:?}",
+        c.notifications
+    );
+    // A file created on disk: the editor is told to pull again, and the link is mended.
+    std::fs::write(root.join("missing page.md"), "# Missing\n").unwrap();
+    c.wait_for("a refresh", WAIT, |m| {
+        m["method"] == "workspace/diagnostic/refresh"
+    });
+    let report = c.result("textDocument/diagnostic", doc);
+    assert_eq!(codes_of(&report["items"]), Vec::<String>::new());
+    c.shutdown();
 }

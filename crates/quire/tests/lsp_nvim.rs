@@ -1,6 +1,7 @@
 //! A real editor: Neovim, headless, with its built-in LSP client attached to `quire lsp`,
-//! goes to a definition and renames a file with the server's `workspace/willRenameFiles`
-//! edits (`tests/nvim/check.lua`). Needs `nvim` (Debian package `neovim`) on the PATH: without
+//! goes to a definition, sees a diagnostic clear when a page is moved on disk behind the
+//! server's back, and renames a page and an image with the server's
+//! `workspace/willRenameFiles` edits (`tests/nvim/check.lua`). Needs `nvim` (Debian package `neovim`) on the PATH: without
 //! it this test FAILS, saying so, rather than skipping. `QUIRE_NVIM` names another binary.
 
 mod support;
@@ -22,7 +23,7 @@ fn nvim() -> String {
 }
 
 #[test]
-fn neovim_goes_to_a_definition_and_renames_a_file() {
+fn neovim_goes_to_a_definition_sees_moves_on_disk_and_renames_a_page_and_an_image() {
     let nvim = nvim();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("kb");
@@ -34,9 +35,12 @@ fn neovim_goes_to_a_definition_and_renames_a_file() {
     .unwrap();
     std::fs::write(
         root.join("notes/a.md"),
-        "# A\n\nSee [[hub#Next Steps]] and [md](../hub.md).\n",
+        "# A\n\nSee [[hub#Next Steps]] and [md](../hub.md).\n\n![[img.png]] ![x](../img.png)\n",
     )
     .unwrap();
+    std::fs::write(root.join("notes/later.md"), "# Later\n\n[[ideas/plan]]\n").unwrap();
+    std::fs::write(root.join("plan.md"), "# Plan\n").unwrap();
+    std::fs::write(root.join("img.png"), b"\x89PNG\r\n\x1a\n").unwrap();
     let out = quire()
         .args(["init", root.to_str().unwrap()])
         .output()
@@ -79,6 +83,17 @@ fn neovim_goes_to_a_definition_and_renames_a_file() {
     let a = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
     assert!(
         a.contains("hub2#Next Steps]]") && a.contains("[md](../archive/hub2.md)"),
+        "{a}\n{report}"
+    );
+    // The move on disk was seen without a word from the editor.
+    assert!(
+        report.contains("watched: the diagnostic cleared"),
+        "{report}"
+    );
+    // The image too: renamed, and both links to it follow.
+    assert!(root.join("media/photo.png").exists() && !root.join("img.png").exists());
+    assert!(
+        a.contains("![[photo.png]]") && a.contains("![x](../media/photo.png)"),
         "{a}\n{report}"
     );
 }

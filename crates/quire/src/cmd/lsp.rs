@@ -40,7 +40,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let service = open_root(root, Purpose::Read).map_err(|e| format!("{e:#}"))?;
         Ok(service.default_space().clone())
     };
-    let (connection, io_threads) = lsp_server::Connection::stdio();
+    // quire's own framing: a bad frame is answered rather than ending the session.
+    let (connection, io_threads) = quire_lsp::stdio();
     let served = quire_lsp::serve(
         &connection,
         quire_lsp::Launch {
@@ -49,7 +50,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     );
     drop(connection);
+    // Every answer is written before the process ends, a failure's too.
+    let written = io_threads.join();
     served.map_err(|e| anyhow::anyhow!("quire lsp: {e}"))?;
-    io_threads.join()?;
+    written?;
     Ok(())
 }

@@ -1,5 +1,7 @@
 -- Driven by tests/lsp_nvim.rs: Neovim's built-in LSP client attaches to `quire lsp`, goes to a
--- definition, and renames a file with the server's willRenameFiles edits, then writes all.
+-- definition, sees a broken link's diagnostic clear when the page it names is moved into place
+-- behind the server's back (as a shell would), and renames a page and an image with the
+-- server's willRenameFiles edits, then writes all.
 -- Works with Neovim 0.7 (Debian bookworm) and later. Writes OK or FAIL and a log to $OUT.
 local bin, root, out = os.getenv('QUIRE_BIN'), os.getenv('KB'), os.getenv('OUT')
 local log = {}
@@ -32,17 +34,45 @@ local ok, err = pcall(function()
   local cursor = vim.api.nvim_win_get_cursor(0)
   table.insert(log, 'definition: ' .. vim.api.nvim_buf_get_name(0) .. ' line ' .. cursor[1])
 
-  -- Rename hub.md to archive/hub2.md: the server's edits, then the move, then :wa.
-  local old, new = root .. '/hub.md', root .. '/archive/hub2.md'
-  local response = client.request_sync('workspace/willRenameFiles', {
-    files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } },
-  }, 15000, 0)
-  assert(response and response.result, 'no willRenameFiles answer: ' .. vim.inspect(response))
-  vim.lsp.util.apply_workspace_edit(response.result, client.offset_encoding or 'utf-16')
-  vim.fn.mkdir(root .. '/archive', 'p')
-  vim.lsp.util.rename(old, new)
-  vim.cmd('wa')
-  table.insert(log, 'renamed: ' .. new)
+  -- notes/later.md links to ideas/plan, which is not there yet: one diagnostic. Then
+  -- plan.md is moved there on disk, with no word to the server: the diagnostic clears.
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/notes/later.md'))
+  local later = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(later, id)
+  assert(vim.wait(15000, function()
+    return #vim.diagnostic.get(later) == 1
+  end, 50), 'no broken-link diagnostic: ' .. vim.inspect(vim.diagnostic.get(later)))
+  table.insert(log, 'broken: ' .. vim.diagnostic.get(later)[1].message)
+  vim.fn.mkdir(root .. '/ideas', 'p')
+  assert(os.rename(root .. '/plan.md', root .. '/ideas/plan.md'))
+  assert(vim.wait(15000, function()
+    return #vim.diagnostic.get(later) == 0
+  end, 50), 'the moved page was not seen: ' .. vim.inspect(vim.diagnostic.get(later)))
+  table.insert(log, 'watched: the diagnostic cleared')
+
+  -- Rename with the server's edits, then the move, then :wa.
+  local function rename(old, new)
+    local response = client.request_sync('workspace/willRenameFiles', {
+      files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } },
+    }, 15000, 0)
+    assert(response and response.result, 'no willRenameFiles answer: ' .. vim.inspect(response))
+    vim.lsp.util.apply_workspace_edit(response.result, client.offset_encoding or 'utf-16')
+    vim.fn.mkdir(vim.fn.fnamemodify(new, ':h'), 'p')
+    vim.lsp.util.rename(old, new)
+    vim.cmd('wa')
+    table.insert(log, 'renamed: ' .. new)
+  end
+  rename(root .. '/hub.md', root .. '/archive/hub2.md')
+  -- The editor asks before renaming an image too (the server registered every file).
+  local filters = client.server_capabilities.workspace.fileOperations.willRename.filters
+  local any_file = false
+  for _, f in ipairs(filters) do
+    if f.pattern.glob == '**/*' and f.pattern.matches ~= 'folder' then
+      any_file = true
+    end
+  end
+  assert(any_file, 'willRename does not cover every file: ' .. vim.inspect(filters))
+  rename(root .. '/img.png', root .. '/media/photo.png')
   finish(true)
 end)
 if not ok then
