@@ -69,34 +69,37 @@ impl std::fmt::Debug for AuditHook {
     }
 }
 
-/// One audited request: a change made with credentials, or a request refused.
+/// One audited request: a change made with credentials, or a request refused. The fields are
+/// the spec's audit entry; `route` adds the route template (or `/mcp#<tool>`) that matched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct AuditEntry {
     /// When the answer was sent (RFC 3339, UTC).
-    pub time: String,
+    #[serde(alias = "time")]
+    pub ts: String,
     pub method: String,
-    /// The route template that matched (`/api/quire/file`), else the path.
-    pub route: String,
-    pub status: u16,
+    /// The request's path with its query string.
+    #[serde(default)]
+    pub path: String,
+    /// The space addressed.
+    #[serde(default)]
+    pub space: Option<String>,
     /// The credential's actor, else the request's `X-Actor`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub actor: Option<String>,
     /// First 16 hex digits of the SHA-256 of the Bearer token (never the token).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub token_hash: Option<String>,
-    /// The space addressed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub space: Option<String>,
-    /// The client's address (IP) when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<String>,
-}
-
-/// `GET /audit`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct AuditLog {
-    /// Oldest first.
-    pub entries: Vec<AuditEntry>,
+    /// The client's address.
+    #[serde(default, alias = "client")]
+    pub ip: Option<String>,
+    pub status: u16,
+    /// From the request's arrival to its answer.
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// The route template that matched (`/api/quire/file`), or `/mcp#<tool>` for a tool an
+    /// agent called.
+    #[serde(default)]
+    pub route: String,
 }
 
 /// One scoped token of `quire token list` (never the token itself).

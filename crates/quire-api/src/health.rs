@@ -34,7 +34,8 @@ pub struct ProtocolStatus {
     pub healthy: bool,
     /// The port configured for it.
     pub port: u16,
-    /// Why an enabled protocol does not serve.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why an enabled protocol does not serve; `null` when it is healthy or off (the key is
+    /// always present, as the spec's body names it).
+    #[serde(default)]
     pub error: Option<String>,
 }

@@ -27,7 +27,7 @@ pub mod webhooks;
 pub mod workspace_edit;
 
 pub use admin::{
-    AuditEntry, AuditHook, AuditLog, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
+    AuditEntry, AuditHook, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
     SpaceVisibility, TokenInfo,
 };
 pub use canvas::{

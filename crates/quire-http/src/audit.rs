@@ -67,7 +67,7 @@ impl AuditLog {
             let Ok(entry) = serde_json::from_str::<AuditEntry>(&line?) else {
                 continue;
             };
-            let at = DateTime::parse_from_rfc3339(&entry.time)
+            let at = DateTime::parse_from_rfc3339(&entry.ts)
                 .map(|t| t.with_timezone(&Utc))
                 .ok();
             if at.is_none_or(|t| t < since) {
@@ -103,14 +103,14 @@ pub struct AuditQuery {
 /// admin credential; a key bound to one space sees that space's entries only.
 #[utoipa::path(get, path = "/audit", tag = "admin",
     params(AuditQuery),
-    responses((status = 200, body = quire_api::AuditLog),
+    responses((status = 200, body = [quire_api::AuditEntry], description = "oldest first"),
         (status = 400, body = crate::ErrorBody, description = "`since` is not a time or `limit` is out of range"),
         (status = 501, body = crate::ErrorBody, description = "audit logging is not enabled")))]
 pub async fn list(
     axum::extract::State(state): axum::extract::State<crate::AppState>,
     grant: Option<axum::Extension<quire_api::Grant>>,
     crate::error::QueryParams(query): crate::error::QueryParams<AuditQuery>,
-) -> crate::error::ApiResult<axum::Json<quire_api::AuditLog>> {
+) -> crate::error::ApiResult<axum::Json<Vec<AuditEntry>>> {
     use quire_service::{Error, ErrorCode};
     let Some(log) = state.audit.clone() else {
         return Err(crate::ApiError(Error::new(
@@ -139,5 +139,5 @@ pub async fn list(
         .await
         .map_err(|e| crate::ApiError(Error::internal(e)))?
         .map_err(|e| crate::ApiError(Error::internal(e)))?;
-    Ok(axum::Json(quire_api::AuditLog { entries }))
+    Ok(axum::Json(entries))
 }

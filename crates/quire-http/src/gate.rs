@@ -101,25 +101,37 @@ pub struct Anonymous;
 struct Seen {
     method: Method,
     route: String,
+    /// The path with its query string.
+    path: String,
+    arrived: std::time::Instant,
     actor: Option<String>,
     token_hash: Option<String>,
     space: Option<String>,
     client: Option<String>,
 }
 
+impl Seen {
+    /// The audit entry of this request answered with `status`.
+    fn entry(&self, route: String, status: u16) -> AuditEntry {
+        AuditEntry {
+            ts: audit::now(),
+            method: self.method.to_string(),
+            path: self.path.clone(),
+            space: self.space.clone(),
+            actor: self.actor.clone(),
+            token_hash: self.token_hash.clone(),
+            ip: self.client.clone(),
+            status,
+            duration_ms: u64::try_from(self.arrived.elapsed().as_millis()).unwrap_or(u64::MAX),
+            route,
+        }
+    }
+}
+
 impl Gate {
     fn audit(&self, seen: &Seen, status: StatusCode) {
         if let Some(log) = &self.audit {
-            log.record(&AuditEntry {
-                time: audit::now(),
-                method: seen.method.to_string(),
-                route: seen.route.clone(),
-                status: status.as_u16(),
-                actor: seen.actor.clone(),
-                token_hash: seen.token_hash.clone(),
-                space: seen.space.clone(),
-                client: seen.client.clone(),
-            });
+            log.record(&seen.entry(seen.route.clone(), status.as_u16()));
         }
     }
 
@@ -165,6 +177,12 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
     let mut seen = Seen {
         method: parts.method.clone(),
         route: route.clone(),
+        path: parts
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_else(|| parts.uri.path().to_string()),
+        arrived: std::time::Instant::now(),
         actor: header_actor,
         token_hash: token.as_deref().map(auth::token_hash),
         space: requested_space(&mut parts, &route, policy.default_space()).await,
@@ -267,16 +285,7 @@ fn hand_audit_hook(gate: &Gate, seen: &Seen, parts: &mut axum::http::request::Pa
                 } else {
                     StatusCode::UNPROCESSABLE_ENTITY
                 };
-                log.record(&AuditEntry {
-                    time: audit::now(),
-                    method: seen.method.to_string(),
-                    route: format!("{}#{tool}", seen.route),
-                    status: status.as_u16(),
-                    actor: seen.actor.clone(),
-                    token_hash: seen.token_hash.clone(),
-                    space: seen.space.clone(),
-                    client: seen.client.clone(),
-                });
+                log.record(&seen.entry(format!("{}#{tool}", seen.route), status.as_u16()));
             },
         )));
     }

@@ -21,7 +21,12 @@ async fn health_endpoints_answer_ok() {
     let protocols = s.get("/readyz").await.json()["protocols"].clone();
     for name in ["nfs", "s3", "webdav"] {
         assert_eq!(protocols[name]["enabled"], false, "{name}: off by default");
-        assert!(protocols[name].get("error").is_none(), "{name}");
+        // The spec names the key: present, and null while nothing is wrong.
+        assert!(protocols[name]["error"].is_null(), "{name}");
+        assert!(
+            protocols[name].as_object().unwrap().contains_key("error"),
+            "{name}: no `error` key"
+        );
     }
 }
 
