@@ -21,8 +21,9 @@ pub struct Entry {
     pub input_schema: fn() -> Schema,
     /// The JSON Schema of the output.
     pub output_schema: fn() -> Schema,
-    /// Decodes the arguments (an error names the operation and the problem), runs, encodes.
-    pub call: fn(&Space, serde_json::Value, &Caller) -> Result<Output>,
+    /// Decodes the arguments (an error names the operation as the caller knows it, the
+    /// last argument, and the problem), runs, encodes.
+    pub call: fn(&Space, serde_json::Value, &Caller, &str) -> Result<Output>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -44,19 +45,25 @@ impl Entry {
     }
 }
 
-/// Decodes `args` as the input of `O`: a problem is a 400 naming the operation.
-pub fn decode<O: Operation>(args: serde_json::Value) -> Result<O::Input> {
+/// Decodes `args` as the input of `O`: a problem is a 400 naming the operation `shown` (its
+/// name, or its tool's name for an agent).
+pub fn decode<O: Operation>(args: serde_json::Value, shown: &str) -> Result<O::Input> {
     // Tools without arguments may be called with none at all.
     let args = match args {
         serde_json::Value::Null => serde_json::Value::Object(Default::default()),
         other => other,
     };
     serde_json::from_value(args)
-        .map_err(|e| Error::bad_request(format!("invalid arguments for {}: {e}", O::META.name)))
+        .map_err(|e| Error::bad_request(format!("invalid arguments for {shown}: {e}")))
 }
 
-fn call<O: Operation>(space: &Space, args: serde_json::Value, caller: &Caller) -> Result<Output> {
-    let input = decode::<O>(args)?;
+fn call<O: Operation>(
+    space: &Space,
+    args: serde_json::Value,
+    caller: &Caller,
+    shown: &str,
+) -> Result<Output> {
+    let input = decode::<O>(args, shown)?;
     let output = O::run(space, input, caller)?;
     let text = O::text(&output);
     let value = serde_json::to_value(&output).map_err(Error::internal)?;

@@ -196,7 +196,8 @@ pub(crate) async fn call(
         };
         let call = entry.call;
         let envelope = entry.meta.tool.and_then(|t| t.envelope);
-        let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller))
+        let shown = name.to_string();
+        let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller, &shown))
             .await
             .unwrap_or_else(|e| Err(Error::internal(e)));
         return Ok(match answer {
