@@ -1,0 +1,12 @@
+// Math typesetting, loaded with the first page that has a formula: KaTeX and its stylesheet
+// (fonts as woff2 only, see vite.config.ts).
+import katex from 'katex';
+import 'katex/dist/katex.min.css';
+
+/** Typesets the TeX in `el` (`span.math.math-inline` or `.math-display`) in place; a bad formula shows as an error, not a throw. */
+export function renderMath(el: HTMLElement) {
+  const tex = el.textContent ?? '';
+  katex.render(tex, el, { displayMode: el.classList.contains('math-display'), throwOnError: false, output: 'htmlAndMathml' });
+  el.dataset.typeset = 'yes';
+  el.setAttribute('data-tex', tex);
+}
