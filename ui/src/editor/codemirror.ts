@@ -4,7 +4,8 @@ import { autocompletion, closeBrackets, type CompletionContext, type CompletionR
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdown } from '@codemirror/lang-markdown';
 import { yaml } from '@codemirror/lang-yaml';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { syntaxHighlighting } from '@codemirror/language';
+import { classHighlighter } from '@lezer/highlight';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
 import { manifestCompletion, manifestPathCompletion } from './manifest';
@@ -27,6 +28,18 @@ export function linkTargets(paths: string[]): { label: string; detail: string }[
   }));
 }
 
+/**
+ * Inserts a link target and puts the cursor after the link's closing `]]` (added unless it
+ * already follows, as when `[[` was auto-closed).
+ */
+export function closeLink(label: string) {
+  return (view: EditorView, _c: unknown, from: number, to: number) => {
+    const closed = view.state.sliceDoc(to, to + 2) === ']]';
+    const end = from + label.length + 2;
+    view.dispatch({ changes: { from, to: closed ? to + 2 : to, insert: `${label}]]` }, selection: { anchor: end } });
+  };
+}
+
 export function wikiCompletion(c: Completions) {
   return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
     const before = ctx.matchBefore(/\[\[[^\[\]|\n]*/);
@@ -42,11 +55,9 @@ export function wikiCompletion(c: Completions) {
         validFor: /^[^\]|#\n]*$/,
       };
     }
-    // The link is closed unless `]]` already follows.
-    const closed = ctx.state.sliceDoc(ctx.pos, ctx.pos + 2) === ']]';
     return {
       from: before.from + 2,
-      options: linkTargets(c.pages()).map((t) => ({ label: t.label, detail: t.detail, type: 'text', apply: closed ? t.label : `${t.label}]]` })),
+      options: linkTargets(c.pages()).map((t) => ({ label: t.label, detail: t.detail, type: 'text', apply: closeLink(t.label) })),
       validFor: /^[^\]|#\n]*$/,
     };
   };
@@ -103,7 +114,8 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
     lineNumbers(),
     history(),
     closeBrackets(),
-    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    // Token classes (`tok-…`) coloured by styles.css in the theme's light and dark palettes.
+    syntaxHighlighting(classHighlighter),
     opts.language === 'manifest' ? yaml() : markdown(),
     EditorView.lineWrapping,
     placeholder(opts.language === 'manifest' ? 'moves:\n  - from: notes/a.md\n    to: archive/' : 'Write markdown…'),
