@@ -231,3 +231,48 @@ test.describe('at phone size', () => {
     await accessible(page);
   });
 });
+
+test('the editor, restructure view, history and graph pass axe in both themes', async ({ page }) => {
+  for (const theme of ['light', 'dark']) {
+    await page.goto(at('/page/Home.md'));
+    await expect(page.locator('.page-title')).toHaveText('Home');
+    if (theme === 'dark') await dark(page);
+    for (const path of ['/edit/Formatting.md', '/restructure', '/history/Home.md', '/graph', '/tags', '/']) {
+      await page.goto(at(path));
+      await expect(page.locator('main')).toBeVisible();
+      if (path.startsWith('/edit')) await expect(page.locator('.cm-content')).toBeVisible();
+      if (path.startsWith('/history')) await expect(page.locator('.diff-view')).toBeVisible();
+      await page.waitForTimeout(300);
+      await accessible(page);
+    }
+    await page.goto(at('/edit/Formatting.md'));
+    await expect(page.locator('.cm-content')).toBeVisible();
+    await shot(page, `editor-${theme}`);
+  }
+});
+
+test('the local graph of a page, filtered by folder, search and orphans', async ({ page }) => {
+  await page.goto(at('/page/Blocks.md'));
+  await expect(page.locator('.page-title')).toHaveText('Blocks');
+  await page.getByRole('button', { name: 'More actions' }).click();
+  await page.locator('#more-actions').getByRole('button', { name: 'Local graph' }).click();
+  await expect(page).toHaveURL(/\/graph\?path=Blocks\.md&depth=1$/);
+  const canvas = page.locator('.graph-canvas');
+  // Blocks and the three pages that link to it.
+  await expect(canvas).toHaveAttribute('data-drawn', '4');
+  await page.getByLabel('Depth').selectOption('2');
+  await expect(canvas).not.toHaveAttribute('data-drawn', '4');
+  await shot(page, 'graph-local');
+  await accessible(page);
+  await page.getByRole('link', { name: 'Whole vault' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'pages' })).toContainText(/\d+ pages/);
+  const all = Number(await canvas.getAttribute('data-drawn'));
+  await page.getByLabel('Folder').selectOption('projects');
+  await expect(canvas).toHaveAttribute('data-drawn', '2');
+  await page.getByLabel('Folder').selectOption('');
+  await page.getByLabel('Orphans').uncheck();
+  await expect.poll(async () => Number(await canvas.getAttribute('data-drawn'))).toBeLessThan(all);
+  await page.getByLabel('Search').fill('plan');
+  await expect(canvas).toHaveAttribute('data-drawn', '2');
+  await shot(page, 'graph-filtered');
+});

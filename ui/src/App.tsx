@@ -116,7 +116,7 @@ export function App() {
       case 'restructure': return <RestructureView />;
       case 'approvals': return <ApprovalsView />;
       case 'links': return <LinksView />;
-      case 'graph': return <GraphView />;
+      case 'graph': return <GraphView path={route.path} depth={route.depth} />;
       case 'views': return <ViewsView name={route.name} version={contentVersion} />;
       case 'board': return <BoardView workflow={route.workflow} version={contentVersion} />;
       case 'canvas': return <CanvasView path={route.path} />;

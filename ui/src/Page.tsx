@@ -8,7 +8,7 @@ import { articleBlocks, blockOf, CommentsPanel, type Block } from './Comments';
 import { enhance } from './enhance';
 import { collectLinks, pageHref, renderMarkdown, renderSnippet, snippetHtml, splitFrontmatter, type Resolutions } from './markdown';
 import { rememberRecent } from './recent';
-import { href } from './router';
+import { href, navigate } from './router';
 import { ShareDialog } from './ShareDialog';
 import { ErrorNote } from './ui';
 
@@ -209,6 +209,7 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
             <MoreActions items={[
               { label: 'Move / Rename…', run: onRename },
               { label: 'Share…', run: () => setSharing(true) },
+              { label: 'Local graph', run: () => navigate(href({ view: 'graph', path, depth: 1 })) },
               { label: published ? 'Unpublish' : 'Publish', run: () => void togglePublish() },
             ]} />
           </div>

@@ -13,7 +13,7 @@ export type Route =
   | { view: 'restructure' }
   | { view: 'approvals' }
   | { view: 'links' }
-  | { view: 'graph' }
+  | { view: 'graph'; path?: string; depth?: number }
   | { view: 'views'; name: string }
   | { view: 'board'; workflow: string }
   | { view: 'canvas'; path: string }
@@ -38,7 +38,7 @@ export function parseRoute(pathname: string, search = ''): Route {
     case 'restructure': return { view: 'restructure' };
     case 'approvals': return { view: 'approvals' };
     case 'links': return { view: 'links' };
-    case 'graph': return { view: 'graph' };
+    case 'graph': { const p = new URLSearchParams(search); return { view: 'graph', path: p.get('path') ?? '', depth: Number(p.get('depth') ?? 1) || 1 }; }
     case 'views': return { view: 'views', name: new URLSearchParams(search).get('name') ?? '' };
     case 'board': return { view: 'board', workflow: new URLSearchParams(search).get('workflow') ?? '' };
     case 'canvas': return { view: 'canvas', path: new URLSearchParams(search).get('path') ?? '' };
@@ -59,6 +59,7 @@ export function href(route: Route): string {
     case 'views': return route.name ? `/views?name=${encodeURIComponent(route.name)}` : '/views';
     case 'board': return route.workflow ? `/board?workflow=${encodeURIComponent(route.workflow)}` : '/board';
     case 'canvas': return route.path ? `/canvas?path=${encodeURIComponent(route.path)}` : '/canvas';
+    case 'graph': return route.path ? `/graph?path=${encodeURIComponent(route.path)}&depth=${route.depth ?? 1}` : '/graph';
     case 'tags': return route.tag ? `/tags?tag=${encodeURIComponent(route.tag)}` : '/tags';
     default: return `/${route.view}`;
   }

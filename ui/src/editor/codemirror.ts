@@ -6,8 +6,9 @@ import { markdown } from '@codemirror/lang-markdown';
 import { yaml } from '@codemirror/lang-yaml';
 import { syntaxHighlighting } from '@codemirror/language';
 import { classHighlighter } from '@lezer/highlight';
-import { EditorState } from '@codemirror/state';
+import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { livePreview } from './livePreview';
 import { manifestCompletion, manifestPathCompletion } from './manifest';
 
 export interface Completions {
@@ -65,6 +66,8 @@ export function wikiCompletion(c: Completions) {
 
 export interface Editor {
   view: EditorView;
+  /** Live preview on (markup hidden off the cursor's lines) or off (source). */
+  setPreview(on: boolean): void;
   text(): string;
   setText(text: string): void;
   destroy(): void;
@@ -109,8 +112,10 @@ export function fileDrop(upload: (file: File) => Promise<string>) {
  * `manifest` is the YAML (or JSON) of a restructuring manifest, with its keys completed, and
  * the paths it names when `paths` gives the pages.
  */
-export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; paths?: () => Promise<string[]>; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; paths?: () => Promise<string[]>; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string>; preview?: boolean }): Editor {
+  const preview = new Compartment();
   const extensions = [
+    preview.of(opts.preview && opts.language !== 'manifest' ? livePreview : []),
     lineNumbers(),
     history(),
     closeBrackets(),
@@ -135,6 +140,7 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
   return {
     view,
     text: () => view.state.doc.toString(),
+    setPreview: (on) => view.dispatch({ effects: preview.reconfigure(on ? livePreview : []) }),
     setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     destroy: () => view.destroy(),
   };
