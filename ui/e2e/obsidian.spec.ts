@@ -276,3 +276,19 @@ test('the local graph of a page, filtered by folder, search and orphans', async 
   await expect(canvas).toHaveAttribute('data-drawn', '2');
   await shot(page, 'graph-filtered');
 });
+
+test('the editor previews markup off the cursor line and toggles to source', async ({ page }) => {
+  await page.goto(at('/edit/Formatting.md'));
+  const content = page.locator('.cm-content');
+  await expect(content).toBeVisible();
+  await expect(page.locator('.cm-lp-h1')).toHaveText('Formatting');
+  await expect(page.locator('.cm-lp-mark').first()).toHaveText('highlighted words');
+  const toggle = page.getByRole('button', { name: 'Live preview' });
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await shot(page, 'editor-live-preview');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.locator('.cm-lp-mark')).toHaveCount(0);
+  await expect(content).toContainText('==highlighted words==');
+  await toggle.click();
+});

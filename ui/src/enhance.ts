@@ -43,7 +43,7 @@ async function typeset(root: HTMLElement): Promise<void> {
   const spans = [...root.querySelectorAll<HTMLElement>('span.math:not([data-typeset])')];
   if (!spans.length) return;
   const { renderMath } = await import('./math');
-  for (const el of spans) renderMath(el);
+  await renderMath(spans);
 }
 
 /** Mermaid diagrams drawn as SVG (mermaid loads with the first diagram). */
