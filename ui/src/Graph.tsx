@@ -1,17 +1,18 @@
 // The link graph, drawn by cytoscape (loaded only when this view opens): the whole vault or
 // the local graph of one page (depth 1–3), filtered by folder, tag and search, orphans on or
 // off. Labels never overlap: after each zoom or pan only the labels that fit are shown, the
-// best-linked first. Large graphs get level of detail: a precomputed layout, no edges while
-// panning, no labels until zoomed in.
+// best-linked first. A whole vault of more than 800 pages is drawn on a canvas instead
+// (graphCanvas.ts: folders as clusters, level of detail while moving).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type GraphData } from './api';
+import { drawLarge, type CanvasGraph } from './graphCanvas';
 import { folders, labelsThatFit, subset, type GraphFilter } from './graphModel';
 import { pageHref } from './markdown';
 import { pageIndex } from './pageIndex';
 import { href, navigate } from './router';
 import { ErrorNote } from './ui';
 
-/** Above this many nodes: grid-like layout, no edges while moving, labels only when zoomed in. */
+/** Above this many nodes the whole-vault graph is drawn on a canvas (graphCanvas.ts). */
 const LARGE = 800;
 
 export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: number }) {
@@ -22,11 +23,12 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
   const [filter, setFilter] = useState<GraphFilter>({ center: path, depth, folder: '', tag: '', search: '', orphans: true });
   const [info, setInfo] = useState('');
   const started = useRef(performance.now());
+  const large = useRef<CanvasGraph | null>(null);
 
   useEffect(() => { setFilter((f) => ({ ...f, center: path, depth })); }, [path, depth]);
   useEffect(() => {
     let live = true;
-    api.graph().then((g) => live && setData(g), (e) => live && setError(e));
+    api.graph().then((g) => { if (!live) return; performance.mark('quire:graph-data'); setData(g); }, (e) => live && setError(e));
     pageIndex().then((pages) => live && setTags(new Map(pages.map((p) => [p.path, p.tags]))), () => {});
     return () => { live = false; };
   }, []);
@@ -40,9 +42,23 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
     let cy: import('cytoscape').Core | null = null;
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const drawStart = performance.now();
+    let canvasGraph: CanvasGraph | null = null;
+    const firstFrame = () => {
+      performance.measure('quire:graph-first-frame', { start: started.current, end: performance.now() });
+      performance.measure('quire:graph-draw', { start: drawStart, end: performance.now() });
+      host.current?.setAttribute('data-drawn', String(shown.nodes.length));
+    };
+    // The whole vault when large: the canvas renderer (graphCanvas.ts), no layout simulation.
+    if (shown.nodes.length > LARGE && !filter.center) {
+      canvasGraph = drawLarge(host.current, shown, { dark: document.documentElement.dataset.theme === 'dark', onOpen: (id) => navigate(pageHref(id)), onFirstFrame: firstFrame });
+      large.current = canvasGraph;
+      setInfo(`${shown.nodes.length} pages, ${shown.edges.length} links${data && shown.nodes.length < data.nodes.length ? ` (of ${data.nodes.length} pages)` : ''}; folders as clusters — scroll to zoom, drag to pan`);
+      return () => { canvasGraph?.destroy(); large.current = null; };
+    }
     void import('cytoscape').then((mod) => {
       if (!live || !host.current) return;
-      const large = shown.nodes.length > LARGE;
+      const big = shown.nodes.length > LARGE;
       const dark = document.documentElement.dataset.theme === 'dark';
       const deg = (id: string) => shown.degree.get(id) ?? 0;
       cy = mod.default({
@@ -52,17 +68,17 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
           ...shown.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.source, target: e.target } })),
         ],
         style: [
-          { selector: 'node', style: { width: 'data(size)', height: 'data(size)', 'background-color': dark ? '#7fb0ff' : '#1d5fbf', label: '', 'font-size': 11, color: dark ? '#e6e8eb' : '#1d1f23', 'text-valign': 'bottom', 'text-margin-y': 3, 'min-zoomed-font-size': large ? 9 : 0 } },
+          { selector: 'node', style: { width: 'data(size)', height: 'data(size)', 'background-color': dark ? '#7fb0ff' : '#1d5fbf', label: '', 'font-size': 11, color: dark ? '#e6e8eb' : '#1d1f23', 'text-valign': 'bottom', 'text-margin-y': 3, 'min-zoomed-font-size': big ? 9 : 0 } },
           { selector: 'node.labelled', style: { label: 'data(label)' } },
           { selector: 'node.center', style: { 'background-color': dark ? '#ffb877' : '#b45309', label: 'data(label)', 'font-weight': 700 } },
           { selector: 'edge', style: { width: 1, 'line-color': dark ? '#4a5058' : '#c3c8cf', 'curve-style': 'haystack', opacity: 0.8 } },
         ],
-        layout: large
+        layout: big
           ? { name: 'grid', avoidOverlap: false, sort: (a: import('cytoscape').NodeSingular, b: import('cytoscape').NodeSingular) => a.id().localeCompare(b.id()) } as import('cytoscape').LayoutOptions
           : { name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, numIter: 800 } as import('cytoscape').LayoutOptions,
-        hideEdgesOnViewport: large,
-        textureOnViewport: large,
-        pixelRatio: large ? 1 : 'auto',
+        hideEdgesOnViewport: big,
+        textureOnViewport: big,
+        pixelRatio: big ? 1 : 'auto',
         minZoom: 0.05,
         maxZoom: 4,
       });
@@ -71,7 +87,7 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
         if (!cy) return;
         const ext = cy.extent();
         const zoom = cy.zoom();
-        if (large && zoom < 0.5) { cy.nodes('.labelled').removeClass('labelled'); return; }
+        if (big && zoom < 0.5) { cy.nodes('.labelled').removeClass('labelled'); return; }
         const inView = cy.nodes().filter((n: import('cytoscape').NodeSingular) => { const p = n.position(); return p.x >= ext.x1 && p.x <= ext.x2 && p.y >= ext.y1 && p.y <= ext.y2; });
         const boxes = inView.map((n: import('cytoscape').NodeSingular) => {
           const p = n.renderedPosition();
@@ -81,10 +97,7 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
         const fit = labelsThatFit(boxes, 300);
         cy.batch(() => { cy!.nodes().forEach((n) => { if (fit.has(n.id())) n.addClass('labelled'); else n.removeClass('labelled'); }); });
       };
-      cy.one('render', () => {
-        performance.measure('quire:graph-first-frame', { start: started.current, end: performance.now() });
-        host.current?.setAttribute('data-drawn', String(shown.nodes.length));
-      });
+      cy.one('render', firstFrame);
       cy.on('zoom pan', () => { clearTimeout(timer); timer = setTimeout(placeLabels, 120); });
       placeLabels();
       cy.on('tap', 'node', (evt) => navigate(pageHref(evt.target.id())));
@@ -123,6 +136,12 @@ export function GraphView({ path = '', depth = 1 }: { path?: string; depth?: num
       </form>
       <p class="muted" role="status">{data ? info : 'Loading…'}</p>
       <ErrorNote error={error} />
+      {shown && shown.nodes.length > LARGE && !filter.center && (
+        <div class="canvas-tools" role="group" aria-label="Zoom">
+          <button onClick={() => large.current?.zoomBy(1.5)} aria-label="Zoom in">+</button>
+          <button onClick={() => large.current?.zoomBy(1 / 1.5)} aria-label="Zoom out">−</button>
+        </div>
+      )}
       <div ref={host} class="graph-canvas" role="img" aria-label="Link graph of the pages; select a node to open its page" />
     </main>
   );

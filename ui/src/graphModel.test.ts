@@ -32,3 +32,14 @@ describe('labels', () => {
     expect([...fit].sort()).toEqual(['far', 'hub']);
   });
 });
+
+describe('the large-graph layout', () => {
+  it('places every page, each folder as its own cluster', async () => {
+    const { clusterLayout } = await import('./graphCanvas');
+    const nodes = Array.from({ length: 300 }, (_, i) => ({ id: `f${i % 3}/p${i}.md`, title: `P${i}`, group: '' }));
+    const d = clusterLayout({ nodes, edges: [], degree: new Map() });
+    expect([...d.x, ...d.y].every(Number.isFinite)).toBe(true);
+    const centre = (f: number) => { const xs = nodes.map((n, i) => (n.id.startsWith(`f${f}/`) ? d.x[i] : NaN)).filter((v) => !Number.isNaN(v)); return xs.reduce((a, b) => a + b, 0) / xs.length; };
+    expect(Math.abs(centre(0) - centre(1))).toBeGreaterThan(50);
+  });
+});
