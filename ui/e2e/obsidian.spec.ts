@@ -210,6 +210,7 @@ test.describe('at phone size', () => {
   });
 
   test('the main flows work on a phone', async ({ page }) => {
+    test.setTimeout(90_000);
     for (const path of ['/page/Callouts.md', '/page/Formatting.md', '/page/Embeds.md', '/tags', '/page/assets/diagram.png', '/history/Home.md']) {
       await page.goto(at(path));
       await expect(page.locator('main')).toBeVisible();
@@ -233,6 +234,7 @@ test.describe('at phone size', () => {
 });
 
 test('the editor, restructure view, history and graph pass axe in both themes', async ({ page }) => {
+  test.setTimeout(120_000);
   for (const theme of ['light', 'dark']) {
     await page.goto(at('/page/Home.md'));
     await expect(page.locator('.page-title')).toHaveText('Home');
