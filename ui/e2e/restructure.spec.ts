@@ -103,7 +103,7 @@ test('history shows diffs and reverts a commit', async ({ page, request }) => {
   await shot(page, 'history-diff');
   await accessible(page);
   await diff.getByRole('button', { name: 'Split' }).click();
-  await expect(diff.locator('table.split td.code.add')).toContainText('Changed text.');
+  await expect(diff.locator('table.diff-split td.code.add')).toContainText('Changed text.');
   await shot(page, 'history-diff-split');
   await accessible(page);
   await diff.getByRole('button', { name: 'Unified' }).click();

@@ -29,7 +29,8 @@ export function DiffView({ diff, label = 'Changes' }: { diff: string; label?: st
         </div>
       </div>
       {rows.length === 0 ? <p class="muted">No change to the text.</p> : mode === 'unified' ? (
-        <table class="diff-table unified">
+        <table class="diff-table diff-unified">
+          <colgroup><col class="num" /><col class="num" /><col class="sign" /><col /></colgroup>
           <tbody>
             {rows.map((r, i) => r.kind === 'hunk' || r.kind === 'note'
               ? <tr key={i} class={r.kind}><td colSpan={4}>{r.text}</td></tr>
@@ -44,7 +45,8 @@ export function DiffView({ diff, label = 'Changes' }: { diff: string; label?: st
           </tbody>
         </table>
       ) : (
-        <table class="diff-table split">
+        <table class="diff-table diff-split">
+          <colgroup><col class="num" /><col /><col class="num" /><col /></colgroup>
           <tbody>
             {splitRows(rows).map(({ left, right }, i) => left && (left.kind === 'hunk' || left.kind === 'note')
               ? <tr key={i} class={left.kind}><td colSpan={4}>{left.text}</td></tr>
