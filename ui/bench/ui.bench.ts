@@ -69,3 +69,29 @@ test('page open and tree scroll', async ({ page }) => {
   const over = frames.deltas.filter((d) => d > 1000 / 60 * 1.5).length;
   console.log(`tree of ${frames.rows} rows, 300 scroll steps: median frame ${pct(frames.deltas, 0.5).toFixed(1)} ms, p95 ${pct(frames.deltas, 0.95).toFixed(1)} ms, ${over} frames over 25 ms`);
 });
+
+test('graph of the whole vault: time to first frame', async ({ page }) => {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await page.goto(url('/graph'));
+    await expect(page.locator('.graph-canvas[data-drawn]')).toBeAttached({ timeout: 300_000 });
+    const ms = await page.evaluate(() => performance.getEntriesByName('quire:graph-first-frame').map((e) => e.duration)[0]);
+    const shown = await page.locator('.graph-canvas').getAttribute('data-drawn');
+    const parts = await page.evaluate(() => ({
+      draw: performance.getEntriesByName('quire:graph-draw').map((e) => e.duration)[0],
+      calls: performance.getEntriesByType('resource').filter((e) => /\/api\/quire\/(graph|query)/.test(e.name)).map((e) => `${new URL(e.name).pathname.replace('/api/quire', '')} ${e.duration.toFixed(0)} ms`),
+    }));
+    times.push(ms);
+    console.log(`graph: ${shown} nodes, first frame ${ms.toFixed(0)} ms after the view opened (drawing ${parts.draw.toFixed(0)} ms; ${parts.calls.join(', ')})`);
+  }
+  console.log(`graph first frame: median ${pct(times, 0.5).toFixed(0)} ms`);
+  // Panning a frame later: edges hidden while moving, labels placed after.
+  const pan = await page.evaluate(async () => {
+    const start = performance.now();
+    const el = document.querySelector('.graph-canvas canvas') as HTMLCanvasElement;
+    el.dispatchEvent(new WheelEvent('wheel', { deltaY: -200, clientX: 300, clientY: 300, bubbles: true }));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return performance.now() - start;
+  });
+  console.log(`graph zoom step to the second frame: ${pan.toFixed(0)} ms`);
+});

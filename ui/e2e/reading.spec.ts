@@ -51,7 +51,7 @@ test('history has a blame view', async ({ page }) => {
   // A commit of the blame opens its changes.
   await table.locator('tbody tr').first().getByRole('button').click();
   await expect(page.getByRole('button', { name: 'Changes' })).toHaveAttribute('aria-pressed', 'true');
-  await expect(page.locator('pre.diff')).toContainText('+Embedded body text.');
+  await expect(page.locator('.diff-view tr.add', { hasText: 'Embedded body text.' })).toHaveCount(1);
 });
 
 test('with auth on, the key prompt lets pages and their images in', async ({ page }) => {

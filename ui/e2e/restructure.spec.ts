@@ -31,7 +31,7 @@ test('plans and applies a manifest in the Restructure view', async ({ page }) =>
   await setEditorText(page, 'moves:\n  - from: notes/zeta.md\n    to: letters/zeta.md\n');
   await page.getByRole('button', { name: 'Plan', exact: true }).click();
   const plan = page.getByTestId('plan');
-  await expect(plan).toContainText('1 move');
+  await expect(plan).toContainText('1 file moved');
   await expect(plan.getByRole('region', { name: 'Moves' })).toContainText('letters/zeta.md');
   await expect(plan.getByRole('region', { name: 'Link rewrites' })).toContainText('index.md');
   await shot(page, 'restructure-plan');
@@ -94,11 +94,19 @@ test('history shows diffs and reverts a commit', async ({ page, request }) => {
   const put = await request.put(api('/file?path=revert-me.md'), { data: '# Revert me\n\nChanged text.\n', headers: { 'X-Actor': 'carol' } });
   expect(put.ok()).toBeTruthy();
   await page.goto(url('/history/revert-me.md'));
-  const diff = page.locator('pre.diff');
-  await expect(diff).toContainText('+Changed text.');
-  await expect(diff).toContainText('-Original text.');
+  const diff = page.locator('.diff-view').first();
+  await expect(diff.locator('tr.add')).toContainText('Changed text.');
+  await expect(diff.locator('tr.del')).toContainText('Original text.');
+  // Only the changed word is marked inside the line.
+  await expect(diff.locator('tr.add ins')).toHaveText('Changed');
+  await expect(diff.locator('tr.del del')).toHaveText('Original');
   await shot(page, 'history-diff');
   await accessible(page);
+  await diff.getByRole('button', { name: 'Split' }).click();
+  await expect(diff.locator('table.diff-split td.code.add')).toContainText('Changed text.');
+  await shot(page, 'history-diff-split');
+  await accessible(page);
+  await diff.getByRole('button', { name: 'Unified' }).click();
   await page.getByRole('button', { name: 'Revert this commit…' }).click();
   await expect(page.getByTestId('plan')).toBeVisible();
   await page.getByRole('button', { name: 'Revert', exact: true }).click();

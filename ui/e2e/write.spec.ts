@@ -22,6 +22,11 @@ test('[[ completes page names', async ({ page }) => {
   await expect(option).toBeVisible();
   await option.click();
   await expect(page.locator('.cm-content')).toContainText('[[gamma]]');
+  // The cursor is after the link, also when `[[` was auto-closed while typing.
+  await page.keyboard.type(' and [[bet');
+  await page.locator('.cm-tooltip-autocomplete li', { hasText: 'beta' }).click();
+  await page.keyboard.type('!');
+  await expect(page.locator('.cm-content')).toContainText('[[gamma]] and [[beta]]!');
 });
 
 test('a save conflict shows both versions and saves the merge', async ({ page, request }) => {

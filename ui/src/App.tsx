@@ -15,10 +15,15 @@ import { navigate, useRoute } from './router';
 import { SearchPalette } from './Search';
 import { SettingsDialog } from './Settings';
 import { applyTheme, effectiveMode, type Mode, savedMode, saveMode } from './theme';
-import { pagePaths } from './tree';
+import { filePaths, pagePaths } from './tree';
 import { ViewsView } from './Views';
+import { FileView, fileKind } from './FileView';
+import { invalidatePageIndex } from './pageIndex';
+import { QuickSwitcher } from './QuickSwitcher';
+import { homePage, recentPages } from './recent';
+import { TagsView } from './TagsView';
 import { Tree } from './Tree';
-import { ErrorNote, Modal } from './ui';
+import { ErrorNote, Modal, useLoad, when } from './ui';
 
 const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
@@ -33,6 +38,7 @@ export function App() {
   const [showSettings, setShowSettings] = useState(false);
   const theme = effectiveMode(userMode, spaceTheme, prefersDark());
   const [searching, setSearching] = useState<string | null>(null);
+  const [switching, setSwitching] = useState(false);
   const [askKey, setAskKey] = useState(false);
   const [askName, setAskName] = useState(false);
   const [live, setLive] = useState(false);
@@ -44,11 +50,12 @@ export function App() {
   const [move, setMove] = useState<Move | null>(null);
   const [navOpen, setNavOpen] = useState(false);
   const paths = useRef<string[]>([]);
+  const files = useRef<string[]>([]);
 
   const current = route.view === 'page' || route.view === 'edit' || route.view === 'history' ? route.path : null;
 
   const loadTree = useCallback(() => {
-    api.tree().then((t) => { setTree(t); paths.current = pagePaths(t); setTreeError(null); }, setTreeError);
+    api.tree().then((t) => { setTree(t); paths.current = pagePaths(t); files.current = filePaths(t); invalidatePageIndex(); setTreeError(null); }, setTreeError);
   }, []);
 
   const loadTheme = useCallback(() => { api.theme().then(setSpaceTheme, () => setSpaceTheme(null)); }, []);
@@ -87,7 +94,8 @@ export function App() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') { e.preventDefault(); setSearching(''); }
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') { e.preventDefault(); setSwitching(false); setSearching(''); }
+      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === 'o') { e.preventDefault(); setSearching(null); setSwitching(true); }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -97,7 +105,10 @@ export function App() {
 
   const view = (() => {
     switch (route.view) {
-      case 'page': return <PageView path={route.path} version={pageVersion} commentsVersion={commentsVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
+      case 'page':
+        if (fileKind(route.path) === 'canvas') return <CanvasView path={route.path} />;
+        if (fileKind(route.path) !== 'page') return <FileView path={route.path} />;
+        return <PageView path={route.path} version={pageVersion} commentsVersion={commentsVersion} onRename={() => setMove({ from: route.path, isDir: false, to: null, keepLinks: true })} />;
       case 'edit': return <EditorView key={route.path} path={route.path} pages={() => paths.current} isNew={new URLSearchParams(location.search).has('new')} />;
       case 'new': return <NewPage />;
       case 'history': return <HistoryView path={route.path} />;
@@ -105,10 +116,11 @@ export function App() {
       case 'restructure': return <RestructureView />;
       case 'approvals': return <ApprovalsView />;
       case 'links': return <LinksView />;
-      case 'graph': return <GraphView />;
+      case 'graph': return <GraphView path={route.path} depth={route.depth} />;
       case 'views': return <ViewsView name={route.name} version={contentVersion} />;
       case 'board': return <BoardView workflow={route.workflow} version={contentVersion} />;
       case 'canvas': return <CanvasView path={route.path} />;
+      case 'tags': return <TagsView tag={route.tag} />;
       default: return <Home tree={tree} />;
     }
   })();
@@ -121,6 +133,9 @@ export function App() {
         <a class="brand" href="/">quire</a>
         <button class="search-button" onClick={() => setSearching('')} aria-keyshortcuts="Control+K Meta+K">
           Search <kbd>Ctrl K</kbd>
+        </button>
+        <button class="switch-button" onClick={() => setSwitching(true)} aria-keyshortcuts="Control+O Meta+O" title="Open a page by name (Ctrl O)">
+          Open <kbd>Ctrl O</kbd>
         </button>
         <nav aria-label="Views" class="views"><ViewLinks /></nav>
         <span class={`live${live ? ' on' : ''}`} title={live ? 'Live updates on' : 'Live updates reconnecting'} aria-label={live ? 'Live updates on' : 'Live updates off'} role="img">●</span>
@@ -137,6 +152,7 @@ export function App() {
       </nav>
       {view}
       {searching !== null && <SearchPalette initial={searching} onClose={() => setSearching(null)} />}
+      {switching && <QuickSwitcher files={() => files.current} onClose={() => setSwitching(false)} />}
       {move && (
         <MoveDialog
           from={move.from}
@@ -167,6 +183,7 @@ function ViewLinks() {
       <a href="/restructure">Restructure</a>
       <a href="/approvals">Approvals</a>
       <a href="/links">Links</a>
+      <a href="/tags">Tags</a>
       <a href="/graph">Graph</a>
       <a href="/views">Views</a>
       <a href="/board">Board</a>
@@ -175,13 +192,33 @@ function ViewLinks() {
   );
 }
 
+/**
+ * The start screen: opens the reader's start page, else `Home.md` / `index.md` / `README.md`;
+ * without one, the pages this browser opened lately and the latest changes.
+ */
 function Home({ tree }: { tree: TreeNode[] }) {
-  const hasIndex = tree.some((n) => !n.isDir && n.path === 'index.md');
-  useEffect(() => { if (hasIndex) navigate(pageHref('index.md'), true); }, [hasIndex]);
+  const home = tree.length ? homePage(pagePaths(tree)) : null;
+  useEffect(() => { if (home) navigate(pageHref(home), true); }, [home]);
+  const recent = recentPages();
+  const changes = useLoad(() => api.timeline(15), []);
+  const changed = [...new Map((changes.data?.events ?? []).filter((e) => !e.path.startsWith('.')).map((e) => [e.path, e])).values()];
+  if (home) return <main id="main" class="narrow" aria-busy="true"><p class="muted">Opening {home}…</p></main>;
   return (
     <main id="main" class="narrow">
       <h1>quire</h1>
-      <p>Choose a page in the tree, search with <kbd>Ctrl K</kbd>, or <a href="/new">write a new page</a>.</p>
+      <p>Choose a page in the tree, open one by name with <kbd>Ctrl O</kbd>, search with <kbd>Ctrl K</kbd>, or <a href="/new">write a new page</a>.</p>
+      {recent.length > 0 && (
+        <section aria-labelledby="recent-title">
+          <h2 id="recent-title">Opened lately</h2>
+          <ul class="page-list">{recent.map((r) => <li key={r.path}><a href={pageHref(r.path)}>{r.title}</a> <span class="hit-path">{r.path}</span></li>)}</ul>
+        </section>
+      )}
+      {changed.length > 0 && (
+        <section aria-labelledby="changed-title">
+          <h2 id="changed-title">Changed lately</h2>
+          <ul class="page-list">{changed.map((c) => <li key={c.path}><a href={pageHref(c.path)}>{c.path}</a> <span class="muted small">{c.action} by {c.actor}, {when(c.timestamp)}</span></li>)}</ul>
+        </section>
+      )}
     </main>
   );
 }

@@ -20,6 +20,7 @@ export function EditorView({ path, pages, isNew }: { path: string; pages: () => 
   const [status, setStatus] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [conflict, setConflict] = useState<ConflictState | null>(null);
+  const [preview, setPreview] = useState(() => localStorage.getItem('quire.livePreview') !== 'off');
 
   useEffect(() => {
     let live = true;
@@ -33,6 +34,7 @@ export function EditorView({ path, pages, isNew }: { path: string; pages: () => 
       etag.current = file.etag;
       editor.current = cm.createEditor(host.current, file.text, {
         label: `Markdown of ${path}`,
+        preview,
         completions: {
           pages,
           headings: async (target) => {
@@ -91,6 +93,12 @@ export function EditorView({ path, pages, isNew }: { path: string; pages: () => 
         <h1 class="page-title">{isNew ? 'New page' : 'Editing'} <code>{path}</code></h1>
         <div class="page-actions" role="toolbar" aria-label="Editor actions">
           <span class="status" role="status">{status}{dirty ? ' (unsaved changes)' : ''}</span>
+          <button aria-pressed={preview} disabled={!ready} title="Live preview hides the markup off the cursor's line; off shows the source" onClick={() => {
+            const on = !preview;
+            setPreview(on);
+            localStorage.setItem('quire.livePreview', on ? 'on' : 'off');
+            editor.current?.setPreview(on);
+          }}>Live preview</button>
           <button class="primary" disabled={!ready} onClick={() => void save()}>Save</button>
           {!isNew && <a class="button" href={pageHref(path)}>Done</a>}
         </div>

@@ -3,7 +3,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type BlameLine, type Plan, type VersionEntry } from './api';
 import { pageHref } from './markdown';
-import { DiffText, PlanView } from './PlanView';
+import { href, navigate } from './router';
+import { DiffView } from './DiffView';
+import { PlanView } from './PlanView';
 import { Breadcrumbs } from './Page';
 import { ErrorNote, shortHash, useLoad, when } from './ui';
 
@@ -53,7 +55,8 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
   const [reverted, setReverted] = useState<string | null>(null);
   useEffect(() => {
     setDiff(null); setPlan(null); setError(null); setReverted(null);
-    if (!previous) { api.versionText(path, version.hash).then((t) => setDiff(t.split('\n').map((l) => `+${l}`).join('\n')), setError); return; }
+    // The first version: all of its text, as added lines of one hunk.
+    if (!previous) { api.versionText(path, version.hash).then((t) => { const lines = t.replace(/\n$/, '').split('\n'); setDiff(`@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}`); }, setError); return; }
     api.diff(path, previous.hash, version.hash).then(setDiff, setError);
   }, [version.hash]);
   const planRevert = async () => {
@@ -67,6 +70,9 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
       const r = await api.revert(version.hash, plan.digest);
       setReverted(r.applied.commit ?? 'done');
       setPlan(null);
+      // A revert that moves this page back: its history is where the page now is.
+      const back = movedTo(r.plan, path);
+      if (back) { navigate(href({ view: 'history', path: back })); return; }
       onReverted();
     } catch (e) { setError(e); }
   };
@@ -75,7 +81,7 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
       <h2>{version.message.split('\n')[0]}</h2>
       <p class="muted">{version.author} · {when(version.timestamp)} · <code>{version.hash}</code></p>
       <ErrorNote error={error} />
-      {diff === null ? <p class="muted">Loading…</p> : <DiffText diff={diff || '(no change to this page)'} />}
+      {diff === null ? <p class="muted">Loading…</p> : <DiffView diff={diff} label={`Changes of ${shortHash(version.hash)}`} />}
       {reverted && <p class="success" role="status">Reverted as commit <code>{shortHash(reverted)}</code>.</p>}
       {!reverted && !plan && <button onClick={() => void planRevert()}>Revert this commit…</button>}
       {plan && (
@@ -89,6 +95,11 @@ function VersionDiff({ path, version, previous, onReverted }: { path: string; ve
       )}
     </section>
   );
+}
+
+/** Where a revert plan moves `path` (undoing the move that brought it here), if it does. */
+export function movedTo(plan: Plan, path: string): string | null {
+  return plan.moves.find((m) => m.from === path)?.to ?? null;
 }
 
 /** Who last changed each line: the commit, author and date shown once per run of lines. */

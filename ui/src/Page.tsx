@@ -3,11 +3,12 @@
 // and its links are in (`/file`, `/toc`, `/resolve-links`); `/peek` (title, properties, word
 // count) and `/backlinks`, which cost the server more, fill in when they answer.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Backlink, type Comment, type Heading, type Peek } from './api';
+import { api, type Backlink, type Comment, type Heading, type Peek, type SearchHit } from './api';
 import { articleBlocks, blockOf, CommentsPanel, type Block } from './Comments';
 import { enhance } from './enhance';
-import { collectLinks, pageHref, renderMarkdown, splitFrontmatter, type Resolutions } from './markdown';
-import { href } from './router';
+import { collectLinks, pageHref, renderMarkdown, renderSnippet, snippetHtml, splitFrontmatter, type Resolutions } from './markdown';
+import { rememberRecent } from './recent';
+import { href, navigate } from './router';
 import { ShareDialog } from './ShareDialog';
 import { ErrorNote } from './ui';
 
@@ -113,6 +114,7 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
   const [blocks, setBlocks] = useState<Block[]>([]);
   const [line, setLine] = useState(0);
   const [comments, setComments] = useState<Comment[]>([]);
+  const [sideOpen, setSideOpen] = useState(false);
   const article = useRef<HTMLElement>(null);
 
   useEffect(() => {
@@ -137,7 +139,8 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
   const title = current?.title ?? (page?.path === path ? page.title : '');
   useEffect(() => { if (title) document.title = `${title} · quire`; }, [title]);
 
-  useEffect(() => { setLine(0); setActionError(null); }, [path]);
+  useEffect(() => { setLine(0); setActionError(null); setSideOpen(false); }, [path]);
+  useEffect(() => { if (title) rememberRecent(path, title); }, [path, title]);
 
   useEffect(() => {
     if (page && location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
@@ -194,7 +197,7 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
   const tags = pageTags(current, page.inlineTags);
   const links = backlinks?.path === path ? backlinks.list : null;
   return (
-    <div class="page-layout">
+    <div class={`page-layout${sideOpen ? ' side-open' : ''}`} onKeyDown={(e) => { if (e.key === 'Escape' && sideOpen) setSideOpen(false); }}>
       <main id="main" class="page">
         <Breadcrumbs path={path} />
         <header class="page-head">
@@ -202,9 +205,11 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
           <div class="page-actions" role="toolbar" aria-label="Page actions">
             <a class="button" href={href({ view: 'edit', path })}>Edit</a>
             <a class="button" href={href({ view: 'history', path })}>History</a>
+            <button class="side-toggle" aria-expanded={sideOpen} aria-controls="page-side" onClick={() => setSideOpen((o) => !o)}>Page info</button>
             <MoreActions items={[
               { label: 'Move / Rename…', run: onRename },
               { label: 'Share…', run: () => setSharing(true) },
+              { label: 'Local graph', run: () => navigate(href({ view: 'graph', path, depth: 1 })) },
               { label: published ? 'Unpublish' : 'Publish', run: () => void togglePublish() },
             ]} />
           </div>
@@ -220,35 +225,78 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
         )}
         {tags.length > 0 && (
           <ul class="tags" aria-label="Tags">
-            {tags.map((t) => <li key={t}><a href={href({ view: 'search', q: t })}>#{t}</a></li>)}
+            {tags.map((t) => <li key={t}><a href={href({ view: 'tags', tag: t })}>#{t}</a></li>)}
           </ul>
         )}
         <article ref={article} class="markdown" onClick={pick} dangerouslySetInnerHTML={{ __html: page.html }} />
       </main>
-      <aside class="page-side" aria-label="About this page">
+      <aside class="page-side" id="page-side" aria-label="About this page">
+        {sideOpen && <button class="side-close" onClick={() => setSideOpen(false)}>Close</button>}
         {page.headings.length > 1 && (
           <nav aria-label="Table of contents" class="toc">
             <h2>Contents</h2>
             <ul>{page.headings.map((h, i) => <li key={i} style={{ paddingLeft: `${(h.level - 1) * 0.75}rem` }}><a href={`#${encodeURIComponent(h.slug)}`}>{h.text}</a></li>)}</ul>
           </nav>
         )}
-        <section class="backlinks" aria-labelledby="backlinks-title" aria-busy={links === null}>
-          <h2 id="backlinks-title">Backlinks ({links === null ? '…' : links.length})</h2>
-          {links === null ? <p class="muted">Loading…</p> : links.length === 0 ? <p class="muted">No page links here.</p> : (
-            <ul>
-              {links.map((b, i) => (
-                <li key={`${b.path}:${b.line}:${i}`}>
-                  <a href={pageHref(b.path)}>{b.title}</a>
-                  {b.context && <p class="context">{b.context}</p>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <Backlinks path={path} title={title} links={links} />
         <CommentsPanel path={path} version={version + tick + commentsVersion} blocks={blocks} line={line} onLine={setLine} onComments={setComments} onShow={show} />
         {current && <p class="muted small">{current.word_count} words</p>}
       </aside>
       {sharing && <ShareDialog path={path} onClose={() => setSharing(false)} />}
     </div>
+  );
+}
+
+/** Backlinks as one entry per linking page, each with the lines that link (rendered). */
+export function groupBacklinks(list: Backlink[]): { path: string; title: string; contexts: string[] }[] {
+  const groups = new Map<string, { path: string; title: string; contexts: string[] }>();
+  for (const b of list) {
+    let g = groups.get(b.path);
+    if (!g) { g = { path: b.path, title: b.title, contexts: [] }; groups.set(b.path, g); }
+    const c = b.context.trim();
+    if (c && !g.contexts.includes(c)) g.contexts.push(c);
+  }
+  return [...groups.values()];
+}
+
+function Backlinks({ path, title, links }: { path: string; title: string; links: Backlink[] | null }) {
+  const groups = links ? groupBacklinks(links) : null;
+  const [mentions, setMentions] = useState<SearchHit[] | null>(null);
+  useEffect(() => { setMentions(null); }, [path]);
+  const loadMentions = () => {
+    if (mentions !== null || !title) return;
+    const linking = new Set((links ?? []).map((b) => b.path));
+    api.search(`"${title.replace(/"/g, '')}"`, 20).then(
+      (r) => setMentions(r.results.filter((h) => h.path !== path && !linking.has(h.path))),
+      () => setMentions([]),
+    );
+  };
+  return (
+    <section class="backlinks" aria-labelledby="backlinks-title" aria-busy={groups === null}>
+      <h2 id="backlinks-title">Backlinks ({groups === null ? '…' : groups.length})</h2>
+      {groups === null ? <p class="muted">Loading…</p> : groups.length === 0 ? <p class="muted">No page links here.</p> : (
+        <ul>
+          {groups.map((g) => (
+            <li key={g.path} class="backlink">
+              <a href={pageHref(g.path)}>{g.title}</a>
+              {g.contexts.map((c, i) => <p key={i} class="context" dangerouslySetInnerHTML={{ __html: renderSnippet(c) }} />)}
+            </li>
+          ))}
+        </ul>
+      )}
+      <details class="mentions" onToggle={(e) => { if ((e.currentTarget as HTMLDetailsElement).open) loadMentions(); }}>
+        <summary>Unlinked mentions</summary>
+        {mentions === null ? <p class="muted">Searching…</p> : mentions.length === 0 ? <p class="muted">No other page mentions “{title}”.</p> : (
+          <ul>
+            {mentions.map((h) => (
+              <li key={h.path}>
+                <a href={pageHref(h.path)}>{h.title}</a>
+                <p class="context" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+    </section>
   );
 }

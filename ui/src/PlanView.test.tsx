@@ -21,7 +21,7 @@ const plan: Plan = {
 
 describe('<PlanView>', () => {
   it('summarises moves and rewritten links', () => {
-    expect(planSummary(plan)).toBe('1 move, 2 links rewritten in 1 page');
+    expect(planSummary(plan)).toBe('1 file moved, 2 links rewritten in 1 page');
   });
   it('shows moves, rewrites, conflicts, warnings and diffs', () => {
     const { getByRole, container } = render(<PlanView plan={plan} />);
@@ -29,8 +29,8 @@ describe('<PlanView>', () => {
     expect(getByRole('region', { name: 'Link rewrites' }).textContent).toContain('[[b/a]]');
     expect(getByRole('region', { name: 'Conflicts' }).textContent).toContain('exists');
     expect(getByRole('region', { name: 'Warnings' }).textContent).toContain('a warning');
-    expect(container.querySelector('.diff .add')?.textContent).toContain('+[[b/a]]');
-    expect(container.querySelector('.diff .del')?.textContent).toContain('-[[a]]');
+    expect(container.querySelector('.diff-table tr.add ins')?.textContent).toBe('b/');
+    expect(container.querySelector('.diff-table tr.del')?.textContent).toContain('[[a]]');
   });
 });
 

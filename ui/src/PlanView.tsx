@@ -1,16 +1,23 @@
 // A plan as a person reviews it: what moves, which links are rewritten (with diffs),
 // conflicts, errors, warnings and integrity.
 import { rewrittenLinks, type Plan } from './api';
+import { DiffView } from './DiffView';
 
 export function planSummary(plan: Plan): string {
   const links = rewrittenLinks(plan);
   const pages = plan.edits.filter((e) => e.links.length).length;
   const parts = [];
-  if (plan.moves.length) parts.push(`${plan.moves.length} move${plan.moves.length === 1 ? '' : 's'}`);
+  // One per file moved (a folder move lists each of its files).
+  if (plan.moves.length) parts.push(`${plan.moves.length} file${plan.moves.length === 1 ? '' : 's'} moved`);
   if (plan.merges.length) parts.push(`${plan.merges.length} merge${plan.merges.length === 1 ? '' : 's'}`);
   parts.push(`${links} link${links === 1 ? '' : 's'} rewritten in ${pages} page${pages === 1 ? '' : 's'}`);
   if (plan.content_edits.length) parts.push(`${plan.content_edits.length} page${plan.content_edits.length === 1 ? '' : 's'} edited`);
   return parts.join(', ');
+}
+
+/** The old path of a file the plan moves to `path`. */
+function movedFrom(plan: Plan, path: string): string | undefined {
+  return plan.moves.find((m) => m.to === path || m.from === path)?.from;
 }
 
 export function DiffText({ diff }: { diff: string }) {
@@ -68,7 +75,7 @@ export function PlanView({ plan }: { plan: Plan }) {
           <table>
             <thead><tr><th scope="col">From</th><th scope="col">To</th></tr></thead>
             <tbody>
-              {plan.moves.map((m) => <tr key={m.from}><td>{m.from}</td><td>{m.to}</td></tr>)}
+              {plan.moves.map((m) => <tr key={m.from}><td>{m.from}</td><td>→ {m.to}</td></tr>)}
               {plan.merges.map((m) => <tr key={`merge:${m.from}`}><td>{m.from}</td><td>merged into {m.to}</td></tr>)}
             </tbody>
           </table>
@@ -92,8 +99,8 @@ export function PlanView({ plan }: { plan: Plan }) {
           <h3>Diffs</h3>
           {plan.diffs.map((d) => (
             <details key={d.path}>
-              <summary>{d.path}</summary>
-              <DiffText diff={d.diff} />
+              <summary>{movedFrom(plan, d.path) ? <span class="move-row"><code>{movedFrom(plan, d.path)}</code> → <code>{d.path}</code></span> : d.path}</summary>
+              <DiffView diff={d.diff} label={`Changes to ${d.path}`} />
             </details>
           ))}
         </section>

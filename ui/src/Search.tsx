@@ -1,5 +1,6 @@
 // Ctrl/Cmd+K search: results as you type, highlighted snippets (only the server's <mark>
-// survives), arrow keys to choose, Enter to open.
+// survives), arrow keys to choose, Enter to open. While a query is pending the previous
+// results stay (marked busy) and "No results." shows only for an answered query.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type SearchHit } from './api';
 import { pageHref, snippetHtml } from './markdown';
@@ -24,20 +25,23 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [active, setActive] = useState(0);
   const [error, setError] = useState<unknown>(null);
+  // The query the shown results answer ('' for none yet).
+  const [answered, setAnswered] = useState('');
   const seq = useRef(0);
 
   useEffect(() => {
     const text = q.trim();
-    if (!text) { setHits([]); setError(null); return; }
     const mine = ++seq.current;
+    if (!text) { setHits([]); setError(null); setAnswered(''); return; }
     const timer = setTimeout(() => {
       api.search(text, 20).then(
-        (r) => { if (mine === seq.current) { setHits(r.results); setActive(0); setError(null); } },
-        (e) => { if (mine === seq.current) { setHits([]); setError(e); } },
+        (r) => { if (mine === seq.current) { setHits(r.results); setActive(0); setError(null); setAnswered(text); } },
+        (e) => { if (mine === seq.current) { setHits([]); setError(e); setAnswered(text); } },
       );
     }, 120);
     return () => clearTimeout(timer);
   }, [q]);
+  const pending = q.trim() !== '' && answered !== q.trim();
 
   const pick = (h: SearchHit) => { onClose(); navigate(pageHref(h.path)); };
   const onKey = (e: KeyboardEvent) => {
@@ -62,7 +66,8 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
         onKeyDown={onKey}
       />
       <ErrorNote error={error} />
-      {q.trim() && !error && hits.length === 0 ? <p class="muted">No results.</p> : <SearchResultsList hits={hits} active={active} onPick={pick} />}
+      <p class="muted small search-state" role="status">{pending ? 'Searching…' : answered && !error ? `${hits.length === 0 ? 'No results.' : `${hits.length} result${hits.length === 1 ? '' : 's'}`}` : ''}</p>
+      {hits.length > 0 && <div aria-busy={pending}><SearchResultsList hits={hits} active={active} onPick={pick} /></div>}
     </Modal>
   );
 }

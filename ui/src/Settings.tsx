@@ -2,6 +2,7 @@
 // server locks it (`[ui] theme_locked`), which is said as such.
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Theme } from './api';
+import { setStartPage, startPage } from './recent';
 import { ErrorNote, Modal } from './ui';
 
 export function SettingsDialog({ theme, onSaved, onClose }: { theme: Theme | null; onSaved: (t: Theme) => void; onClose: () => void }) {
@@ -10,6 +11,7 @@ export function SettingsDialog({ theme, onSaved, onClose }: { theme: Theme | nul
   const [error, setError] = useState<unknown>(null);
   const [locked, setLocked] = useState('');
   const [status, setStatus] = useState('');
+  const [start, setStart] = useState(startPage());
   const save = async (e: Event) => {
     e.preventDefault();
     setError(null); setStatus('');
@@ -42,6 +44,13 @@ export function SettingsDialog({ theme, onSaved, onClose }: { theme: Theme | nul
           <button type="button" onClick={onClose}>Done</button>
           <button class="primary" type="submit" disabled={!!locked}>Save theme</button>
         </div>
+      </form>
+      <form onSubmit={(e) => { e.preventDefault(); setStartPage(start); setStatus(start.trim() ? `Start page: ${start.trim()}` : 'Start page: Home.md or index.md'); }}>
+        <h3>Start page (this browser)</h3>
+        <label>Page opened at <code>/</code>
+          <input value={start} placeholder="Home.md or index.md when empty" onInput={(e) => setStart(e.currentTarget.value)} />
+        </label>
+        <div class="actions"><button type="submit">Save start page</button></div>
       </form>
     </Modal>
   );

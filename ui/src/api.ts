@@ -221,6 +221,8 @@ export const api = {
   fixBroken: (dryRun: boolean) => json<FixBrokenResult>('POST', '/refactor/fix-broken', { dry_run: dryRun }),
   rawMoves: () => json<RawMoves>('GET', '/refactor/raw-moves'),
   graph: () => json<GraphData>('GET', '/graph'),
+  query: (dql: string) => json<{ mode: string; headers: string[]; rows: unknown[][] }>('GET', `/query${q({ q: dql })}`),
+  timeline: (limit = 15) => json<{ events: { seq: string; path: string; action: string; actor: string; timestamp: string }[]; total: number }>('GET', `/timeline${q({ limit })}`),
   section: (path: string, heading: string) => json<{ path: string; heading: string; level: number; content: string; line_start: number; line_end: number }>('GET', `/section${q({ path, heading })}`),
   templates: () => json<string[]>('GET', '/templates'),
   async template(name: string, title: string): Promise<string> {

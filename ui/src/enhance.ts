@@ -1,6 +1,8 @@
 // What a rendered page gets after it is in the DOM: embedded pages (`![[page]]`,
-// `![[page#heading]]`, up to three levels deep, never a page inside itself), images fetched
-// with the API key, and code highlighting (loaded only when there is code to highlight).
+// `![[page#heading]]`, `![[page#^block]]`, up to three levels deep, never a page inside
+// itself), images, PDFs, audio and video fetched with the API key, code highlighting, math
+// (KaTeX) and mermaid diagrams — each library loaded only when a page needs it — and wide
+// tables and code made scrollable by keyboard.
 import { api, call, settings } from './api';
 import { collectLinks, fileUrl, renderMarkdown, splitFrontmatter } from './markdown';
 
@@ -9,9 +11,50 @@ export const MAX_EMBED_DEPTH = 3;
 /** Everything below; resolves when all is in (a newer call for the same root may overtake). */
 export async function enhance(root: HTMLElement, path: string): Promise<void> {
   await expandEmbeds(root, 1, new Set([path]));
-  await Promise.all([loadImages(root), highlight(root)]);
+  scrollables(root);
+  await Promise.all([loadImages(root), highlight(root), typeset(root), diagrams(root)]);
 }
 
+/**
+ * Tables and code blocks scroll inside themselves rather than widening the page; a region
+ * that scrolls is reachable by keyboard (Tab, then the arrow keys) and says what it is.
+ */
+export function scrollables(root: HTMLElement) {
+  for (const table of root.querySelectorAll<HTMLTableElement>('table')) {
+    if (table.parentElement?.classList.contains('table-scroll')) continue;
+    const box = document.createElement('div');
+    box.className = 'table-scroll';
+    box.tabIndex = 0;
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', 'Table (scrolls sideways)');
+    table.replaceWith(box);
+    box.append(table);
+  }
+  for (const pre of root.querySelectorAll<HTMLElement>('pre:not(.mermaid)')) {
+    if (pre.hasAttribute('tabindex')) continue;
+    pre.tabIndex = 0;
+    const lang = /language-([\w+#-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1];
+    pre.setAttribute('aria-label', lang ? `Code (${lang})` : 'Code');
+  }
+}
+
+/** Math in `span.math` typeset by KaTeX (its script and fonts load with the first formula). */
+async function typeset(root: HTMLElement): Promise<void> {
+  const spans = [...root.querySelectorAll<HTMLElement>('span.math:not([data-typeset])')];
+  if (!spans.length) return;
+  const { renderMath } = await import('./math');
+  await renderMath(spans);
+}
+
+/** Mermaid diagrams drawn as SVG (mermaid loads with the first diagram). */
+async function diagrams(root: HTMLElement): Promise<void> {
+  const blocks = [...root.querySelectorAll<HTMLElement>('pre.mermaid:not([data-drawn])')];
+  if (!blocks.length) return;
+  const { drawDiagram } = await import('./diagram');
+  for (const el of blocks) await drawDiagram(el);
+}
+
+/** The text an embed shows: the page's body, or the section (`#Heading`) or block (`#^id`) it names. */
 async function embeddedBody(path: string, fragment: string): Promise<string> {
   if (fragment) return (await api.section(path, fragment)).content;
   return splitFrontmatter((await api.read(path)).text).body;
@@ -63,23 +106,30 @@ function asDataUrl(blob: Blob): Promise<string> {
 }
 
 /**
- * Images of the knowledge base. Without a key the browser loads them itself; with one they
- * are fetched with it and shown as `data:` URLs (the page's CSP allows those, not `blob:`).
+ * Files of the knowledge base shown in a page (images, PDFs, audio, video). Without a key the
+ * browser loads them itself; with one they are fetched with it: images as `data:` URLs,
+ * the others as `blob:` URLs (the page's CSP allows both for these).
  */
 export async function loadImages(root: HTMLElement): Promise<void> {
-  const images = [...root.querySelectorAll<HTMLImageElement>('img[data-asset]:not([src])')];
-  await Promise.all(images.map(async (img) => {
-    const path = img.dataset.asset!;
-    if (!settings.key()) { img.src = fileUrl(path); return; }
-    let url = dataUrls.get(path);
+  const items = [...root.querySelectorAll<HTMLElement>('img[data-asset]:not([src]), iframe[data-asset]:not([src]), audio[data-asset]:not([src]), video[data-asset]:not([src])')];
+  await Promise.all(items.map(async (el) => {
+    const path = el.dataset.asset!;
+    const target = el as HTMLImageElement;
+    if (!settings.key()) { target.src = fileUrl(path); return; }
+    const image = el.tagName === 'IMG';
+    const cache = image ? dataUrls : blobUrls;
+    let url = cache.get(path);
     if (!url) {
-      url = call('GET', `/file?path=${encodeURIComponent(path)}`).then((r) => r.blob()).then(asDataUrl);
-      dataUrls.set(path, url);
-      url.catch(() => dataUrls.delete(path));
+      const blob = call('GET', `/file?path=${encodeURIComponent(path)}`).then((r) => r.blob());
+      url = image ? blob.then(asDataUrl) : blob.then((b) => URL.createObjectURL(b));
+      cache.set(path, url);
+      url.catch(() => cache.delete(path));
     }
-    try { img.src = await url; } catch { img.replaceWith(Object.assign(document.createElement('span'), { className: 'unresolved', textContent: img.alt || path })); }
+    try { target.src = await url; } catch { el.replaceWith(Object.assign(document.createElement('span'), { className: 'unresolved', textContent: (el as HTMLImageElement).alt || path })); }
   }));
 }
+
+const blobUrls = new Map<string, Promise<string>>();
 
 async function highlight(root: HTMLElement): Promise<void> {
   if (!root.querySelector('pre > code[class*="language-"]')) return;

@@ -13,13 +13,14 @@ export type Route =
   | { view: 'restructure' }
   | { view: 'approvals' }
   | { view: 'links' }
-  | { view: 'graph' }
+  | { view: 'graph'; path?: string; depth?: number }
   | { view: 'views'; name: string }
   | { view: 'board'; workflow: string }
-  | { view: 'canvas'; path: string };
+  | { view: 'canvas'; path: string }
+  | { view: 'tags'; tag: string };
 
 /** First path segments of client routes; kept in step with `CLIENT_ROUTES` in quire-ui. */
-export const CLIENT_PREFIXES = ['page', 'edit', 'new', 'history', 'search', 'restructure', 'approvals', 'links', 'graph', 'views', 'board', 'canvas'];
+export const CLIENT_PREFIXES = ['page', 'edit', 'new', 'history', 'search', 'restructure', 'approvals', 'links', 'graph', 'views', 'board', 'canvas', 'tags'];
 
 function decodePath(rest: string): string {
   return rest.split('/').map(decodeURIComponent).join('/');
@@ -37,10 +38,11 @@ export function parseRoute(pathname: string, search = ''): Route {
     case 'restructure': return { view: 'restructure' };
     case 'approvals': return { view: 'approvals' };
     case 'links': return { view: 'links' };
-    case 'graph': return { view: 'graph' };
+    case 'graph': { const p = new URLSearchParams(search); return { view: 'graph', path: p.get('path') ?? '', depth: Number(p.get('depth') ?? 1) || 1 }; }
     case 'views': return { view: 'views', name: new URLSearchParams(search).get('name') ?? '' };
     case 'board': return { view: 'board', workflow: new URLSearchParams(search).get('workflow') ?? '' };
     case 'canvas': return { view: 'canvas', path: new URLSearchParams(search).get('path') ?? '' };
+    case 'tags': return { view: 'tags', tag: new URLSearchParams(search).get('tag') ?? '' };
     default: return { view: 'home' };
   }
 }
@@ -57,6 +59,8 @@ export function href(route: Route): string {
     case 'views': return route.name ? `/views?name=${encodeURIComponent(route.name)}` : '/views';
     case 'board': return route.workflow ? `/board?workflow=${encodeURIComponent(route.workflow)}` : '/board';
     case 'canvas': return route.path ? `/canvas?path=${encodeURIComponent(route.path)}` : '/canvas';
+    case 'graph': return route.path ? `/graph?path=${encodeURIComponent(route.path)}&depth=${route.depth ?? 1}` : '/graph';
+    case 'tags': return route.tag ? `/tags?tag=${encodeURIComponent(route.tag)}` : '/tags';
     default: return `/${route.view}`;
   }
 }

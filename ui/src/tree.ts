@@ -51,3 +51,12 @@ export function moveManifest(from: string, dir: string, isDir: boolean) {
   const to = dir ? `${dir}/${name}` : name;
   return { moves: [{ from: isDir ? `${from}/` : from, to: isDir ? `${to}/` : to }] };
 }
+
+/** Every file of the tree (pages and other files), hidden ones left out. */
+export function filePaths(nodes: TreeNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    if (!visible(n)) continue;
+    if (n.isDir) { if (n.children) filePaths(n.children, out); } else out.push(n.path);
+  }
+  return out;
+}

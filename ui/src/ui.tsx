@@ -25,10 +25,10 @@ export function Modal(props: { title: string; onClose: () => void; children: Com
   return (
     <div class="overlay" onMouseDown={(e) => { if (e.target === e.currentTarget) props.onClose(); }}>
       <div ref={ref} class={props.wide ? 'modal wide' : 'modal'} role="dialog" aria-modal="true" aria-labelledby="modal-title" onKeyDown={onKey}>
-        <header>
+        <div class="modal-head">
           <h2 id="modal-title">{props.title}</h2>
           <button class="close" aria-label="Close" onClick={props.onClose}>×</button>
-        </header>
+        </div>
         {props.children}
       </div>
     </div>

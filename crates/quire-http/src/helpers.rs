@@ -20,7 +20,8 @@ const FEED_LIMIT: usize = 50;
 pub struct SectionParams {
     /// The page.
     pub path: String,
-    /// The heading's text (or its slug); the first match wins.
+    /// The heading's text (or its slug); the first match wins. `^id` names the block that
+    /// id marks (`![[page#^id]]`) instead.
     pub heading: Option<String>,
     /// The heading's position among the page's headings, from 0.
     pub index: Option<usize>,
@@ -61,7 +62,7 @@ pub async fn peek(
 #[utoipa::path(get, path = "/section", tag = "pages", params(SectionParams),
     responses((status = 200, body = Section),
         (status = 400, body = ErrorBody, description = "neither or both of `heading` and `index`"),
-        (status = 404, body = ErrorBody, description = "no such page or heading")))]
+        (status = 404, body = ErrorBody, description = "no such page, heading or block")))]
 pub async fn section(
     SpaceCtx(space): SpaceCtx,
     QueryParams(q): QueryParams<SectionParams>,

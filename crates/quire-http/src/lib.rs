@@ -260,9 +260,12 @@ pub fn openapi() -> serde_json::Value {
 }
 
 /// The Content-Security-Policy of HTML answers: the page's own scripts, styles and images
-/// only (Swagger UI sets inline styles), no frames, no plugins, requests to this origin only.
+/// only (Swagger UI sets inline styles), audio, video and frames (a PDF in the browser's
+/// viewer) from this origin or made by its scripts (`blob:`, files fetched with a key), no
+/// plugins, requests to this origin only.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
 style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+media-src 'self' blob:; frame-src 'self' blob:; \
 base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// `X-Content-Type-Options: nosniff` on every answer; on HTML answers also the

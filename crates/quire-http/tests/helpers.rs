@@ -10,6 +10,8 @@ use support::{enc, TestServer};
 
 const GUIDE: &str = "---\ntitle: The guide\ntags: [howto]\n---\n# Guide\n\nIntro text with a [[target]] link.\n\n## Setup\n\nInstall it.\n\n### Details\n\nMore.\n\n## Use\n\nRun it.\n";
 
+const BLOCKS: &str = "# Blocks\n\nA first paragraph.\n\nThe quoted claim\nspans two lines. ^claim\n\n- one\n- two ^item\n";
+
 fn server() -> TestServer {
     let s = TestServer::with(
         support::sync_git(),
@@ -17,6 +19,7 @@ fn server() -> TestServer {
         &[
             ("guide.md", GUIDE),
             ("target.md", "# Target\n\nBack to [[guide]].\n"),
+            ("blocks.md", BLOCKS),
             (
                 "messy.md",
                 "---\na: [unclosed\n---\n# One\n### Three\n# One\nA [[missing]] and [[target#Nope]] and [[]] \n",
@@ -170,6 +173,39 @@ async fn section_by_heading_or_index() {
     s.get("/api/quire/section?path=guide.md&heading=Use&index=1")
         .await
         .expect_error(400);
+}
+
+#[tokio::test]
+async fn section_of_a_block_id_is_the_block_it_marks() {
+    let s = server();
+    let v = s
+        .get(&format!(
+            "/api/quire/section?path=blocks.md&heading={}",
+            enc("^claim")
+        ))
+        .await
+        .json();
+    assert_eq!(v["heading"], "^claim");
+    assert_eq!(v["level"], 0);
+    assert_eq!(v["content"], "The quoted claim\nspans two lines.");
+    assert_eq!(v["line_start"], 5);
+    assert_eq!(v["line_end"], 6);
+    let v = s
+        .get(&format!(
+            "/api/quire/section?path=blocks.md&heading={}",
+            enc("#^item")
+        ))
+        .await
+        .json();
+    assert_eq!(v["content"], "- two");
+    let e = s
+        .get(&format!(
+            "/api/quire/section?path=blocks.md&heading={}",
+            enc("^nope")
+        ))
+        .await
+        .expect_error(404);
+    assert!(e.contains("no block"), "{e}");
 }
 
 #[tokio::test]

@@ -14,6 +14,8 @@
 
 mod highlight;
 mod markdown;
+mod media;
+mod obsidian;
 mod template;
 
 pub use markdown::{render, Embed, LinkKind, LinkRef, Resolver, MAX_EMBED_DEPTH};
@@ -22,7 +24,7 @@ pub use template::{page, PageMeta};
 /// Changes whenever the HTML this crate writes for the same input changes (template, CSS,
 /// rules of rendering), so a cached page is not served after an upgrade: part of the ETag of
 /// a rendered page.
-pub const TEMPLATE_VERSION: &str = "quire-render-1";
+pub const TEMPLATE_VERSION: &str = "quire-render-2";
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape_html(text: &str) -> String {

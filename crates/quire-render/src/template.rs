@@ -33,6 +33,23 @@ pre.raw{white-space:pre-wrap}
 .embed{border-left:3px solid var(--line);padding:.1em 1em;margin:1em 0}
 hr{border:0;border-top:1px solid var(--line)}
 li.task{list-style:none}
+li.task>input,.task-box{margin:0 .35em 0 -1.3em}
+.task-box{display:inline-flex;align-items:center;justify-content:center;width:1.05em;height:1.05em;border:1px solid var(--muted);border-radius:3px;font-size:.85em;line-height:1;vertical-align:-.1em}
+li.task[data-task="x"],li.task[data-task="-"]{color:var(--muted)}li.task[data-task="-"]{text-decoration:line-through}
+mark{background:#fff3a3;color:inherit;padding:0 .1em;border-radius:2px}
+.callout{--c:9,105,218;border:1px solid rgba(var(--c),.4);border-left:4px solid rgb(var(--c));background:rgba(var(--c),.07);border-radius:6px;margin:1em 0;padding:.2em 1em}
+.callout-title{font-weight:650;margin:.4em 0}details.callout>summary{cursor:pointer}
+.callout-content>:first-child{margin-top:.2em}.callout-content>:last-child{margin-bottom:.5em}
+.callout[data-callout=tip],.callout[data-callout=hint],.callout[data-callout=important],.callout[data-callout=abstract],.callout[data-callout=summary],.callout[data-callout=tldr]{--c:8,127,140}
+.callout[data-callout=success],.callout[data-callout=check],.callout[data-callout=done]{--c:26,127,55}
+.callout[data-callout=question],.callout[data-callout=help],.callout[data-callout=faq],.callout[data-callout=warning],.callout[data-callout=caution],.callout[data-callout=attention]{--c:176,90,0}
+.callout[data-callout=failure],.callout[data-callout=fail],.callout[data-callout=missing],.callout[data-callout=danger],.callout[data-callout=error],.callout[data-callout=bug]{--c:207,34,46}
+.callout[data-callout=example]{--c:130,80,223}.callout[data-callout=quote],.callout[data-callout=cite]{--c:110,119,129}
+.footnotes{border-top:1px solid var(--line);margin-top:2em;font-size:.9em}.footnotes li>p{display:inline}
+.math-display{display:block;overflow-x:auto;text-align:center}.math{font-family:ui-monospace,monospace}
+pre.mermaid{white-space:pre-wrap}
+.embed-pdf{width:100%;height:70vh;border:1px solid var(--line)}.embed-video{max-width:100%}.embed-audio{width:100%}
+@media (prefers-color-scheme:dark){mark{background:#5c4d00}}
 .hl-comment{color:#6e7781;font-style:italic}
 .hl-string{color:#0a3069}
 .hl-constant{color:#0550ae}

@@ -127,46 +127,45 @@ impl Pages<'_> {
     }
 
     /// One section: the heading and the lines up to the next heading of the same or a higher
-    /// level (or the end of the page).
+    /// level (or the end of the page); or, for `^id`, the block that id marks.
     pub fn section(&self, path: &str, which: &SectionOf) -> Result<Section> {
         let path = PagePath::new(path)?;
         let text = self.text(&path)?;
         let parsed = quire_syntax::parse(&text);
-        let headings = &parsed.headings;
-        let at = match which {
-            SectionOf::Index(i) => (*i < headings.len()).then_some(*i),
-            SectionOf::Heading(wanted) => {
-                let wanted = wanted.trim().trim_start_matches('#').trim();
-                let slug = quire_syntax::slug(wanted);
-                headings
-                    .iter()
-                    .position(|h| h.text == wanted)
-                    .or_else(|| headings.iter().position(|h| h.slug == slug))
+        let part = match which {
+            SectionOf::Index(i) => {
+                (*i < parsed.headings.len()).then(|| quire_syntax::section_at(&text, &parsed, *i))
             }
+            // `^id` names a block (`![[page#^id]]`), anything else a heading.
+            SectionOf::Heading(wanted)
+                if wanted
+                    .trim()
+                    .trim_start_matches('#')
+                    .trim()
+                    .starts_with('^') =>
+            {
+                quire_syntax::block(&text, &parsed, wanted)
+            }
+            SectionOf::Heading(wanted) => quire_syntax::heading_section(&text, &parsed, wanted),
         };
-        let Some(at) = at else {
+        let Some(part) = part else {
             return Err(Error::not_found(match which {
                 SectionOf::Index(i) => format!("{path} has no heading #{i}"),
+                SectionOf::Heading(h)
+                    if h.trim().trim_start_matches('#').trim().starts_with('^') =>
+                {
+                    format!("{path} has no block {h:?}")
+                }
                 SectionOf::Heading(h) => format!("{path} has no heading {h:?}"),
             }));
         };
-        let heading = &headings[at];
-        let start = text[..heading.span.start].rfind('\n').map_or(0, |i| i + 1);
-        let end = headings[at + 1..]
-            .iter()
-            .find(|h| h.level <= heading.level)
-            .map_or(text.len(), |h| {
-                text[..h.span.start].rfind('\n').map_or(0, |i| i + 1)
-            });
-        let content = text[start..end].trim_end_matches(['\n', '\r']).to_string();
-        let line_end = heading.line + content.matches('\n').count() as u32;
         Ok(Section {
             path: path.to_string(),
-            heading: heading.text.clone(),
-            level: heading.level,
-            content,
-            line_start: heading.line,
-            line_end,
+            heading: part.name,
+            level: part.level,
+            content: part.content,
+            line_start: part.lines.start,
+            line_end: part.lines.end,
         })
     }
 

@@ -209,6 +209,44 @@ fn revert_of_a_restructuring_restores_every_byte_as_a_new_commit() {
 }
 
 #[test]
+fn a_revert_plan_counts_moved_files_as_moves_even_when_the_move_rewrote_their_links() {
+    let t = TestSpace::new(&[
+        ("old/a.md", "# A\n\nSee [[old/b]].\n"),
+        ("old/b.md", "# B\n\nBack to [[old/a]].\n"),
+        ("old/c.md", "# C\n"),
+        ("index.md", "Start at [[old/c]].\n"),
+    ]);
+    let r = t.space.restructure();
+    let folder = manifest(r#"{"moves": [{"from": "old/", "to": "new/"}]}"#);
+    let (applied, _) = r.apply(&request(folder, "cli")).unwrap();
+    let commit = applied.commit.unwrap();
+    let plan = r.revert_plan(&commit).unwrap();
+    let moves: Vec<(String, String)> = plan
+        .moves
+        .iter()
+        .map(|m| (m.from.to_string(), m.to.to_string()))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            ("new/a.md".to_string(), "old/a.md".to_string()),
+            ("new/b.md".to_string(), "old/b.md".to_string()),
+            ("new/c.md".to_string(), "old/c.md".to_string()),
+        ]
+    );
+    let edited: Vec<String> = plan
+        .content_edits
+        .iter()
+        .map(|e| e.path.to_string())
+        .collect();
+    assert_eq!(
+        edited,
+        ["index.md"],
+        "only the page that links in is an edit"
+    );
+}
+
+#[test]
 fn revert_is_refused_when_a_file_changed_since_and_needs_git() {
     let t = TestSpace::new(&files());
     let r = t.space.restructure();

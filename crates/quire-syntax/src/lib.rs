@@ -13,6 +13,7 @@ mod frontmatter;
 mod inline;
 mod model;
 mod printer;
+mod section;
 mod simple_yaml;
 mod slug;
 
@@ -20,6 +21,7 @@ pub use canvas::parse_canvas;
 pub use editor::FrontmatterEditor;
 pub use model::*;
 pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
+pub use section::{block, heading_section, section_at, Part};
 pub use slug::slug;
 
 /// Only the frontmatter of a page, cheaper than [`parse`] when the body is not needed.

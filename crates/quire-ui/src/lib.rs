@@ -32,6 +32,7 @@ pub const CLIENT_ROUTES: &[&str] = &[
     "views",
     "board",
     "canvas",
+    "tags",
 ];
 
 /// Where the hashed assets are served.

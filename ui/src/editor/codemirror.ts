@@ -4,9 +4,11 @@ import { autocompletion, closeBrackets, type CompletionContext, type CompletionR
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdown } from '@codemirror/lang-markdown';
 import { yaml } from '@codemirror/lang-yaml';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { EditorState } from '@codemirror/state';
+import { syntaxHighlighting } from '@codemirror/language';
+import { classHighlighter } from '@lezer/highlight';
+import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { livePreview } from './livePreview';
 import { manifestCompletion, manifestPathCompletion } from './manifest';
 
 export interface Completions {
@@ -27,6 +29,18 @@ export function linkTargets(paths: string[]): { label: string; detail: string }[
   }));
 }
 
+/**
+ * Inserts a link target and puts the cursor after the link's closing `]]` (added unless it
+ * already follows, as when `[[` was auto-closed).
+ */
+export function closeLink(label: string) {
+  return (view: EditorView, _c: unknown, from: number, to: number) => {
+    const closed = view.state.sliceDoc(to, to + 2) === ']]';
+    const end = from + label.length + 2;
+    view.dispatch({ changes: { from, to: closed ? to + 2 : to, insert: `${label}]]` }, selection: { anchor: end } });
+  };
+}
+
 export function wikiCompletion(c: Completions) {
   return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
     const before = ctx.matchBefore(/\[\[[^\[\]|\n]*/);
@@ -42,11 +56,9 @@ export function wikiCompletion(c: Completions) {
         validFor: /^[^\]|#\n]*$/,
       };
     }
-    // The link is closed unless `]]` already follows.
-    const closed = ctx.state.sliceDoc(ctx.pos, ctx.pos + 2) === ']]';
     return {
       from: before.from + 2,
-      options: linkTargets(c.pages()).map((t) => ({ label: t.label, detail: t.detail, type: 'text', apply: closed ? t.label : `${t.label}]]` })),
+      options: linkTargets(c.pages()).map((t) => ({ label: t.label, detail: t.detail, type: 'text', apply: closeLink(t.label) })),
       validFor: /^[^\]|#\n]*$/,
     };
   };
@@ -54,6 +66,8 @@ export function wikiCompletion(c: Completions) {
 
 export interface Editor {
   view: EditorView;
+  /** Live preview on (markup hidden off the cursor's lines) or off (source). */
+  setPreview(on: boolean): void;
   text(): string;
   setText(text: string): void;
   destroy(): void;
@@ -98,12 +112,15 @@ export function fileDrop(upload: (file: File) => Promise<string>) {
  * `manifest` is the YAML (or JSON) of a restructuring manifest, with its keys completed, and
  * the paths it names when `paths` gives the pages.
  */
-export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; paths?: () => Promise<string[]>; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string> }): Editor {
+export function createEditor(parent: HTMLElement, doc: string, opts: { completions?: Completions; paths?: () => Promise<string[]>; language?: 'markdown' | 'manifest'; label: string; onChange?: () => void; onSave?: () => void; upload?: (file: File) => Promise<string>; preview?: boolean }): Editor {
+  const preview = new Compartment();
   const extensions = [
+    preview.of(opts.preview && opts.language !== 'manifest' ? livePreview : []),
     lineNumbers(),
     history(),
     closeBrackets(),
-    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    // Token classes (`tok-…`) coloured by styles.css in the theme's light and dark palettes.
+    syntaxHighlighting(classHighlighter),
     opts.language === 'manifest' ? yaml() : markdown(),
     EditorView.lineWrapping,
     placeholder(opts.language === 'manifest' ? 'moves:\n  - from: notes/a.md\n    to: archive/' : 'Write markdown…'),
@@ -123,6 +140,7 @@ export function createEditor(parent: HTMLElement, doc: string, opts: { completio
   return {
     view,
     text: () => view.state.doc.toString(),
+    setPreview: (on) => view.dispatch({ effects: preview.reconfigure(on ? livePreview : []) }),
     setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     destroy: () => view.destroy(),
   };

@@ -139,7 +139,20 @@ fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
 }
 
-/// Fills the plan's records: renames undone become `moves`, other files `content_edits`.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How many trailing path segments two paths share.
+fn shared_tail(a: &str, b: &str) -> usize {
+    a.rsplit('/')
+        .zip(b.rsplit('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Fills the plan's records: renames undone become `moves` (one per file, also when the
+/// rename rewrote the file's links), other files `content_edits`.
 fn describe(plan: &mut Plan, files: &[CommitFile]) {
     let mut used = vec![false; files.len()];
     for (i, added) in files.iter().enumerate() {
@@ -150,6 +163,31 @@ fn describe(plan: &mut Plan, files: &[CommitFile]) {
         if let Some(j) = files.iter().position(|f| {
             f.after.is_none() && f.before.as_deref().map(etag).as_deref() == Some(after.as_str())
         }) {
+            if let (Ok(from), Ok(to)) = (PagePath::new(&added.path), PagePath::new(&files[j].path))
+            {
+                plan.moves.push(PathChange { from, to });
+                used[i] = true;
+                used[j] = true;
+            }
+        }
+    }
+    // A file the commit moved and also edited (a move rewrites the moved page's own links):
+    // an added file and a removed one of the same name, the longest shared folder tail first.
+    for i in 0..files.len() {
+        let added = &files[i];
+        if used[i] || added.before.is_some() || added.after.is_none() {
+            continue;
+        }
+        let best = (0..files.len())
+            .filter(|&j| !used[j] && files[j].after.is_none() && files[j].before.is_some())
+            .filter(|&j| file_name(&files[j].path) == file_name(&added.path))
+            .max_by_key(|&j| {
+                (
+                    shared_tail(&files[j].path, &added.path),
+                    std::cmp::Reverse(j),
+                )
+            });
+        if let Some(j) = best {
             if let (Ok(from), Ok(to)) = (PagePath::new(&added.path), PagePath::new(&files[j].path))
             {
                 plan.moves.push(PathChange { from, to });
