@@ -108,6 +108,7 @@ impl Service {
         let Some(template) = settings.first().cloned() else {
             return Err(Error::bad_request("a server needs at least one space"));
         };
+        check_distinct_roots(&settings)?;
         let mut entries: Vec<SpaceEntry> = Vec::with_capacity(settings.len());
         for s in settings {
             if entries.iter().any(|e| e.space.name() == s.name) {
@@ -525,6 +526,27 @@ impl Service {
             }
         }
     }
+}
+
+/// Refuses two spaces over one root before any is opened: one root is one space with one
+/// writer lock, so the second would only find the root busy (held by this very process).
+fn check_distinct_roots(settings: &[SpaceSettings]) -> Result<()> {
+    let keys: Vec<PathBuf> = settings
+        .iter()
+        .map(|s| crate::settings::same_root_key(&s.root))
+        .collect();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(j) = keys[..i].iter().position(|k| k == key) {
+            let (first, second) = (&settings[j].name, &settings[i].name);
+            return Err(Error::bad_request(format!(
+                "the spaces {first:?} and {second:?} have the same root {}: one root is one \
+                 space; remove one of the two [[spaces]] entries (an entry whose root is the \
+                 served root names the default space)",
+                key.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The longest space name.

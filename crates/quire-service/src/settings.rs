@@ -175,7 +175,13 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             enforce_schemas: config.schema.enforce,
         },
     };
+    // One root is one space: a `[[spaces]]` entry naming the main root (the natural way to
+    // give the default space a name) is the default space under that name, not a second
+    // space fighting it for the root's writer lock. Two entries sharing another root are
+    // refused when the spaces open (`Service::open_as`).
+    let main = same_root_key(root);
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
+    let mut named = false;
     for s in &config.spaces {
         let dir = PathBuf::from(&s.root);
         let dir = if dir.is_absolute() {
@@ -183,9 +189,44 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         } else {
             root.join(dir)
         };
+        if !named && same_root_key(&dir) == main {
+            out[0].name.clone_from(&s.name);
+            named = true;
+            continue;
+        }
         out.push(space(&s.name, dir));
     }
     out
+}
+
+/// What decides whether two roots are the same folder: the path with links resolved as far
+/// as the folder exists (a root that does not exist yet is compared as written, made
+/// absolute).
+pub(crate) fn same_root_key(dir: &Path) -> PathBuf {
+    let absolute = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(dir))
+            .unwrap_or_else(|_| dir.to_path_buf())
+    };
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(existing) {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path: PathBuf, part| path.join(part));
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute.components().collect(),
+        }
+    }
 }
 
 /// How full-text queries are answered (`[search] engine`).
