@@ -95,6 +95,8 @@ pub struct Service {
     changing: Mutex<()>,
     /// Where this server answers, once announced; told to spaces added later too.
     api: Mutex<Option<String>>,
+    /// Whether backups run (see [`Service::start_backups`]); spaces added later start theirs.
+    backups: std::sync::atomic::AtomicBool,
 }
 
 impl Service {
@@ -135,6 +137,7 @@ impl Service {
             access: access.clone(),
             changing: Mutex::new(()),
             api: Mutex::new(None),
+            backups: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -211,6 +214,25 @@ impl Service {
                     running.insert(space.name().to_string(), w);
                 }
             }
+        }
+    }
+
+    /// Starts pushing every space's history to the backup remote (`[backup]`), and that of
+    /// every space added from now on.
+    pub fn start_backups(&self) {
+        self.backups
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        for space in self.spaces() {
+            space.start_backup();
+        }
+    }
+
+    /// Stops the backups, each after a last push (at shutdown, after the last commits).
+    pub fn stop_backups(&self) {
+        self.backups
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        for space in self.spaces() {
+            space.stop_backup();
         }
     }
 
@@ -500,6 +522,7 @@ impl Service {
         let mut settings = self.template.clone();
         settings.name = name.to_string();
         settings.root = root.to_path_buf();
+        settings.backup = settings.backup.map(|b| b.for_space(name));
         let space = Arc::new(Space::open_as(settings, &self.access)?);
         if let Some(url) = self
             .api
@@ -519,6 +542,9 @@ impl Service {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .push(entry);
+        if self.backups.load(std::sync::atomic::Ordering::SeqCst) {
+            space.start_backup();
+        }
         let mut watches = self.watches.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(running) = watches.as_mut() {
             if let Some(w) = start_watch(&space) {
