@@ -223,7 +223,8 @@ fn push_once(core: &SpaceCore, backup: &Backup) -> std::result::Result<Option<Pu
         };
         let mut target = head.clone();
         let mut rebase = None;
-        if let Some(remote) = backup.remote.fetch().map_err(said)? {
+        let fetched = backup.remote.fetch().map_err(said)?;
+        if let Some(remote) = fetched.clone() {
             let integration = backup
                 .remote
                 .integrate(&head, &remote, backup.settings.rebase)
@@ -275,7 +276,10 @@ fn push_once(core: &SpaceCore, backup: &Backup) -> std::result::Result<Option<Pu
                 target = to;
             }
         }
-        backup.remote.push(&target).map_err(said)?;
+        // A remote that holds this very commit already needs no push.
+        if fetched.as_deref() != Some(target.as_str()) {
+            backup.remote.push(&target).map_err(said)?;
+        }
         return Ok(Some(Pushed {
             commit: target,
             rebase,
