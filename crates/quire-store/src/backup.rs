@@ -62,6 +62,13 @@ pub enum BackupError {
         branch: String,
         paths: Vec<String>,
     },
+    /// The remote branch shares no commit with the root: it is some other repository's
+    /// history, which a backup never merges in (as git refuses unrelated histories).
+    #[error(
+        "the branch {branch} of {remote} holds a history unrelated to this root's: nothing was \
+         pushed or changed here (point the backup at an empty repository or another branch)"
+    )]
+    Unrelated { remote: String, branch: String },
     /// The remote's commits hold something quire does not write into a root (a symbolic
     /// link, an executable, a submodule, a name that is no page path).
     #[error(
@@ -239,6 +246,16 @@ impl BackupRemote {
                 .map_err(git("backup ancestry"))?
         {
             return Ok(Integration::Push);
+        }
+        match repo.merge_base(head, remote_id) {
+            Ok(_) => {}
+            Err(e) if e.code() == ErrorCode::NotFound => {
+                return Err(BackupError::Unrelated {
+                    remote: self.url.clone(),
+                    branch: self.branch.clone(),
+                })
+            }
+            Err(e) => return Err(git("backup ancestry")(e)),
         }
         if !rebase {
             return Err(BackupError::Diverged {

@@ -276,6 +276,37 @@ fn conflicting_changes_change_nothing_and_name_the_files() {
 }
 
 #[test]
+fn a_remote_with_an_unrelated_history_is_never_merged_in() {
+    let f = Fixture::new();
+    f.write("a.md", "# A\n");
+    // Someone else's repository on the same branch.
+    let other_dir = f._dir.path().join("other");
+    let other = Repository::init(&other_dir).unwrap();
+    fs::write(other_dir.join("theirs.md"), "# Theirs\n").unwrap();
+    let mut index = other.index().unwrap();
+    index.add_path(Path::new("theirs.md")).unwrap();
+    let tree = other.find_tree(index.write_tree().unwrap()).unwrap();
+    let bob = Signature::now("bob", "bob@example.com").unwrap();
+    other
+        .commit(Some("HEAD"), &bob, &bob, "theirs", &tree, &[])
+        .unwrap();
+    let branch = other.head().unwrap().name().unwrap().to_string();
+    other
+        .remote_anonymous(f.remote_dir.to_str().unwrap())
+        .unwrap()
+        .push(&[format!("{branch}:refs/heads/main").as_str()], None)
+        .unwrap();
+
+    let backup = f.backup();
+    let local = f.head();
+    let remote = backup.fetch().unwrap().unwrap();
+    let err = backup.integrate(&local, &remote, true).unwrap_err();
+    assert!(matches!(err, BackupError::Unrelated { .. }), "{err}");
+    assert_eq!(f.head(), local);
+    assert!(!f.root_dir.join("theirs.md").exists());
+}
+
+#[test]
 fn an_unreachable_remote_is_an_error_naming_it() {
     let f = Fixture::new();
     f.write("a.md", "# A\n");

@@ -70,6 +70,38 @@ fn files_on(remote: &Path, branch: &str) -> Vec<String> {
     out
 }
 
+/// Another machine: clones `main` of `remote` into `clone_dir`, commits `theirs.md` as bob
+/// and pushes; answers that commit.
+fn push_from_another_clone(remote: &Path, clone_dir: &Path) -> git2::Oid {
+    let clone = git2::build::RepoBuilder::new()
+        .branch("main")
+        .clone(remote.to_str().unwrap(), clone_dir)
+        .unwrap();
+    std::fs::write(clone_dir.join("theirs.md"), "# From the other clone\n").unwrap();
+    let mut index = clone.index().unwrap();
+    index.add_path(Path::new("theirs.md")).unwrap();
+    index.write().unwrap();
+    let tree = clone.find_tree(index.write_tree().unwrap()).unwrap();
+    let parent = clone.head().unwrap().peel_to_commit().unwrap();
+    let bob = Signature::now("bob", "bob@example.com").unwrap();
+    let theirs = clone
+        .commit(
+            Some("HEAD"),
+            &bob,
+            &bob,
+            "bob writes theirs.md",
+            &tree,
+            &[&parent],
+        )
+        .unwrap();
+    clone
+        .find_remote("origin")
+        .unwrap()
+        .push(&["refs/heads/main:refs/heads/main"], None)
+        .unwrap();
+    theirs
+}
+
 fn config(remote: &Path, extra: &str) -> String {
     format!(
         "[backup]\nremote = \"{}\"\ninterval = \"1s\"\n{extra}",
@@ -131,33 +163,7 @@ fn a_remote_another_clone_moved_ahead_is_taken_in_and_both_commits_end_up_on_it(
     );
 
     // Another machine pushes a commit of its own.
-    let clone_dir = dir.path().join("clone");
-    let clone = git2::build::RepoBuilder::new()
-        .branch("main")
-        .clone(remote.to_str().unwrap(), &clone_dir)
-        .unwrap();
-    std::fs::write(clone_dir.join("theirs.md"), "# From the other clone\n").unwrap();
-    let mut index = clone.index().unwrap();
-    index.add_path(Path::new("theirs.md")).unwrap();
-    index.write().unwrap();
-    let tree = clone.find_tree(index.write_tree().unwrap()).unwrap();
-    let parent = clone.head().unwrap().peel_to_commit().unwrap();
-    let bob = Signature::now("bob", "bob@example.com").unwrap();
-    clone
-        .commit(
-            Some("HEAD"),
-            &bob,
-            &bob,
-            "bob writes theirs.md",
-            &tree,
-            &[&parent],
-        )
-        .unwrap();
-    clone
-        .find_remote("origin")
-        .unwrap()
-        .push(&["refs/heads/main:refs/heads/main"], None)
-        .unwrap();
+    push_from_another_clone(&remote, &dir.path().join("clone"));
 
     put(&server, "ours-after.md", "# After\n");
     wait_for(
@@ -243,28 +249,17 @@ fn without_rebase_a_remote_that_moved_ahead_is_an_error_and_keeps_its_commits() 
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("kb");
     let remote = dir.path().join("backup.git");
-    // The remote already has a history of its own.
-    let seed = dir.path().join("seed");
-    let seeded = Repository::init(&seed).unwrap();
-    std::fs::write(seed.join("theirs.md"), "# Theirs\n").unwrap();
-    let mut index = seeded.index().unwrap();
-    index.add_path(Path::new("theirs.md")).unwrap();
-    let tree = seeded.find_tree(index.write_tree().unwrap()).unwrap();
-    let bob = Signature::now("bob", "bob@example.com").unwrap();
-    let theirs = seeded
-        .commit(Some("HEAD"), &bob, &bob, "theirs", &tree, &[])
-        .unwrap();
     Repository::init_bare(&remote).unwrap();
-    let branch = seeded.head().unwrap().name().unwrap().to_string();
-    seeded
-        .remote_anonymous(remote.to_str().unwrap())
-        .unwrap()
-        .push(&[format!("{branch}:refs/heads/main").as_str()], None)
-        .unwrap();
-
     write_config(&root, &config(&remote, "rebase_before_push = false\n"));
     let server = Server::start(&root, &[]);
-    put(&server, "ours.md", "# Ours\n");
+    put(&server, "ours-before.md", "# Before\n");
+    wait_for(
+        "the first push",
+        || files_on(&remote, "main").contains(&"ours-before.md".to_string()),
+        || server.log(),
+    );
+    let theirs = push_from_another_clone(&remote, &dir.path().join("clone"));
+    put(&server, "ours-after.md", "# After\n");
     wait_for(
         "an error in the status",
         || status(&server)["error"].is_string(),
@@ -281,6 +276,8 @@ fn without_rebase_a_remote_that_moved_ahead_is_an_error_and_keeps_its_commits() 
     let bare = Repository::open_bare(&remote).unwrap();
     assert_eq!(bare.refname_to_id("refs/heads/main").unwrap(), theirs);
     assert!(!root.join("theirs.md").exists());
+    // Writes go on.
+    put(&server, "ours-later.md", "# Later\n");
 }
 
 #[test]
