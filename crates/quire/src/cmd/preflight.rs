@@ -13,143 +13,56 @@ struct Unbuilt {
     /// The dotted key (`search.vector.enabled`).
     key: &'static str,
     what: &'static str,
-    /// What will build it.
-    by: &'static str,
+    /// What will build it; `None` when nothing is planned.
+    by: Option<&'static str>,
+}
+
+const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>) -> Unbuilt {
+    Unbuilt { key, what, by }
 }
 
 const VECTOR: &str = "vector search";
-const ISSUE_28: &str = "issue 28";
-const PROTOCOLS: &str = "issue 26";
+const ISSUE_28: Option<&str> = Some("issue 28");
+const ISSUE_26: Option<&str> = Some("issue 26");
+const ITEM_17: Option<&str> = Some("issue 23, item 17");
 
 /// The settings this build does not act on. Set to their default they change nothing and
 /// pass; set to anything else they stop the start.
+#[rustfmt::skip]
 const UNBUILT: &[Unbuilt] = &[
-    Unbuilt {
-        key: "search.vector.enabled",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.worker_count",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.chunking.size",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.chunking.overlap",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.provider",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.model",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.api_key",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.url",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.dimensions",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.embedder.timeout",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.store.provider",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.store.url",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.store.api_key",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "search.vector.store.collection",
-        what: VECTOR,
-        by: ISSUE_28,
-    },
-    Unbuilt {
-        key: "janitor.interval",
-        what: "a scheduled janitor scan (GET /janitor answers on request)",
-        by: "issue 23, item 17",
-    },
-    Unbuilt {
-        key: "janitor.startup_scan",
-        what: "a janitor scan at start (GET /janitor answers on request)",
-        by: "issue 23, item 17",
-    },
-    Unbuilt {
-        key: "analytics.track_views",
-        what: "page-view analytics",
-        by: "issue 23, item 17",
-    },
-    Unbuilt {
-        key: "dataview.max_auto_indexes",
-        what:
-            "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",
-        by: "nothing planned",
-    },
-    Unbuilt {
-        key: "dataview.custom_fields",
-        what: "declared kinds of DQL fields (values are typed from what they look like)",
-        by: "nothing planned",
-    },
-    Unbuilt {
-        key: "protocols.nfs.enabled",
-        what: "the NFS server",
-        by: PROTOCOLS,
-    },
-    Unbuilt {
-        key: "protocols.nfs.port",
-        what: "the NFS server",
-        by: PROTOCOLS,
-    },
-    Unbuilt {
-        key: "protocols.s3.enabled",
-        what: "the S3 server",
-        by: PROTOCOLS,
-    },
-    Unbuilt {
-        key: "protocols.s3.port",
-        what: "the S3 server",
-        by: PROTOCOLS,
-    },
-    Unbuilt {
-        key: "protocols.webdav.enabled",
-        what: "the WebDAV server",
-        by: PROTOCOLS,
-    },
-    Unbuilt {
-        key: "protocols.webdav.port",
-        what: "the WebDAV server",
-        by: PROTOCOLS,
-    },
+    unbuilt("search.vector.enabled", VECTOR, ISSUE_28),
+    unbuilt("search.vector.worker_count", VECTOR, ISSUE_28),
+    unbuilt("search.vector.chunking.size", VECTOR, ISSUE_28),
+    unbuilt("search.vector.chunking.overlap", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.provider", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.model", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.api_key", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.url", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.dimensions", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.timeout", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.provider", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.url", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.api_key", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.collection", VECTOR, ISSUE_28),
+    unbuilt("janitor.interval", "a scheduled janitor scan (GET /janitor answers on request)", ITEM_17),
+    unbuilt("janitor.startup_scan", "a janitor scan at start (GET /janitor answers on request)", ITEM_17),
+    unbuilt("analytics.track_views", "page-view analytics", ITEM_17),
+    unbuilt(
+        "dataview.max_auto_indexes",
+        "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",
+        None,
+    ),
+    unbuilt(
+        "dataview.custom_fields",
+        "declared kinds of DQL fields (values are typed from what they look like)",
+        None,
+    ),
+    unbuilt("protocols.nfs.enabled", "the NFS server", ISSUE_26),
+    unbuilt("protocols.nfs.port", "the NFS server", ISSUE_26),
+    unbuilt("protocols.s3.enabled", "the S3 server", ISSUE_26),
+    unbuilt("protocols.s3.port", "the S3 server", ISSUE_26),
+    unbuilt("protocols.webdav.enabled", "the WebDAV server", ISSUE_26),
+    unbuilt("protocols.webdav.port", "the WebDAV server", ISSUE_26),
 ];
 
 /// The value at a dotted key of a configuration written as JSON (`Null` where none is).
@@ -166,8 +79,8 @@ fn unbuilt_set(config: &Config) -> Vec<String> {
         .filter(|u| at(&written, u.key) != at(&default, u.key))
         .map(|u| {
             let by = match u.by {
-                "nothing planned" => "and no plan builds it".to_string(),
-                by => format!("({by} builds it)"),
+                Some(by) => format!("({by} builds it)"),
+                None => "and no plan builds it".to_string(),
             };
             format!(
                 "{}: {} is not built yet {by}; remove the setting",
