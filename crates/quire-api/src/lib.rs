@@ -6,6 +6,7 @@
 //! comment is its description in both schemas.
 
 pub mod admin;
+pub mod backup;
 pub mod canvas;
 pub mod claims;
 pub mod collab;
@@ -30,6 +31,7 @@ pub use admin::{
     AuditEntry, AuditHook, Grant, NewSpace, Scope, SpaceList, SpaceRemoved, SpaceSummary,
     SpaceVisibility, TokenInfo,
 };
+pub use backup::{BackupRebase, BackupStatus, ReplayedCommit};
 pub use canvas::{
     AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
     CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,

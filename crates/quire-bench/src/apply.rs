@@ -49,6 +49,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         find: Default::default(),
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     }])?;
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});

@@ -54,6 +54,8 @@ fn settings(root: &Path) -> SpaceSettings {
         find: Default::default(),
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     }
 }
 

@@ -76,6 +76,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         find: Default::default(),
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",

@@ -77,6 +77,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         find: Default::default(),
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

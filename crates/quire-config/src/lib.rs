@@ -23,7 +23,7 @@ mod units;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use env::ENV_OVERRIDES;
 pub use error::ConfigError;
@@ -48,7 +48,8 @@ pub const CONFIG_FILE: &str = ".quire/config.toml";
 
 /// Everything `.quire/config.toml` can say. `Config::default()` is what an empty or missing
 /// file means.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+/// It serializes too (credentials as `***`), so that a caller can compare or list its keys.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Config {
     pub server: ServerConfig,
@@ -148,6 +149,20 @@ impl Config {
         };
         if self.server.host.trim().is_empty() {
             return Err(invalid("server.host", "the bind address must not be empty"));
+        }
+        if let Some(url) = &self.server.public_url {
+            if let Err(message) = check_public_url(url) {
+                return Err(invalid("server.public_url", &message));
+            }
+        }
+        if self.backup.interval.as_std() < std::time::Duration::from_secs(1) {
+            return Err(invalid(
+                "backup.interval",
+                "pushes need an interval of at least a second",
+            ));
+        }
+        if self.backup.branch.trim().is_empty() {
+            return Err(invalid("backup.branch", "the branch must not be empty"));
         }
         let auth = &self.auth;
         match auth.kind {
@@ -291,6 +306,25 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// An absolute `http` or `https` URL naming a host, without query or fragment: links are
+/// made by appending paths to it.
+fn check_public_url(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| format!("{url:?} is not an http:// or https:// URL"))?;
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() || host.starts_with(':') || host.contains('@') {
+        return Err(format!("{url:?} names no host"));
+    }
+    if url.contains(['?', '#']) || url.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "{url:?} must not hold a query, a fragment or spaces: paths are appended to it"
+        ));
+    }
+    Ok(())
 }
 
 /// `<root>/.quire/config.toml`.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A credential read from the config. `Debug` prints `Secret(***)`, so a config dumped with
 /// `{:?}` leaks nothing; [`Secret::expose`] is the one way to the text.
@@ -27,6 +27,14 @@ impl Secret {
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(***)")
+    }
+}
+
+/// Serialized as `***`: a configuration written out (to compare it, to show it) never carries
+/// the credential.
+impl Serialize for Secret {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("***")
     }
 }
 

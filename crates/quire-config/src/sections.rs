@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::de::{self, Deserializer, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::keyword::keyword_enum;
 use crate::secret::Secret;
@@ -44,7 +44,7 @@ impl Blank for Secret {
 // [server]
 
 /// `[server]`: where the HTTP server listens and whom it answers.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ServerConfig {
     /// Bind address. The default is loopback: a server reachable from other machines is a
@@ -100,7 +100,7 @@ impl Default for ServerConfig {
 }
 
 /// `[server.cors]`: cross-origin access for browser clients on other origins.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct CorsConfig {
     /// Empty means no cross-origin access; `"*"` allows any origin.
@@ -126,7 +126,7 @@ impl Default for CorsConfig {
 
 /// `[server.rate_limit]`: a token bucket per Bearer token hash (client address when
 /// anonymous); off while `requests_per_minute` is 0.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct RateLimitConfig {
     pub requests_per_minute: u32,
@@ -165,7 +165,7 @@ keyword_enum! {
 }
 
 /// `[search]`: the full-text index and, optionally, vector search.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct SearchConfig {
     pub engine: SearchEngine,
@@ -192,7 +192,7 @@ impl Default for SearchConfig {
 }
 
 /// `[search.vector]`: embeddings for semantic search and suggestions (off by default).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct VectorConfig {
     pub enabled: bool,
@@ -215,7 +215,7 @@ impl Default for VectorConfig {
 }
 
 /// `[search.vector.chunking]`: how pages are cut before embedding, in tokens.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ChunkingConfig {
     pub size: u32,
@@ -248,7 +248,7 @@ keyword_enum! {
 }
 
 /// `[search.vector.embedder]`: the model that turns text into vectors.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct EmbedderConfig {
     pub provider: EmbedderProvider,
@@ -294,7 +294,7 @@ keyword_enum! {
 }
 
 /// `[search.vector.store]`: where vectors are kept.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct VectorStoreConfig {
     pub provider: VectorStoreProvider,
@@ -344,7 +344,7 @@ impl VersioningStrategy {
 }
 
 /// `[versioning]`: history strategy and commit batching.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct VersioningConfig {
     pub strategy: VersioningStrategy,
@@ -444,7 +444,7 @@ keyword_enum! {
 }
 
 /// `[auth]`: the authentication scheme and its keys.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct AuthConfig {
     #[serde(rename = "type")]
@@ -466,7 +466,7 @@ pub struct AuthConfig {
 }
 
 /// One `[[auth.api_keys]]` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct ApiKeyEntry {
     /// The key in clear (hand-written entries, usually `${VAR}`); entries made by
     /// `quire token create` carry `id` and `key_hash` instead.
@@ -502,7 +502,7 @@ fn full_scope() -> KeyScope {
 // [assets] [ui] [space]
 
 /// `[assets]`: uploads through `POST /assets`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct AssetsConfig {
     pub max_file_size: ByteSize,
@@ -529,7 +529,7 @@ impl Default for AssetsConfig {
 }
 
 /// `[ui]`: the web UI.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct UiConfig {
     /// `PUT /theme` answers 403 while this is true.
@@ -551,7 +551,7 @@ keyword_enum! {
 }
 
 /// `[space]`: settings of this knowledge root as a space.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct SpaceConfig {
     pub visibility: Visibility,
@@ -561,7 +561,7 @@ pub struct SpaceConfig {
 // [backup] [janitor] [analytics]
 
 /// `[backup]`: pushing the git history to a remote; off while `remote` is unset.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct BackupConfig {
     #[serde(deserialize_with = "blank_as_none")]
@@ -584,7 +584,7 @@ impl Default for BackupConfig {
 }
 
 /// `[janitor]`: the periodic health scan (stale, orphaned, broken, empty pages).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct JanitorConfig {
     pub interval: Duration,
@@ -606,7 +606,7 @@ impl Default for JanitorConfig {
 }
 
 /// `[analytics]`: the health dashboard and page-view tracking.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct AnalyticsConfig {
     /// Days without an update after which the dashboard calls a page stale.
@@ -628,7 +628,7 @@ impl Default for AnalyticsConfig {
 // [dataview] [memory] [drafts]
 
 /// `[dataview]`: bounds of DQL queries and computed views.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct DataviewConfig {
     pub max_scan_rows: u64,
@@ -654,7 +654,7 @@ impl Default for DataviewConfig {
 }
 
 /// `[memory]`: agent memory pages.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct MemoryConfig {
     /// Folder of episodic pages that `/memory/report` reads when no prefix is given.
@@ -670,7 +670,7 @@ impl Default for MemoryConfig {
 }
 
 /// `[drafts]`: draft branches (need git versioning).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct DraftsConfig {
     pub enabled: bool,
@@ -725,6 +725,12 @@ impl fmt::Display for Transition {
     }
 }
 
+impl Serialize for Transition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl<'de> Deserialize<'de> for Transition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer)?
@@ -734,7 +740,7 @@ impl<'de> Deserialize<'de> for Transition {
 }
 
 /// `[workflow]`: rules shared by every workflow definition.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct WorkflowConfig {
     /// Reject advances that no definition (or `transitions`) lists.
@@ -753,14 +759,14 @@ impl WorkflowConfig {
 }
 
 /// `[audit]`: the request log behind `GET /audit`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct AuditConfig {
     pub enabled: bool,
 }
 
 /// `[webhooks]`: signed POSTs of write events.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct WebhooksConfig {
     pub enabled: bool,
@@ -779,7 +785,7 @@ impl Default for WebhooksConfig {
 }
 
 /// `[schema]`: JSON Schema checks of frontmatter.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct SchemaConfig {
     /// Validate writes whose `type` names a schema; off means schemas are stored only.
@@ -787,7 +793,7 @@ pub struct SchemaConfig {
 }
 
 /// `[claims]`: advisory path claims with leases.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ClaimsConfig {
     pub enabled: bool,
@@ -834,7 +840,7 @@ fn lease<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Erro
 // [[spaces]] [protocols]
 
 /// One `[[spaces]]` entry: another knowledge root served by the same process.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct SpaceEntry {
     pub name: String,
     /// A relative root is relative to the main knowledge root (the one holding this file).
@@ -842,7 +848,7 @@ pub struct SpaceEntry {
 }
 
 /// A listener of an extra protocol (off by default, except MCP over HTTP).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Listener {
     pub enabled: bool,
     pub port: u16,
@@ -883,7 +889,7 @@ fn listener<'de, D: Deserializer<'de>, const PORT: u16, const ON: bool>(
 }
 
 /// `[protocols]`: the other ways into the same write pipeline, each off by default.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ProtocolsConfig {
     #[serde(deserialize_with = "listener::<_, 2049, false>")]
@@ -932,6 +938,17 @@ impl ApprovalLimit {
     }
 }
 
+/// Written back as the config file spells it: `0` the default, `-1` off, a count.
+impl Serialize for ApprovalLimit {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(match self {
+            Self::Default => 0,
+            Self::Off => -1,
+            Self::AtMost(limit) => i64::from(*limit),
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for ApprovalLimit {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct LimitVisitor;
@@ -968,7 +985,7 @@ impl<'de> Deserialize<'de> for ApprovalLimit {
 }
 
 /// `[refactor]`: workspace rules for restructuring plans.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct RefactorConfig {
     /// Agent plans writing or deleting more files than this need approval.

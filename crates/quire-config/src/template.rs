@@ -1,8 +1,10 @@
 //! The commented `.quire/config.toml` that `quire init` writes.
 
-/// The config file `quire init` writes: every section, every default shown as a commented
-/// `# key = value` line (uncommenting one changes nothing until it is edited), and indented
-/// examples for keys without a default. It parses to `Config::default()` with no warnings.
+/// The config file `quire init` writes: every setting this version acts on, its default
+/// shown as a commented `# key = value` line (uncommenting one changes nothing until it is
+/// edited), and indented examples for keys without a default. Settings that are not built
+/// yet (vector search, the NFS, S3 and WebDAV servers, a scheduled janitor, page views) are
+/// left out: `quire serve` refuses them. It parses to `Config::default()` with no warnings.
 pub fn default_config_toml() -> &'static str {
     DEFAULT_CONFIG_TOML
 }
@@ -10,7 +12,8 @@ pub fn default_config_toml() -> &'static str {
 const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 #
 # Every setting is shown with its default value, commented out: uncomment a line and edit it
-# to change that setting. Keys this version does not know are reported as warnings at start.
+# to change that setting. Keys this version does not know are reported as warnings at start;
+# settings it knows but does not carry out yet (not shown here) stop the server.
 # String values may read environment variables as ${NAME}; write $${ for a literal ${.
 # The environment variables QUIRE_HOST, QUIRE_PORT, QUIRE_VERSIONING, QUIRE_AUTH_TYPE and
 # QUIRE_API_KEY override this file.
@@ -22,7 +25,8 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # port = 3333
 # Browser origins allowed to call the API (added to [server.cors] allowed_origins).
 # cors_origins = []
-# The address users reach the server at when it sits behind a proxy, for example:
+# The address users reach the server at when it sits behind a proxy: share links, published
+# pages and the feeds hand out links under it. For example:
 #   public_url = "https://kb.example.com"
 
 [server.cors]
@@ -73,34 +77,6 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # index_window_ms = 200
 # index_batch_max = 50
 
-[search.vector]
-# Semantic search, suggestions and embeddings.
-# enabled = false
-# worker_count = 5
-
-[search.vector.chunking]
-# Pages are cut into chunks of this many tokens before embedding.
-# size = 512
-# overlap = 64
-
-[search.vector.embedder]
-# openai, ollama, cohere, voyage, http, bedrock or vertex.
-# provider = "openai"
-# timeout = "30s"
-# Model, credentials and endpoint; absent values use the provider's defaults, for example:
-#   model = "text-embedding-3-small"
-#   api_key = "${OPENAI_API_KEY}"
-#   url = "http://localhost:11434"
-#   dimensions = 1536
-
-[search.vector.store]
-# sqlite-vec (inside the index database), qdrant, pgvector, pinecone, weaviate or milvus.
-# provider = "sqlite-vec"
-# External stores need an address, for example:
-#   url = "http://localhost:6333"
-#   api_key = "${QDRANT_KEY}"
-#   collection = "quire"
-
 [versioning]
 # git (every write is a commit), cow (snapshots without git) or none (no history).
 # strategy = "git"
@@ -126,39 +102,34 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # theme_locked = false
 
 [backup]
-# Push the history to a git remote every interval; off while no remote is set, for example:
-#   remote = "git@example.com:me/knowledge.git"
+# Push the history to a git repository at start, every interval and at a clean stop; off
+# while no remote is set. The remote is a local path (relative to this root) or a file://
+# URL, for example a bare repository on a mounted disk:
+#   remote = "/mnt/backup/knowledge.git"
 # interval = "1h"
+# The branch the history goes to; other spaces go to spaces/<name>/<branch>.
 # branch = "main"
-# Fetch and rebase before pushing.
+# Fetch first and, when the remote has commits this root lacks, take them in and replay
+# this root's commits on top; false refuses to push over them (an error in GET /backup).
 # rebase_before_push = true
 
 [janitor]
-# Periodic scan for stale, orphaned, empty pages and broken links.
-# interval = "1h"
-# The janitor calls a page stale when its review-by date has passed, or when it was
+# GET /janitor calls a page stale when its review-by date has passed, or when it was
 # not modified for this many days (0: only review-by).
 # stale_days = 30
-# Also scan right after start.
-# startup_scan = false
 
 [analytics]
-# Days without an update after which the dashboard counts a page as stale.
+# The dashboard and page health count a page as stale when its review-by date has passed,
+# or when it was not modified for this many days (0: only review-by).
 # stale_days = 30
-# Record page views (for /analytics/views/v2).
-# track_views = false
 
 [dataview]
 # Bounds of metadata queries and computed views.
 # max_scan_rows = 10000
 # query_timeout = "5s"
-# max_auto_indexes = 20
-# Fields computed for every page (name = expression) and declared frontmatter fields
-# (name = text, number, date, bool or list), for example:
+# Fields computed for every page (name = expression), for example:
 #   [dataview.computed_fields]
 #   is_draft = 'fm.status = "draft"'
-#   [dataview.custom_fields]
-#   priority = "number"
 
 [memory]
 # Folder of episodic memory pages read by the memory report.
@@ -196,19 +167,6 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # Advisory claims on paths; a claim without a lease lasts default_lease (1m to 24h).
 # enabled = true
 # default_lease = "30m"
-
-[protocols.nfs]
-# Other ways into the same knowledge base, each off until enabled.
-# enabled = false
-# port = 2049
-
-[protocols.s3]
-# enabled = false
-# port = 3334
-
-[protocols.webdav]
-# enabled = false
-# port = 3335
 
 [protocols.mcp]
 # MCP over streamable HTTP at http://host:port/mcp, with the same [auth] as the REST API

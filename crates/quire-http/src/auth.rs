@@ -405,10 +405,11 @@ const READ_ONLY_POSTS: &[&str] = &[
 
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
 /// may browse the space, where changes are sent (webhooks, listing them too: their URLs may
-/// carry credentials).
+/// carry credentials; the backup status, which names where the history goes).
 const ADMIN_ONLY: &[&str] = &[
     "/refactor/approve",
     "/audit",
+    "/backup",
     "/space/visibility",
     "/webhooks",
     "/webhooks/{id}",
@@ -417,7 +418,7 @@ const ADMIN_ONLY: &[&str] = &[
 
 /// The one table of what each route needs (README "Operating quire for a team"):
 ///
-/// * `admin`: `POST /refactor/approve`, `GET /audit`, `PUT /space/visibility`, every
+/// * `admin`: `POST /refactor/approve`, `GET /audit`, `GET /backup`, `PUT /space/visibility`, every
 ///   `/webhooks` route, adding and removing spaces (`POST /api/spaces`,
 ///   `DELETE /api/spaces/{name}`);
 /// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and

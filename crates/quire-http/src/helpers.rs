@@ -81,7 +81,7 @@ async fn feed_entries(
     headers: &HeaderMap,
 ) -> ApiResult<(String, String, Timeline)> {
     let name = space.name().to_string();
-    let base = space_url(headers, &name);
+    let base = space_url(space.public_url(), headers, &name);
     let timeline = blocking(move || {
         space
             .versions()
@@ -137,8 +137,13 @@ pub async fn feed_json(
         .into_response())
 }
 
-/// `http://<Host>/api/quire/<space>`: the space's API as the client reached the server.
-fn space_url(headers: &HeaderMap, space: &str) -> String {
+/// `<public_url>/api/quire/<space>` when `[server] public_url` is set (a proxy's Host says
+/// nothing about the address users reach), else `http://<Host>/api/quire/<space>`: the
+/// space's API as the client reached the server.
+fn space_url(public_url: Option<&str>, headers: &HeaderMap, space: &str) -> String {
+    if let Some(base) = public_url {
+        return format!("{base}{}/{}", crate::BASE_PATH, percent_encode(space));
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())

@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod auth;
+mod backup;
 mod canvas;
 mod collab;
 mod context;
@@ -93,7 +94,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "analytics", description = "Health of the pages, velocity, memory, context, eligible tasks, search evaluation and search analytics"),
         (name = "restructuring", description = "Plans, renames and moves that keep every link working"),
         (name = "health", description = "Liveness and readiness"),
-        (name = "admin", description = "Operating quire: the audit log"),
+        (name = "admin", description = "Operating quire: the audit log, the backup status"),
         (name = "webhooks", description = "Signed POSTs of changes to registered URLs"),
         (name = "collaboration", description = "Comments, share links, published pages, the rules file for coding agents, the theme"),
         (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
@@ -177,6 +178,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(insight::dismiss_gap))
         .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
+        .routes(routes!(backup::status))
         .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))
         .routes(routes!(visibility::tree))

@@ -76,7 +76,9 @@ async fn the_dashboard_counts_stale_orphan_empty_and_broken_pages() {
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
     assert_eq!(v["total_pages"], 7, "{v}");
-    assert_eq!(v["stale_pages"], 1, "{v}");
+    // alpha is past its review-by date; gamma was not modified for 40 days, more than
+    // `[analytics] stale_days` (30 by default).
+    assert_eq!(v["stale_pages"], 2, "{v}");
     // gamma, empty, e2 and summary: nothing links to them (e1 is named in frontmatter).
     assert_eq!(v["orphan_pages"], 4, "{v}");
     // [[missing-page]] and the frontmatter's [[gone]]; the external URL is no link.
@@ -138,7 +140,7 @@ async fn page_health_lists_a_pages_issues() {
         .iter()
         .map(|i| i["type"].as_str().unwrap())
         .collect();
-    assert_eq!(types, ["no_frontmatter", "orphan"], "{v}");
+    assert_eq!(types, ["stale", "no_frontmatter", "orphan"], "{v}");
     assert_eq!(v["days_since_update"], 40);
     let v = s
         .get("/api/quire/health-check?path=notes/empty.md")

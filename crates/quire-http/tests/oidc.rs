@@ -179,6 +179,66 @@ async fn tokens_of_the_provider_are_checked_fully() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_actor_claim_scope_and_audience_come_from_the_configuration() {
+    let provider = provider(&["key1"]).await;
+    let iss = provider.issuer.clone();
+    let config = Config::from_toml_str(
+        &format!(
+            "[auth]\ntype = \"oidc\"\nissuer = \"{iss}\"\nclient_id = \"wiki\"\n\
+             actor_claim = \"email\"\noidc_scope = \"read\"\n"
+        ),
+        &|_| None,
+    )
+    .unwrap()
+    .config;
+    let http = tokio::task::spawn_blocking(move || {
+        quire_http::HttpSettings::from_config(&config, &["default"])
+    })
+    .await
+    .unwrap()
+    .expect("the issuer is reachable");
+    let server = TestServer::spaces_with(&["default"], http);
+    let mut wiki = claims(&iss);
+    wiki["aud"] = json!("wiki");
+    wiki["email"] = json!("carol@example.com");
+    // `oidc_scope = "read"`: signed-in people read, and writing is beyond their scope.
+    let (status, body) = put(&server, &token("key1", "key1", wiki.clone()), "w.md").await;
+    assert_eq!(status, 403, "{body}");
+    let reply = server
+        .call(
+            Method::GET,
+            "/api/quire/tree",
+            &[(
+                "authorization",
+                &format!("Bearer {}", token("key1", "key1", wiki.clone())),
+            )],
+            Body::empty(),
+        )
+        .await;
+    assert_eq!(reply.status.as_u16(), 200, "{}", reply.text());
+    // `client_id` is the audience: the default client's tokens are someone else's.
+    let (status, body) = put(&server, &token("key1", "key1", claims(&iss)), "q.md").await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("audience"), "{body}");
+    // `actor_claim`: a token without that claim names no actor.
+    let mut anonymous = wiki.clone();
+    anonymous.as_object_mut().unwrap().remove("email");
+    let reply = server
+        .call(
+            Method::GET,
+            "/api/quire/tree",
+            &[(
+                "authorization",
+                &format!("Bearer {}", token("key1", "key1", anonymous)),
+            )],
+            Body::empty(),
+        )
+        .await;
+    assert_eq!(reply.status.as_u16(), 401, "{}", reply.text());
+    assert!(reply.text().contains("email"), "{}", reply.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rotated_key_is_fetched_once_and_then_cached() {
     let provider = provider(&["key1"]).await;
     let server = server_for(&provider.issuer).await;

@@ -299,6 +299,8 @@ async fn a_root_another_process_writes_is_refused_with_its_holder() {
             find: Default::default(),
             script: None,
             editorial: Default::default(),
+            public_url: None,
+            backup: None,
         }],
         &quire_service::Access::Write {
             kind: "apply".into(),

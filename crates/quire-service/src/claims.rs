@@ -17,7 +17,8 @@ use crate::error::{Error, ErrorCode, Payload, Result};
 
 pub use quire_api::Claim;
 
-/// The lease of a claim that names none (spec, Limits: "default 30 minutes").
+/// The lease of a claim that names none when `[claims] default_lease` is not set (spec,
+/// Limits: "default 30 minutes").
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30 * 60);
 
 /// The claims of one space.
@@ -33,14 +34,15 @@ impl Claims<'_> {
             .ok_or_else(|| Error::new(ErrorCode::Unavailable, "claims not enabled"))
     }
 
-    /// `actor` claims `path` for `lease` (a Go duration, 1m to 24h; default 30m). The holder
+    /// `actor` claims `path` for `lease` (a Go duration, 1m to 24h; default `[claims]
+    /// default_lease`, 30m unless configured). The holder
     /// claiming again renews its lease. Another actor's claim is a conflict carrying that
     /// claim.
     pub fn claim(&self, path: &str, actor: Option<&str>, lease: Option<&str>) -> Result<Claim> {
         let store = self.store()?;
         let actor = required_actor(actor, "claim")?;
         let path = PagePath::new(path)?;
-        let lease = lease_of(lease)?;
+        let lease = lease_of(lease, self.0.default_lease)?;
         match store
             .claims()
             .claim(path.as_str(), actor, lease, Utc::now())
@@ -125,10 +127,11 @@ fn required_actor<'a>(actor: Option<&'a str>, to: &str) -> Result<&'a str> {
         .ok_or_else(|| Error::bad_request(format!("an actor (X-Actor) is required to {to}")))
 }
 
-/// The requested lease, checked against the spec's limits (1 minute to 24 hours).
-fn lease_of(requested: Option<&str>) -> Result<Duration> {
+/// The requested lease, checked against the spec's limits (1 minute to 24 hours); none
+/// requested takes `default` (checked against the same limits when the configuration was read).
+fn lease_of(requested: Option<&str>, default: Duration) -> Result<Duration> {
     let Some(text) = requested else {
-        return Ok(DEFAULT_LEASE);
+        return Ok(default);
     };
     let lease: quire_config::Duration = text
         .parse()
@@ -164,7 +167,7 @@ mod tests {
             (Some("-5m"), None),
         ];
         for (requested, expected) in cases {
-            let got = lease_of(requested);
+            let got = lease_of(requested, DEFAULT_LEASE);
             match expected {
                 Some(lease) => assert_eq!(got.unwrap(), lease, "{requested:?}"),
                 None => assert_eq!(

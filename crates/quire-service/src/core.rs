@@ -40,6 +40,8 @@ pub(crate) struct SpaceCore {
     pub(crate) refactor: quire_config::RefactorConfig,
     /// The claim store (index database); `None` = claims not enabled (503).
     pub(crate) claims: Option<Arc<Index>>,
+    /// `[claims] default_lease`: the lease of a claim that names none.
+    pub(crate) default_lease: std::time::Duration,
     /// Serialises read-modify-write of the JSON files under `.quire/state/` (approvals, raw
     /// moves).
     pub(crate) state_lock: Mutex<()>,
@@ -61,6 +63,11 @@ pub(crate) struct SpaceCore {
     pub(crate) drafts: std::result::Result<quire_store::DraftStore, String>,
     /// Compiled frontmatter schemas by page type (see `schemas.rs`).
     pub(crate) schemas: crate::schemas::SchemaCache,
+    /// `[server] public_url`: the base of the links the space hands out.
+    pub(crate) public_url: Option<String>,
+    /// `[backup]`: the remote the history is pushed to, when this process writes the space
+    /// and a remote is set (its thread runs once [`crate::backup::start`] is called).
+    pub(crate) backup: Option<crate::backup::Backup>,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -166,6 +173,20 @@ impl SpaceCore {
             _ => None,
         };
         let drafts = open_drafts(&root, &history, writer.is_some(), &settings.editorial);
+        let backup = match (&settings.backup, &writer) {
+            (Some(backup), Some(_)) => {
+                if history.strategy() != quire_store::Strategy::Git {
+                    return Err(Error::bad_request(format!(
+                        "[backup] pushes the git history, but the versioning strategy of {} is \
+                         {}: set [versioning] strategy = \"git\" or remove [backup] remote",
+                        root.dir().display(),
+                        history.strategy()
+                    )));
+                }
+                Some(crate::backup::Backup::open(&root, backup.clone())?)
+            }
+            _ => None,
+        };
         Ok(SpaceCore {
             name: settings.name,
             root,
@@ -180,6 +201,7 @@ impl SpaceCore {
             assets: settings.assets,
             refactor: settings.refactor,
             claims,
+            default_lease: settings.claims.default_lease.as_std(),
             state_lock: Mutex::new(()),
             writer,
             view_refresh,
@@ -190,6 +212,8 @@ impl SpaceCore {
             editorial: settings.editorial,
             drafts,
             schemas: Default::default(),
+            public_url: settings.public_url,
+            backup,
         })
     }
 }

@@ -65,6 +65,8 @@ struct Scan {
     wiki_links: usize,
     wiki_resolved: usize,
     now: DateTime<Utc>,
+    /// `[analytics] stale_days` (0: only `review-by` makes a page stale).
+    stale_days: i64,
 }
 
 impl Scan {
@@ -85,15 +87,24 @@ impl Scan {
             .map(|t| (self.now - t.with_timezone(&Utc)).num_days().max(0))
     }
 
+    /// Days the page was not modified, when that makes it stale for the dashboard: at least
+    /// `[analytics] stale_days` (and that setting is not 0).
+    fn untouched_too_long(&self, page: &PageData) -> Option<i64> {
+        let days = self.days_since_update(page)?;
+        (self.stale_days > 0 && days >= self.stale_days).then_some(days)
+    }
+
+    /// Stale for the dashboard: past `review-by`, or not modified for `[analytics]
+    /// stale_days` days.
+    fn is_stale(&self, page: &PageData) -> bool {
+        rules::days_overdue(page, self.today()).is_some() || self.untouched_too_long(page).is_some()
+    }
+
     fn overview(&self) -> HealthOverview {
-        let today = self.today();
         let pages = self.pages.iter();
         HealthOverview {
             total_pages: self.pages.len(),
-            stale_pages: pages
-                .clone()
-                .filter(|p| rules::days_overdue(p, today).is_some())
-                .count(),
+            stale_pages: pages.clone().filter(|p| self.is_stale(p)).count(),
             orphan_pages: pages.clone().filter(|p| p.inlinks.is_empty()).count(),
             broken_links: self.broken.len(),
             empty_pages: pages.clone().filter(|p| p.word_count == 0).count(),
@@ -166,6 +177,7 @@ impl Insight<'_> {
             wiki_links,
             wiki_resolved,
             now: Utc::now(),
+            stale_days: i64::from(self.0.find.insight.analytics_stale_days),
         })
     }
 
@@ -237,6 +249,14 @@ impl Insight<'_> {
             issues.push(PageIssue {
                 kind: IssueType::Stale,
                 message: format!("review-by {written} passed {days} days ago"),
+            });
+        } else if let Some(days) = scan.untouched_too_long(page) {
+            issues.push(PageIssue {
+                kind: IssueType::Stale,
+                message: format!(
+                    "not modified for {days} days ([analytics] stale_days is {})",
+                    scan.stale_days
+                ),
             });
         }
         if !rules::has_frontmatter(page) {

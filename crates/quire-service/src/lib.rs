@@ -10,6 +10,7 @@
 //! the services (`views` after `find`) → `space` → `service`.
 
 mod assets;
+mod backup;
 mod canvas;
 mod claims;
 mod comments;
@@ -74,9 +75,9 @@ pub use service::{
     Service, SpaceEntry, SpaceOrigin, MAX_SPACE_NAME,
 };
 pub use settings::{
-    settings_from_config, Access, AssetRules, EditorialSettings, Engine, FindSettings,
-    IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner, SpaceSettings,
-    CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
+    settings_from_config, Access, AssetRules, BackupSettings, EditorialSettings, Engine,
+    FindSettings, IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner,
+    SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};

@@ -77,6 +77,16 @@ pub struct Change {
     pub commit: CommitMode,
 }
 
+/// How the pass records its change in the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Record<'a> {
+    /// A commit, as [`CommitMode`] says.
+    Commit(CommitMode),
+    /// No commit: the history moves from `from` to `to`, a commit whose tree the change
+    /// makes the work tree hold (a backup's replay onto its remote; see `backup.rs`).
+    Adopt { from: &'a str, to: &'a str },
+}
+
 /// What the pipeline did.
 #[derive(Debug, Clone, Default)]
 pub struct Applied {
@@ -120,14 +130,41 @@ impl SpaceCore {
     fn apply_checked(&self, change: Change, server_files: bool) -> Result<Applied> {
         validate(&change, server_files)?;
         let files = change.ops.len() as u64;
-        let applied = self.apply_counted(change)?;
+        self.check_schemas(&change.ops)?;
+        let record = Record::Commit(change.commit);
+        let applied = self.apply_counted(change, record)?;
         self.activity.add(&self.activity.writes, 1);
         self.activity.add(&self.activity.files_written, files);
         Ok(applied)
     }
 
-    fn apply_counted(&self, change: Change) -> Result<Applied> {
-        self.check_schemas(&change.ops)?;
+    /// Moves the space's history from commit `from` to commit `to` (made from objects only:
+    /// a backup's replay of this root's commits onto its remote) in one pass of the pipeline:
+    /// `ops` make the work tree hold what `to` holds (each expecting what `from` holds, so a
+    /// file changed since is never overwritten), then HEAD moves instead of a commit being
+    /// made. Every file is written and HEAD moved, or nothing changes (a history that moved
+    /// meanwhile is a conflict, to be prepared again). The remote's history is taken as it
+    /// is: server files may change, schemas are not checked.
+    pub(crate) fn adopt_history(
+        &self,
+        ops: Vec<FileOp>,
+        from: &str,
+        to: &str,
+        actor: &str,
+    ) -> Result<Applied> {
+        let change = Change {
+            ops,
+            actor: actor.to_string(),
+            message: String::new(),
+            announce: Announce::PerFile,
+            commit: CommitMode::Now,
+        };
+        validate_ops(&change, true)?;
+        self.apply_counted(change, Record::Adopt { from, to })
+    }
+
+    fn apply_counted(&self, change: Change, record: Record<'_>) -> Result<Applied> {
+        let adopting = matches!(record, Record::Adopt { .. });
         let guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
 
         // Read pre-images and check preconditions before touching anything.
@@ -178,9 +215,10 @@ impl SpaceCore {
                 .collect(),
             commit: None,
         };
-        // A write of identical bytes changes nothing: no commit, no event.
+        // A write of identical bytes changes nothing: no commit, no event. (A move of the
+        // history still moves it.)
         prepared.retain(|p| p.before != p.after);
-        if prepared.is_empty() {
+        if prepared.is_empty() && !adopting {
             return Ok(applied);
         }
 
@@ -191,8 +229,9 @@ impl SpaceCore {
             )));
         }
 
-        // Several files, or a restructuring: a crash must not leave half of it behind.
-        let journaled = prepared.len() > 1 || change.commit == CommitMode::Now;
+        // Several files, a restructuring or a move of the history: a crash must not leave
+        // half of it behind.
+        let journaled = prepared.len() > 1 || record != Record::Commit(CommitMode::AsConfigured);
         if journaled {
             let entries: Vec<JournalEntry> = prepared
                 .iter()
@@ -235,13 +274,30 @@ impl SpaceCore {
                 .iter()
                 .map(|p| (&p.path, &p.disk, p.after.as_deref())),
         );
-        let recorded = match change.commit {
-            CommitMode::AsConfigured => self.history.record(&changes, &change.actor, &message),
-            CommitMode::Now => self.history.record_now(&changes, &change.actor, &message),
+        let recorded = match record {
+            Record::Commit(CommitMode::AsConfigured) => {
+                self.history.record(&changes, &change.actor, &message)
+            }
+            Record::Commit(CommitMode::Now) => {
+                self.history.record_now(&changes, &change.actor, &message)
+            }
+            Record::Adopt { from, to } => self
+                .history
+                .adopt(&changes, from, to)
+                .map(|()| Recorded::Committed(to.to_string())),
         };
         match recorded {
             Ok(Recorded::Committed(id)) => applied.commit = Some(id),
             Ok(_) => {}
+            Err(e @ StoreError::HeadMoved { .. }) => {
+                self.roll_back(&prepared.iter().collect::<Vec<_>>(), journaled);
+                self.index_files(
+                    prepared
+                        .iter()
+                        .map(|p| (&p.path, &p.disk, p.before.as_deref())),
+                );
+                return Err(Error::conflict(e.to_string()));
+            }
             Err(e) => {
                 self.roll_back(&prepared.iter().collect::<Vec<_>>(), journaled);
                 self.index_files(
@@ -454,6 +510,12 @@ fn validate(change: &Change, server_files: bool) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));
     }
+    validate_ops(change, server_files)
+}
+
+/// [`validate`] apart from the emptiness of the change (a move of the history may change no
+/// file).
+fn validate_ops(change: &Change, server_files: bool) -> Result<()> {
     if change.actor.trim().is_empty() || change.actor.contains(['<', '>', '\n']) {
         return Err(Error::bad_request(
             "the actor must be a non-empty name without '<', '>' or newlines",

@@ -50,6 +50,16 @@ pub enum Served {
 pub struct Publishing<'a>(pub(crate) &'a SpaceCore);
 
 impl Publishing<'_> {
+    /// Where readers find a published page: [`url_of`] on `[server] public_url` when the
+    /// server has one (the answer is then a link to hand out), else relative to this server.
+    fn public_url_of(&self, path: &PagePath) -> String {
+        format!(
+            "{}{}",
+            self.0.public_url.as_deref().unwrap_or(""),
+            url_of(path)
+        )
+    }
+
     /// Publishes a page: `published: true`, and `published_at` unless it was published
     /// already (publishing again changes nothing).
     pub fn publish(&self, path: &str, opts: &WriteOptions) -> Result<Publication> {
@@ -115,7 +125,7 @@ impl Publishing<'_> {
             let state = state_of(&text);
             if state.published {
                 out.push(Publication {
-                    url: Some(url_of(&path)),
+                    url: Some(self.public_url_of(&path)),
                     path: path.to_string(),
                     published: true,
                     published_at: state.published_at,
@@ -269,7 +279,7 @@ impl Publishing<'_> {
                 expect: Expect::Etag(tag),
             });
             pages.push(Publication {
-                url: Some(url_of(&page)),
+                url: Some(self.public_url_of(&page)),
                 path: page.to_string(),
                 published: true,
                 published_at: Some(published_at),

@@ -95,6 +95,8 @@ pub struct Service {
     changing: Mutex<()>,
     /// Where this server answers, once announced; told to spaces added later too.
     api: Mutex<Option<String>>,
+    /// Whether backups run (see [`Service::start_backups`]); spaces added later start theirs.
+    backups: std::sync::atomic::AtomicBool,
 }
 
 impl Service {
@@ -108,6 +110,7 @@ impl Service {
         let Some(template) = settings.first().cloned() else {
             return Err(Error::bad_request("a server needs at least one space"));
         };
+        check_distinct_roots(&settings)?;
         let mut entries: Vec<SpaceEntry> = Vec::with_capacity(settings.len());
         for s in settings {
             if entries.iter().any(|e| e.space.name() == s.name) {
@@ -134,6 +137,7 @@ impl Service {
             access: access.clone(),
             changing: Mutex::new(()),
             api: Mutex::new(None),
+            backups: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -210,6 +214,25 @@ impl Service {
                     running.insert(space.name().to_string(), w);
                 }
             }
+        }
+    }
+
+    /// Starts pushing every space's history to the backup remote (`[backup]`), and that of
+    /// every space added from now on.
+    pub fn start_backups(&self) {
+        self.backups
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        for space in self.spaces() {
+            space.start_backup();
+        }
+    }
+
+    /// Stops the backups, each after a last push (at shutdown, after the last commits).
+    pub fn stop_backups(&self) {
+        self.backups
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        for space in self.spaces() {
+            space.stop_backup();
         }
     }
 
@@ -499,6 +522,7 @@ impl Service {
         let mut settings = self.template.clone();
         settings.name = name.to_string();
         settings.root = root.to_path_buf();
+        settings.backup = settings.backup.map(|b| b.for_space(name));
         let space = Arc::new(Space::open_as(settings, &self.access)?);
         if let Some(url) = self
             .api
@@ -518,6 +542,9 @@ impl Service {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .push(entry);
+        if self.backups.load(std::sync::atomic::Ordering::SeqCst) {
+            space.start_backup();
+        }
         let mut watches = self.watches.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(running) = watches.as_mut() {
             if let Some(w) = start_watch(&space) {
@@ -525,6 +552,27 @@ impl Service {
             }
         }
     }
+}
+
+/// Refuses two spaces over one root before any is opened: one root is one space with one
+/// writer lock, so the second would only find the root busy (held by this very process).
+fn check_distinct_roots(settings: &[SpaceSettings]) -> Result<()> {
+    let keys: Vec<PathBuf> = settings
+        .iter()
+        .map(|s| crate::settings::same_root_key(&s.root))
+        .collect();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(j) = keys[..i].iter().position(|k| k == key) {
+            let (first, second) = (&settings[j].name, &settings[i].name);
+            return Err(Error::bad_request(format!(
+                "the spaces {first:?} and {second:?} have the same root {}: one root is one \
+                 space; remove one of the two [[spaces]] entries (an entry whose root is the \
+                 served root names the default space)",
+                key.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The longest space name.

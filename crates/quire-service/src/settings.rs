@@ -24,6 +24,57 @@ pub struct SpaceSettings {
     pub script: Option<ScriptRunner>,
     /// `[drafts]`, `[workflow]` and `[schema]`.
     pub editorial: EditorialSettings,
+    /// `[server] public_url` without a trailing `/`: the base of the links the space hands
+    /// out (share links, published pages, feeds). `None`: links are relative to the server
+    /// the client reached.
+    pub public_url: Option<String>,
+    /// `[backup]`: where the space's history is pushed; `None` when no remote is set.
+    pub backup: Option<BackupSettings>,
+}
+
+/// `[backup]` as one space needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupSettings {
+    /// `[backup] remote` as configured (what the status shows).
+    pub remote: String,
+    /// What git is given: a relative path made absolute against the main root.
+    pub url: String,
+    pub interval: Duration,
+    /// The branch of the remote this space's history goes to.
+    pub branch: String,
+    /// `[backup] rebase_before_push`.
+    pub rebase: bool,
+}
+
+impl BackupSettings {
+    /// `[backup]` of the main root's configuration, for the default space; `None` when no
+    /// remote is set. A remote this build cannot push to is an error naming the setting.
+    pub fn from_config(root: &Path, config: &Config) -> std::result::Result<Option<Self>, String> {
+        let backup = &config.backup;
+        let Some(remote) = &backup.remote else {
+            return Ok(None);
+        };
+        let url = quire_store::backup::remote_url(remote, root)
+            .map_err(|e| format!("backup.remote: {e}"))?;
+        quire_store::backup::check_branch(&backup.branch)
+            .map_err(|e| format!("backup.branch: {e}"))?;
+        Ok(Some(BackupSettings {
+            remote: remote.clone(),
+            url,
+            interval: backup.interval.as_std(),
+            branch: backup.branch.clone(),
+            rebase: backup.rebase_before_push,
+        }))
+    }
+
+    /// The same backup for another space: one remote, one branch per space
+    /// (`spaces/<name>/<branch>`), since each space is a repository of its own.
+    pub fn for_space(&self, name: &str) -> BackupSettings {
+        BackupSettings {
+            branch: format!("spaces/{name}/{}", self.branch),
+            ..self.clone()
+        }
+    }
 }
 
 /// Drafts, workflows and schema enforcement (`[drafts]`, `[workflow]`, `[schema]`).
@@ -157,9 +208,13 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         computed_fields: config.dataview.computed_fields.clone(),
         insight: InsightSettings {
             stale_days: config.janitor.stale_days,
+            analytics_stale_days: config.analytics.stale_days,
             episodes_prefix: config.memory.episodes_path_prefix.clone(),
         },
     };
+    // Checked before the start (`quire serve`'s preflight); a remote this build cannot reach
+    // is no backup.
+    let backup = BackupSettings::from_config(root, config).ok().flatten();
     let space = |name: &str, root: PathBuf| SpaceSettings {
         name: name.to_string(),
         root,
@@ -174,8 +229,20 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             workflow: config.workflow.clone(),
             enforce_schemas: config.schema.enforce,
         },
+        public_url: config
+            .server
+            .public_url
+            .as_ref()
+            .map(|url| url.trim_end_matches('/').to_string()),
+        backup: backup.clone(),
     };
+    // One root is one space: a `[[spaces]]` entry naming the main root (the natural way to
+    // give the default space a name) is the default space under that name, not a second
+    // space fighting it for the root's writer lock. Two entries sharing another root are
+    // refused when the spaces open (`Service::open_as`).
+    let main = same_root_key(root);
     let mut out = vec![space(DEFAULT_SPACE, root.to_path_buf())];
+    let mut named = false;
     for s in &config.spaces {
         let dir = PathBuf::from(&s.root);
         let dir = if dir.is_absolute() {
@@ -183,9 +250,46 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         } else {
             root.join(dir)
         };
-        out.push(space(&s.name, dir));
+        if !named && same_root_key(&dir) == main {
+            out[0].name.clone_from(&s.name);
+            named = true;
+            continue;
+        }
+        let mut settings = space(&s.name, dir);
+        settings.backup = settings.backup.map(|b| b.for_space(&s.name));
+        out.push(settings);
     }
     out
+}
+
+/// What decides whether two roots are the same folder: the path with links resolved as far
+/// as the folder exists (a root that does not exist yet is compared as written, made
+/// absolute).
+pub(crate) fn same_root_key(dir: &Path) -> PathBuf {
+    let absolute = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(dir))
+            .unwrap_or_else(|_| dir.to_path_buf())
+    };
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(existing) {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path: PathBuf, part| path.join(part));
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute.components().collect(),
+        }
+    }
 }
 
 /// How full-text queries are answered (`[search] engine`).
@@ -218,6 +322,9 @@ pub struct InsightSettings {
     /// `[janitor] stale_days`: the janitor also calls a page stale when its file was not
     /// modified for this many days.
     pub stale_days: u32,
+    /// `[analytics] stale_days`: the dashboard and page health also call a page stale when
+    /// its file was not modified for this many days (0: only `review-by`).
+    pub analytics_stale_days: u32,
     /// `[memory] episodes_path_prefix`: the folder of episodic pages the memory report reads
     /// when no prefix is given.
     pub episodes_prefix: String,
@@ -229,6 +336,7 @@ impl Default for InsightSettings {
         let memory = quire_config::MemoryConfig::default();
         InsightSettings {
             stale_days: janitor.stale_days,
+            analytics_stale_days: quire_config::AnalyticsConfig::default().stale_days,
             episodes_prefix: memory.episodes_path_prefix,
         }
     }

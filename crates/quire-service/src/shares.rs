@@ -161,7 +161,11 @@ impl Shares<'_> {
         };
         let mut link = stored.link();
         self.0.with_shares(|store| store.shares.push(stored))?;
-        link.url = Some(format!("/api/quire/{}/public/{token}", self.0.name));
+        link.url = Some(format!(
+            "{}/api/quire/{}/public/{token}",
+            self.0.public_url.as_deref().unwrap_or(""),
+            self.0.name
+        ));
         link.token = Some(token);
         Ok(link)
     }

@@ -82,6 +82,12 @@ impl Space {
         &self.core.name
     }
 
+    /// `[server] public_url` (no trailing `/`): the address users reach the server at, the
+    /// base of the links handed out. `None` when the configuration gives none.
+    pub fn public_url(&self) -> Option<&str> {
+        self.core.public_url.as_deref()
+    }
+
     pub fn root_dir(&self) -> &Path {
         self.core.root.dir()
     }
@@ -270,5 +276,27 @@ impl Space {
     /// Commits everything queued by async batching.
     pub fn flush(&self) -> Result<()> {
         Ok(self.core.history.flush()?)
+    }
+
+    /// Where the space's history is pushed (`[backup]`) and how the last attempt went;
+    /// `enabled: false` when it has no backup.
+    pub fn backup_status(&self) -> quire_api::BackupStatus {
+        self.core
+            .backup
+            .as_ref()
+            .map(crate::backup::Backup::status)
+            .unwrap_or_default()
+    }
+
+    /// Starts pushing the space's history to its backup remote: a round now, then every
+    /// `[backup] interval` (a no-op without a backup, or once started).
+    pub fn start_backup(&self) {
+        crate::backup::start(&self.core);
+    }
+
+    /// Stops the backup thread and makes a last round (at a clean stop, after the last
+    /// writes).
+    pub fn stop_backup(&self) {
+        crate::backup::stop(&self.core);
     }
 }

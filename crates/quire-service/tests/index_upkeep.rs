@@ -33,6 +33,8 @@ fn the_wal_is_checkpointed_and_emptied_once_the_index_is_idle() {
         },
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     })
     .unwrap();
     let find = space.find();

@@ -283,6 +283,8 @@ fn unsaved_texts_and_rereads_serve_a_read_only_space_only() {
             find: Default::default(),
             script: None,
             editorial: Default::default(),
+            public_url: None,
+            backup: None,
         },
         &quire_service::Access::ReadOnly,
     )

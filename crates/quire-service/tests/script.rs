@@ -57,6 +57,8 @@ fn scripted(body: &str, time: Duration) -> Scripted {
         find: Default::default(),
         script: Some(runner),
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     })
     .unwrap();
     let started = Instant::now();
@@ -270,6 +272,8 @@ fn empty_scripts_and_missing_runners_are_refused_before_anything_runs() {
         find: Default::default(),
         script: None,
         editorial: Default::default(),
+        public_url: None,
+        backup: None,
     })
     .unwrap();
     let e = space

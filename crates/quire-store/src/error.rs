@@ -59,6 +59,10 @@ pub enum StoreError {
         #[source]
         source: io::Error,
     },
+    /// HEAD is not the commit a change was prepared against (something was committed
+    /// meanwhile); the change was not made and can be prepared again.
+    #[error("the history moved while a change was prepared (HEAD is {found}, not {expected}); try again")]
+    HeadMoved { expected: String, found: String },
     /// A git operation failed.
     #[error("git {action} failed: {source}{}", damaged_hint(source))]
     Git {

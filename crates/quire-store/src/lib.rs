@@ -1,6 +1,7 @@
 //! quire-store owns the knowledge root on disk and its history: path safety, atomic writes,
 //! folder listings, and versioning by git, copy-on-write snapshots, or not at all.
 
+pub mod backup;
 pub mod drafts;
 mod error;
 pub mod fault;
@@ -11,6 +12,7 @@ mod root;
 mod seen;
 pub mod watch;
 
+pub use backup::{BackupError, BackupRemote, Integration, MovedFile};
 pub use drafts::{
     DraftAction, DraftChange, DraftError, DraftInfo, DraftStore, Merge, MergedFile,
     DRAFT_REF_PREFIX,

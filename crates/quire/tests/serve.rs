@@ -115,7 +115,7 @@ fn a_perspace_key_for_an_unknown_space_refuses_to_start() {
 }
 
 #[test]
-fn an_unbuilt_backup_remote_refuses_to_start() {
+fn a_backup_remote_this_build_cannot_reach_refuses_to_start() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("kb");
     write_config(&root, "[backup]\nremote = \"git@example.com:kb.git\"\n");

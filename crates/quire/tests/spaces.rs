@@ -331,3 +331,80 @@ fn mcp_over_http_serves_the_space_its_header_names() {
         "{unknown}"
     );
 }
+
+#[test]
+fn a_space_named_after_the_served_root_is_the_default_space_under_that_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    let beta = dir.path().join("beta");
+    std::fs::create_dir_all(&beta).unwrap();
+    write_config(
+        &main,
+        &format!(
+            "[[spaces]]\nname = \"alpha\"\nroot = \"{}\"\n\
+             [[spaces]]\nname = \"beta\"\nroot = \"{}\"\n",
+            main.display(),
+            beta.display()
+        ),
+    );
+    let server = Server::start(&main, &[]);
+    let (status, body) = call(ureq::get(&format!("{}/api/spaces", server.host)), None);
+    assert_eq!(status, 200, "{body}");
+    let spaces: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<(&str, &str)> = spaces["spaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("alpha", "default"), ("beta", "config")], "{body}");
+
+    // The named space and the unnamed routes reach the served root: one space, one lock.
+    let put = |url: String, text: &str| call(ureq::put(&url), Some(text));
+    assert_eq!(
+        put(format!("{}/alpha/file?path=a.md", server.base), "# A\n").0,
+        200
+    );
+    assert_eq!(
+        put(format!("{}/file?path=b.md", server.base), "# B\n").0,
+        200
+    );
+    assert!(main.join("a.md").is_file() && main.join("b.md").is_file());
+    let (status, body) = call(
+        ureq::get(&format!("{}/alpha/file?path=b.md", server.base)),
+        None,
+    );
+    assert_eq!((status, body.as_str()), (200, "# B\n"));
+    assert_eq!(
+        put(format!("{}/beta/file?path=c.md", server.base), "# C\n").0,
+        200
+    );
+    assert!(beta.join("c.md").is_file() && !main.join("c.md").exists());
+}
+
+#[test]
+fn two_spaces_over_one_root_refuse_to_start_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    // The same folder written two ways: the second through a link.
+    std::os::unix::fs::symlink(&shared, dir.path().join("link")).unwrap();
+    write_config(
+        &main,
+        &format!(
+            "[[spaces]]\nname = \"one\"\nroot = \"{}\"\n\
+             [[spaces]]\nname = \"two\"\nroot = \"{}\"\n",
+            shared.display(),
+            dir.path().join("link").display()
+        ),
+    );
+    let out = support::serve_refused(&main, &[]);
+    assert!(!out.status.success());
+    let err = support::text(&out.stderr);
+    assert!(
+        err.contains("\"one\"") && err.contains("\"two\"") && err.contains("same root"),
+        "{err}"
+    );
+    assert!(!err.contains("in use"), "{err}");
+}

@@ -132,6 +132,8 @@ impl TestServer {
                 find: Default::default(),
                 script,
                 editorial: Default::default(),
+                public_url: None,
+                backup: None,
             }])
             .expect("service opens"),
         );
@@ -212,6 +214,8 @@ impl TestServer {
                     find: Default::default(),
                     script: None,
                     editorial: Default::default(),
+                    public_url: None,
+                    backup: None,
                 }
             })
             .collect();

@@ -188,6 +188,8 @@ mod tests {
                 find: Default::default(),
                 script: None,
                 editorial: Default::default(),
+                public_url: None,
+                backup: None,
             },
             &Access::serve(),
         )

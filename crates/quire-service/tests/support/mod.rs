@@ -46,6 +46,8 @@ impl TestSpace {
             find: Default::default(),
             script: None,
             editorial: Default::default(),
+            public_url: None,
+            backup: None,
         })
         .expect("space opens");
         TestSpace { dir, space }

@@ -160,6 +160,16 @@ impl GitHistory {
         Ok(Recorded::Committed(oid.to_string()))
     }
 
+    /// Moves HEAD from `from` to `to` once what is queued is committed (see
+    /// [`crate::History::adopt`]).
+    pub(crate) fn adopt(&self, paths: &[&str], from: &str, to: &str) -> Result<(), StoreError> {
+        if let Some(batcher) = &self.batcher {
+            batcher.flush()?;
+        }
+        let id = |text: &str| Oid::from_str(text).map_err(StoreError::git("adopt"));
+        self.repo.adopt(paths, id(from)?, id(to)?)
+    }
+
     /// Before `actor` overwrites paths another actor's queued write still holds, that write
     /// is committed, so every actor's version stays in history.
     pub(crate) fn commit_others_before(

@@ -420,6 +420,29 @@ impl History {
         }
     }
 
+    /// Moves the root's history from commit `from` to commit `to`, a commit of this repository
+    /// made elsewhere (a backup's replay of this root's commits onto its remote: see
+    /// [`crate::backup`]), instead of committing: the caller has just written `changes` on disk
+    /// so that the work tree holds what `to` holds. Queued writes are committed first; if
+    /// HEAD is then no longer `from` ([`StoreError::HeadMoved`]) or a changed file differs from
+    /// `to`'s, nothing moves and the caller puts its files back. Git only.
+    pub fn adopt(&self, changes: &[FileChange], from: &str, to: &str) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: changes
+                    .first()
+                    .map_or_else(String::new, |c| c.path.to_string()),
+            });
+        }
+        match &self.backend {
+            Backend::Git(git) => {
+                let paths: Vec<&str> = changes.iter().map(|c| c.disk.as_str()).collect();
+                git.adopt(&paths, from, to)
+            }
+            Backend::Cow(_) | Backend::None => Err(self.unavailable("backups")),
+        }
+    }
+
     /// Call before overwriting the files named `paths` on disk as `actor`: with async batching,
     /// a queued write of one of them by another actor is committed first, so it is not folded
     /// into this actor's commit and lost from history. A no-op otherwise.

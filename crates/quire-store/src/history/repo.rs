@@ -191,6 +191,22 @@ impl Repo {
         commit_locked(state, changes, author, message, IndexSave::Now)
     }
 
+    /// Moves HEAD from `from` to `to` and stages `paths` from disk, which the caller has just
+    /// made hold what `to` holds there (see [`crate::History::adopt`]). Checked before
+    /// anything moves: HEAD is still `from`, and every staged file is exactly `to`'s; a
+    /// mismatch leaves HEAD and the index as they were.
+    pub(crate) fn adopt(&self, paths: &[&str], from: Oid, to: Oid) -> Result<(), StoreError> {
+        let mut state = self.lock();
+        // The index on disk is the one to go back to if a check fails.
+        state.save_index()?;
+        let result = adopt_locked(&mut state, paths, from, to);
+        if result.is_err() {
+            let mut index = state.repo.index().map_err(StoreError::git("index"))?;
+            index.read(true).map_err(StoreError::git("index read"))?;
+        }
+        result
+    }
+
     /// Saves an unsaved index now.
     pub(crate) fn save_index(&self) -> Result<(), StoreError> {
         self.lock().save_index()
@@ -262,6 +278,67 @@ impl Drop for IndexSaver {
             tracing::error!(error = %e, "saving .git/index failed; the next open repairs it");
         }
     }
+}
+
+fn adopt_locked(
+    state: &mut RepoState,
+    paths: &[&str],
+    from: Oid,
+    to: Oid,
+) -> Result<(), StoreError> {
+    move_head_to(&state.repo, paths, from, to)?;
+    state.index_unsaved = true;
+    state.save_index()
+}
+
+fn move_head_to(repo: &Repository, paths: &[&str], from: Oid, to: Oid) -> Result<(), StoreError> {
+    let head = head_commit(repo)?.map(|c| c.id());
+    if head != Some(from) {
+        return Err(StoreError::HeadMoved {
+            expected: from.to_string(),
+            found: head.map_or_else(|| "nothing".into(), |h| h.to_string()),
+        });
+    }
+    let target = repo.find_commit(to).map_err(StoreError::git("adopt"))?;
+    let tree = target.tree().map_err(StoreError::git("adopt"))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| StoreError::git("adopt")(git2::Error::from_str("bare repository")))?
+        .to_path_buf();
+    let mut index = repo.index().map_err(StoreError::git("index"))?;
+    index.read(false).map_err(StoreError::git("index read"))?;
+    for (path, staged) in stage(repo, &workdir, &mut index, paths, None)? {
+        let wanted = tree
+            .get_path(Path::new(path))
+            .ok()
+            .map(|e| (e.id(), e.filemode()));
+        let got = staged.map(|(id, mode)| (id, i32::from(mode)));
+        if wanted != got {
+            return Err(StoreError::git("adopt")(git2::Error::from_str(&format!(
+                "{path} on disk is not what commit {to} holds"
+            ))));
+        }
+    }
+    let reference = repo
+        .find_reference("HEAD")
+        .map_err(StoreError::git("adopt"))?;
+    match reference.symbolic_target() {
+        Some(name) => {
+            let name = name.to_owned();
+            repo.reference_matching(
+                &name,
+                to,
+                true,
+                from,
+                &format!("quire backup: move to {to}"),
+            )
+            .map_err(StoreError::git("adopt"))?;
+        }
+        None => repo
+            .set_head_detached(to)
+            .map_err(StoreError::git("adopt"))?,
+    }
+    Ok(())
 }
 
 fn commit_locked(

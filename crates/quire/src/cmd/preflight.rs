@@ -1,160 +1,119 @@
-//! What `quire serve` checks before it opens a root: a setting that asks for more safety
-//! (limits, enforcement, backups) is either carried out by this build or stops the
-//! start with a message naming it; a purely optional feature that is not built yet is a
-//! warning. Authentication and CORS are checked by `quire_http::HttpSettings`.
+//! What `quire serve` checks before it opens a root: every setting of the configuration is
+//! either carried out by this build or, set to anything but its default, stops the start with
+//! a message naming the key and what will build it. Nothing is silently accepted and ignored.
+//! Authentication and CORS are checked by `quire_http::HttpSettings`.
+
+use std::path::Path;
 
 use quire_config::Config;
 use quire_service::Error;
 
 /// A setting this build does not carry out.
 struct Unbuilt {
-    setting: &'static str,
+    /// The dotted key (`search.vector.enabled`).
+    key: &'static str,
     what: &'static str,
+    /// What will build it; `None` when nothing is planned.
+    by: Option<&'static str>,
 }
 
-/// Settings that would make the server stricter or safer and are not carried out yet: the
-/// server must not start while they are set.
-fn refused(config: &Config) -> Vec<Unbuilt> {
-    let mut out = Vec::new();
-    let mut refuse = |on: bool, setting, what| {
-        if on {
-            out.push(Unbuilt { setting, what });
-        }
-    };
-    refuse(
-        config.backup.remote.is_some(),
-        "backup.remote",
-        "pushing backups to a remote",
-    );
-    out
+const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>) -> Unbuilt {
+    Unbuilt { key, what, by }
 }
 
-/// Optional features that are not built yet: the server runs without them and says so.
-fn missing(config: &Config) -> Vec<Unbuilt> {
-    let mut out = Vec::new();
-    let mut note = |on: bool, setting, what| {
-        if on {
-            out.push(Unbuilt { setting, what });
-        }
-    };
-    note(
-        config.search.vector.enabled,
-        "search.vector.enabled",
-        "vector search",
-    );
-    note(
-        !config.dataview.custom_fields.is_empty(),
-        "dataview.custom_fields",
-        "declared DQL field kinds (values are typed from what they look like)",
-    );
-    note(
-        config.janitor.startup_scan
-            || config.janitor.interval != quire_config::JanitorConfig::default().interval,
-        "janitor.interval / janitor.startup_scan",
-        "a scheduled janitor scan (GET /janitor answers on request)",
-    );
-    note(
-        config.dataview.max_auto_indexes
-            != quire_config::DataviewConfig::default().max_auto_indexes,
+const VECTOR: &str = "vector search";
+const ISSUE_28: Option<&str> = Some("issue 28");
+const ISSUE_26: Option<&str> = Some("issue 26");
+const ITEM_17: Option<&str> = Some("issue 23, item 17");
+
+/// The settings this build does not act on. Set to their default they change nothing and
+/// pass; set to anything else they stop the start.
+#[rustfmt::skip]
+const UNBUILT: &[Unbuilt] = &[
+    unbuilt("search.vector.enabled", VECTOR, ISSUE_28),
+    unbuilt("search.vector.worker_count", VECTOR, ISSUE_28),
+    unbuilt("search.vector.chunking.size", VECTOR, ISSUE_28),
+    unbuilt("search.vector.chunking.overlap", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.provider", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.model", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.api_key", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.url", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.dimensions", VECTOR, ISSUE_28),
+    unbuilt("search.vector.embedder.timeout", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.provider", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.url", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.api_key", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.collection", VECTOR, ISSUE_28),
+    unbuilt("janitor.interval", "a scheduled janitor scan (GET /janitor answers on request)", ITEM_17),
+    unbuilt("janitor.startup_scan", "a janitor scan at start (GET /janitor answers on request)", ITEM_17),
+    unbuilt("analytics.track_views", "page-view analytics", ITEM_17),
+    unbuilt(
         "dataview.max_auto_indexes",
-        "automatic indexes for DQL (queries run over the in-memory catalog)",
-    );
-    note(config.protocols.nfs.enabled, "protocols.nfs.enabled", "NFS");
-    note(config.protocols.s3.enabled, "protocols.s3.enabled", "S3");
-    note(
-        config.protocols.webdav.enabled,
-        "protocols.webdav.enabled",
-        "WebDAV",
-    );
-    out
+        "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",
+        None,
+    ),
+    unbuilt(
+        "dataview.custom_fields",
+        "declared kinds of DQL fields (values are typed from what they look like)",
+        None,
+    ),
+    unbuilt("protocols.nfs.enabled", "the NFS server", ISSUE_26),
+    unbuilt("protocols.nfs.port", "the NFS server", ISSUE_26),
+    unbuilt("protocols.s3.enabled", "the S3 server", ISSUE_26),
+    unbuilt("protocols.s3.port", "the S3 server", ISSUE_26),
+    unbuilt("protocols.webdav.enabled", "the WebDAV server", ISSUE_26),
+    unbuilt("protocols.webdav.port", "the WebDAV server", ISSUE_26),
+];
+
+/// The value at a dotted key of a configuration written as JSON (`Null` where none is).
+fn at<'v>(value: &'v serde_json::Value, key: &str) -> &'v serde_json::Value {
+    key.split('.').fold(value, |v, part| &v[part])
 }
 
-/// Refuses a configuration this build cannot honour; returns the warnings to print.
-pub fn check(config: &Config) -> Result<Vec<String>, Error> {
-    let refused = refused(config);
-    if !refused.is_empty() {
-        let lines: Vec<String> = refused
-            .iter()
-            .map(|u| {
-                format!(
-                    "{}: {} is not available in this version of quire; remove the setting \
-                     (the server does not run with less protection than its configuration asks for)",
-                    u.setting, u.what
-                )
-            })
-            .collect();
-        return Err(Error::bad_request(format!(
-            "refusing to start: {}",
-            lines.join("; ")
-        )));
-    }
-    Ok(missing(config)
+/// The unbuilt settings `config` sets, with what the message says of each.
+fn unbuilt_set(config: &Config) -> Vec<String> {
+    let written = serde_json::to_value(config).expect("a configuration serializes");
+    let default = serde_json::to_value(Config::default()).expect("a configuration serializes");
+    UNBUILT
         .iter()
+        .filter(|u| at(&written, u.key) != at(&default, u.key))
         .map(|u| {
+            let by = match u.by {
+                Some(by) => format!("({by} builds it)"),
+                None => "and no plan builds it".to_string(),
+            };
             format!(
-                "{} is set, but {} is not available in this version; ignored",
-                u.setting, u.what
+                "{}: {} is not built yet {by}; remove the setting",
+                u.key, u.what
             )
         })
-        .collect())
+        .collect()
+}
+
+/// Refuses a configuration this build cannot honour, naming every setting at fault. `root`
+/// is the main knowledge root (a relative backup remote is relative to it).
+pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
+    let mut lines = unbuilt_set(config);
+    if config.backup.remote.is_some() {
+        if let Err(e) = quire_service::BackupSettings::from_config(root, config) {
+            lines.push(e);
+        }
+        if config.versioning.strategy != quire_config::VersioningStrategy::Git {
+            lines.push(format!(
+                "backup.remote: backups push the git history, and versioning.strategy is {}; \
+                 use git or remove the remote",
+                config.versioning.strategy
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    Err(Error::bad_request(format!(
+        "refusing to start: {}",
+        lines.join("; ")
+    )))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Config {
-        Config::from_toml_str(text, &|_| None).unwrap().config
-    }
-
-    #[test]
-    fn defaults_start_without_warnings() {
-        assert_eq!(check(&Config::default()).unwrap(), Vec::<String>::new());
-    }
-
-    #[test]
-    fn an_unbuilt_backup_remote_refuses_to_start_naming_itself() {
-        let err = check(&parse("[backup]\nremote = \"git@example.com:kb.git\"\n"))
-            .expect_err("backup.remote");
-        assert!(err.message.contains("backup.remote"), "{}", err.message);
-        assert!(err.message.starts_with("refusing to start"));
-    }
-
-    #[test]
-    fn schema_enforcement_and_workflow_transitions_are_built() {
-        let config = parse("[schema]\nenforce = true\n[workflow]\nenforce_transitions = true\n");
-        assert_eq!(check(&config).unwrap(), Vec::<String>::new());
-    }
-
-    #[test]
-    fn optional_features_only_warn() {
-        let warnings = check(&parse(
-            "[search.vector]\nenabled = true\n[space]\nvisibility = \"unlisted\"\n",
-        ))
-        .unwrap();
-        // `unlisted` is built: only vector search is missing.
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].starts_with("search.vector"));
-    }
-
-    #[test]
-    fn settings_for_finding_that_are_not_acted_on_say_so() {
-        let warnings = check(&parse(
-            "[janitor]\nstartup_scan = true\n[dataview]\nmax_auto_indexes = 5\n\
-             [dataview.computed_fields]\nage = \"now() - date\"\n",
-        ))
-        .unwrap();
-        for setting in ["janitor.interval", "dataview.max_auto_indexes"] {
-            assert!(
-                warnings.iter().any(|w| w.starts_with(setting)),
-                "{setting}: {warnings:?}"
-            );
-        }
-        assert!(
-            !warnings
-                .iter()
-                .any(|w| w.starts_with("dataview.computed_fields")),
-            "computed fields are acted on: {warnings:?}"
-        );
-    }
-}
+mod tests;

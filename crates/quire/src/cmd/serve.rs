@@ -56,9 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let addr = SocketAddr::new(host, config.server.port);
 
     // Everything the configuration asks for is checked before the root is opened.
-    for warning in super::preflight::check(&config)? {
-        tracing::warn!("{warning}");
-    }
+    super::preflight::check(&args.root, &config)?;
     let mut settings = quire_service::settings_from_config(&args.root, &config);
     let scripts = super::script_child::runner();
     for space in &mut settings {
@@ -126,6 +124,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None
         };
         service.watch();
+        // After the API is announced: a backup round may write (the remote's commits).
+        service.start_backups();
         reload_on_sighup(&args, reload, service.clone(), config.clone());
         if auth_open && !host.is_loopback() {
             tracing::warn!(
@@ -191,6 +191,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         webhooks.stop(SHUTDOWN_GRACE);
     }
     service.flush();
+    // The last writes reach the backup remote before the lock is released.
+    service.stop_backups();
     // Requests still running on blocking threads finish their pipeline pass first.
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     tracing::info!("stopped");

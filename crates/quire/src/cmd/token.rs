@@ -122,8 +122,10 @@ fn create(args: CreateArgs) -> anyhow::Result<()> {
     let root = &args.root.root;
     let (text, config) = read(root)?;
     // The main root's space, the configured ones, and those added through the API.
-    let spaces: Vec<String> = std::iter::once(quire_service::DEFAULT_SPACE.to_string())
-        .chain(config.spaces.iter().map(|s| s.name.clone()))
+    // (A `[[spaces]]` entry over the main root names the default space.)
+    let spaces: Vec<String> = quire_service::settings_from_config(root, &config)
+        .into_iter()
+        .map(|s| s.name)
         .chain(
             quire_service::Service::registered_in(root)?
                 .into_iter()

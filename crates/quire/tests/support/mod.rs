@@ -49,10 +49,18 @@ impl Server {
     }
 
     pub fn start_with(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut args = vec!["--port", "0", "--mcp-port", "0"];
+        args.extend_from_slice(extra);
+        Server::start_args(root, &args, env)
+    }
+
+    /// `quire serve --root ROOT ARGS…` (no port given: the configuration's, or the default).
+    pub fn start_args(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = quire();
-        cmd.args(["serve", "--port", "0", "--mcp-port", "0", "--root"])
+        cmd.arg("serve")
+            .args(args)
+            .arg("--root")
             .arg(root)
-            .args(extra)
             .env("QUIRE_LOG", "debug")
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
