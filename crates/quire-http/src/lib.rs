@@ -16,7 +16,6 @@ mod drafts;
 mod error;
 mod events;
 mod files;
-mod find;
 pub mod gate;
 mod health;
 mod helpers;
@@ -119,19 +118,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(repair::orphans))
         .routes(routes!(repair::fix_broken))
         .routes(routes!(repair::raw_moves))
-        .routes(routes!(find::search))
-        .routes(routes!(find::search_verified))
-        .routes(routes!(find::query))
-        .routes(routes!(find::aggregate))
-        .routes(routes!(find::meta))
-        .routes(routes!(find::backlinks))
-        .routes(routes!(find::graph))
-        .routes(routes!(find::analytics))
-        .routes(routes!(find::centrality))
-        .routes(routes!(find::communities))
-        .routes(routes!(find::path))
-        .routes(routes!(find::walk))
-        .routes(routes!(find::reindex))
         .routes(routes!(views::list))
         .routes(routes!(views::get, views::put, views::delete))
         .routes(routes!(views::execute))

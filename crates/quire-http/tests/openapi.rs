@@ -127,3 +127,40 @@ fn plan_and_error_shapes_are_described() {
         "apply's ops never go on the wire"
     );
 }
+
+/// The operation `method path` of the document.
+fn operation<'a>(doc: &'a Value, method: &str, path: &str) -> &'a Value {
+    let op = &doc["paths"][format!("/api/quire{path}")][method];
+    assert!(op.is_object(), "no {method} {path}");
+    op
+}
+
+#[test]
+fn finding_is_documented_from_the_operation_table() {
+    let doc = document();
+    let search = operation(&doc, "get", "/search");
+    assert_eq!(search["operationId"], "search");
+    assert_eq!(search["tags"], serde_json::json!(["search"]));
+    let names: Vec<&str> = search["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for name in ["q", "limit", "offset", "path", "tag"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    assert_eq!(
+        operation(&doc, "get", "/graph/walk")["tags"],
+        serde_json::json!(["graph"])
+    );
+    let aggregate = operation(&doc, "get", "/query/aggregate");
+    assert_eq!(
+        aggregate["responses"]["200"]["content"]["application/json"]["schema"]["type"],
+        "array"
+    );
+    // Reindex takes no body: a bare POST.
+    let reindex = operation(&doc, "post", "/reindex");
+    assert_eq!(reindex["operationId"], "reindex");
+    assert!(reindex.get("requestBody").is_none(), "{reindex}");
+}

@@ -21,8 +21,9 @@ pub struct Entry {
     pub input_schema: fn() -> Schema,
     /// The JSON Schema of the output.
     pub output_schema: fn() -> Schema,
-    /// Decodes the arguments (an error names the operation and the problem), runs, encodes.
-    pub call: fn(&Space, serde_json::Value, &Caller) -> Result<Output>,
+    /// Decodes the arguments, runs, encodes. A decode error names the problem and the
+    /// operation as the caller called it (the `&str`: an MCP tool's name, the operation's).
+    pub call: fn(&Space, serde_json::Value, &Caller, &str) -> Result<Output>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -46,17 +47,27 @@ impl Entry {
 
 /// Decodes `args` as the input of `O`: a problem is a 400 naming the operation.
 pub fn decode<O: Operation>(args: serde_json::Value) -> Result<O::Input> {
+    decode_as::<O>(args, O::META.name)
+}
+
+/// [`decode`] for a caller who knows the operation as `called` (an agent, by its tool).
+fn decode_as<O: Operation>(args: serde_json::Value, called: &str) -> Result<O::Input> {
     // Tools without arguments may be called with none at all.
     let args = match args {
         serde_json::Value::Null => serde_json::Value::Object(Default::default()),
         other => other,
     };
     serde_json::from_value(args)
-        .map_err(|e| Error::bad_request(format!("invalid arguments for {}: {e}", O::META.name)))
+        .map_err(|e| Error::bad_request(format!("invalid arguments for {called}: {e}")))
 }
 
-fn call<O: Operation>(space: &Space, args: serde_json::Value, caller: &Caller) -> Result<Output> {
-    let input = decode::<O>(args)?;
+fn call<O: Operation>(
+    space: &Space,
+    args: serde_json::Value,
+    caller: &Caller,
+    called: &str,
+) -> Result<Output> {
+    let input = decode_as::<O>(args, called)?;
     let output = O::run(space, input, caller)?;
     let text = O::text(&output);
     let value = serde_json::to_value(&output).map_err(Error::internal)?;
@@ -96,6 +107,24 @@ pub fn find_tool(tool: &str) -> Option<&'static Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_input_is_named_as_the_caller_called_the_operation() {
+        let e =
+            decode_as::<crate::find::Search>(serde_json::json!({}), "quire_search").unwrap_err();
+        assert_eq!(e.code, quire_service::ErrorCode::BadRequest);
+        assert!(
+            e.message
+                .starts_with("invalid arguments for quire_search: "),
+            "{e}"
+        );
+        assert!(e.message.contains("`q`"), "{e}");
+        let e = decode::<crate::find::Search>(serde_json::json!({"q": 1})).unwrap_err();
+        assert!(
+            e.message.starts_with("invalid arguments for search: "),
+            "{e}"
+        );
+    }
 
     #[test]
     fn names_tools_and_routes_are_unique() {

@@ -16,6 +16,7 @@ mod entry;
 mod meta;
 
 pub mod files;
+pub mod find;
 pub mod history;
 
 pub use caller::Caller;
@@ -57,4 +58,5 @@ pub trait Visit {
 pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
+    find::visit(v);
 }

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 client: Some("cli".to_string()),
                 ..quire_ops::Caller::default()
             };
-            let output = (entry.call)(service.default_space(), input, &caller)?;
+            let output = (entry.call)(service.default_space(), input, &caller, name)?;
             if args.text {
                 println!("{}", output.text);
             } else {
