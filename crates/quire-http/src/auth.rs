@@ -399,7 +399,6 @@ const READ_ONLY_POSTS: &[&str] = &[
     "/refactor/plan",
     "/refactor/from-workspace-edit",
     "/refactor/script",
-    "/lint",
     "/eval",
 ];
 
@@ -576,6 +575,17 @@ mod tests {
         assert!(credentials_optional(&get, "/api/spaces"));
         assert!(!credentials_optional(&post, "/api/spaces"));
         assert!(!credentials_optional(&get, "/api/spacesx"));
+    }
+
+    #[test]
+    fn operations_of_the_table_need_the_scope_they_declare() {
+        let post = Method::POST;
+        for space in ["", "/{space}"] {
+            let route = |r: &str| format!("/api/quire{space}{r}");
+            assert_eq!(required_scope(&post, &route("/lint")), Scope::Read);
+            assert_eq!(required_scope(&post, &route("/reindex")), Scope::Write);
+            assert_eq!(required_scope(&Method::GET, &route("/search")), Scope::Read);
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod meta;
 pub mod files;
 pub mod find;
 pub mod history;
+pub mod pages;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -59,4 +60,5 @@ pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
     find::visit(v);
+    pages::visit(v);
 }

@@ -2,9 +2,9 @@
 //!
 //! Only tools whose subsystem exists are listed. Every input schema is the `schemars` derive
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
-//! The tools of the operation table (`quire-ops`: files, history and claims, finding) come
-//! first; the others are split by area, one module each, in the order clients list them:
-//! looking at pages (`pages`), analytics and
+//! The tools of the operation table (`quire-ops`: files, history and claims, finding, looking
+//! at pages) come first; the others are split by area, one module each, in the order clients
+//! list them: analytics and
 //! health (`insight`), saved views (`views`), drafts and workflows (`drafts`), canvases
 //! (`canvas`), restructuring
 //! (`refactor`). A tool calls the same
@@ -13,7 +13,6 @@
 mod canvas;
 mod drafts;
 mod insight;
-mod pages;
 mod refactor;
 mod views;
 
@@ -47,7 +46,6 @@ struct Area {
 /// Every area still declared here, in the order clients list them (after the operation
 /// table's tools).
 const AREAS: &[Area] = &[
-    pages::AREA,
     insight::AREA,
     views::AREA,
     drafts::AREA,
