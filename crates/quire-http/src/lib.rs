@@ -19,7 +19,6 @@ mod files;
 pub mod gate;
 mod health;
 mod helpers;
-mod insight;
 mod metrics;
 pub mod oidc;
 mod ops;
@@ -142,23 +141,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(workflows::schema, workflows::put_schema))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
-        .routes(routes!(insight::dashboard))
-        .routes(routes!(insight::overview))
-        .routes(routes!(insight::page_health))
-        .routes(routes!(insight::stale))
-        .routes(routes!(insight::janitor))
-        .routes(routes!(insight::contradictions))
-        .routes(routes!(insight::velocity))
-        .routes(routes!(insight::memory_report))
-        .routes(routes!(insight::context))
-        .routes(routes!(insight::eligible))
-        .routes(routes!(insight::eval))
-        .routes(routes!(insight::searches))
-        .routes(routes!(insight::failed_searches))
-        .routes(routes!(insight::trends))
-        .routes(routes!(insight::content_gaps))
-        .routes(routes!(insight::dismiss_gap))
-        .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
         .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))

@@ -18,6 +18,7 @@ mod meta;
 pub mod files;
 pub mod find;
 pub mod history;
+pub mod insight;
 pub mod pages;
 
 pub use caller::Caller;
@@ -61,4 +62,5 @@ pub fn visit(v: &mut impl Visit) {
     history::visit(v);
     find::visit(v);
     pages::visit(v);
+    insight::visit(v);
 }
