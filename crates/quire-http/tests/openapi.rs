@@ -164,3 +164,24 @@ fn finding_is_documented_from_the_operation_table() {
     assert_eq!(reindex["operationId"], "reindex");
     assert!(reindex.get("requestBody").is_none(), "{reindex}");
 }
+
+#[test]
+fn a_saved_view_is_put_as_its_own_json_body() {
+    let doc = document();
+    let put = operation(&doc, "put", "/views/{name}");
+    assert_eq!(put["operationId"], "views_save");
+    assert_eq!(
+        put["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/View"
+    );
+    let params = put["parameters"].as_array().unwrap();
+    assert!(params
+        .iter()
+        .any(|p| p["name"] == "name" && p["in"] == "path" && p["required"] == true));
+    assert!(params.iter().all(|p| p["name"] != "view"), "{params:?}");
+    let execute = operation(&doc, "get", "/views/{name}/execute");
+    assert_eq!(execute["operationId"], "views_execute");
+    assert!(operation(&doc, "post", "/view/refresh")
+        .get("requestBody")
+        .is_none());
+}

@@ -127,6 +127,22 @@ mod tests {
     }
 
     #[test]
+    fn each_area_is_listed_in_one_run() {
+        let mut seen: Vec<&str> = Vec::new();
+        for e in table() {
+            if seen.last() != Some(&e.meta.area) {
+                assert!(
+                    !seen.contains(&e.meta.area),
+                    "area {} is listed in two places ({})",
+                    e.meta.area,
+                    e.meta.name
+                );
+                seen.push(e.meta.area);
+            }
+        }
+    }
+
+    #[test]
     fn names_tools_and_routes_are_unique() {
         let mut names = std::collections::BTreeSet::new();
         let mut tools = std::collections::BTreeSet::new();

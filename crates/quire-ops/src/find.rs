@@ -28,13 +28,13 @@ pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<QueryMeta>();
     v.op::<Aggregate>();
     v.op::<Backlinks>();
+    v.op::<Reindex>();
     v.op::<GraphOp>();
     v.op::<GraphAnalyticsOp>();
     v.op::<GraphCentrality>();
     v.op::<GraphCommunities>();
     v.op::<GraphPathOp>();
     v.op::<GraphWalkOp>();
-    v.op::<Reindex>();
 }
 
 fn search_query(input: SearchInput) -> SearchQuery {

@@ -20,6 +20,7 @@ pub mod find;
 pub mod history;
 pub mod insight;
 pub mod pages;
+pub mod views;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -63,4 +64,5 @@ pub fn visit(v: &mut impl Visit) {
     find::visit(v);
     pages::visit(v);
     insight::visit(v);
+    views::visit(v);
 }

@@ -137,3 +137,42 @@ fn operations_without_input_refuse_arguments_and_name_the_tool() {
         call(&s, name, Value::Null).unwrap();
     }
 }
+
+#[test]
+fn a_view_saved_by_an_agent_is_its_commit_and_a_stale_etag_writes_nothing() {
+    let s = pages();
+    let saved = call(
+        &s,
+        "views_save",
+        json!({"name": "open", "view": {"name": "other", "query": "LIST FROM \"notes\""},
+               "message": "Save the open view"}),
+    )
+    .unwrap();
+    assert_eq!(saved.value["name"], "open", "the name given wins");
+    let file = ".quire/views/open.json";
+    let versions = s.space.versions().of(file).unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(versions[0].author, "agent");
+    assert_eq!(versions[0].message, "Save the open view");
+
+    let stale = call(
+        &s,
+        "views_save",
+        json!({"name": "open", "view": {"query": "TABLE status FROM \"notes\""},
+               "if_match": "0000"}),
+    )
+    .unwrap_err();
+    assert_eq!(stale.code, ErrorCode::Conflict, "{stale}");
+    let deleted = call(
+        &s,
+        "views_delete",
+        json!({"name": "open", "if_match": "0000"}),
+    );
+    assert_eq!(deleted.unwrap_err().code, ErrorCode::Conflict);
+    assert_eq!(s.space.versions().of(file).unwrap().len(), 1);
+
+    let deleted = call(&s, "views_delete", json!({"name": "open"})).unwrap();
+    assert_eq!(deleted.text, "deleted view open");
+    let gone = call(&s, "views_get", json!({"name": "open"})).unwrap_err();
+    assert_eq!(gone.code, ErrorCode::NotFound);
+}

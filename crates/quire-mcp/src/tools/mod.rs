@@ -3,8 +3,8 @@
 //! Only tools whose subsystem exists are listed. Every input schema is the `schemars` derive
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
 //! The tools of the operation table (`quire-ops`: files, history and claims, finding, looking
-//! at pages, analytics and health) come first; the others are split by area, one module each,
-//! in the order clients list them: saved views (`views`), drafts and workflows (`drafts`), canvases
+//! at pages, analytics and health, saved views) come first; the others are split by area, one
+//! module each, in the order clients list them: drafts and workflows (`drafts`), canvases
 //! (`canvas`), restructuring
 //! (`refactor`). A tool calls the same
 //! service method as its REST route, so both answer alike (same body, same error message).
@@ -12,7 +12,6 @@
 mod canvas;
 mod drafts;
 mod refactor;
-mod views;
 
 use std::sync::Arc;
 
@@ -43,7 +42,7 @@ struct Area {
 
 /// Every area still declared here, in the order clients list them (after the operation
 /// table's tools).
-const AREAS: &[Area] = &[views::AREA, drafts::AREA, canvas::AREA, refactor::AREA];
+const AREAS: &[Area] = &[drafts::AREA, canvas::AREA, refactor::AREA];
 
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_type::<T>()
