@@ -121,6 +121,7 @@ pub struct SearchInput {
     /// At most this many results (default 20, at most 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// Skip this many results first (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
     /// Only pages under this folder.
@@ -146,12 +147,13 @@ pub struct MetaInput {
     /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`.
     #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
-    /// A field to sort by; `-field` sorts descending.
+    /// A field to sort by; `-field` sorts descending. Ties (and no sort) go by path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
     /// At most this many pages (default 50, at most 1,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// Skip this many pages first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
 }
@@ -162,13 +164,13 @@ pub struct MetaInput {
 pub struct AggregateInput {
     /// The frontmatter field to group by.
     pub group: String,
-    /// What to compute per group: `count` (default), `sum(field)`, `avg(field)`, `min(field)`,
-    /// `max(field)`, comma-separated.
+    /// What to compute per group: `count` (default), `sum:field`, `avg:field`, `min:field`,
+    /// `max:field`, comma-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calc: Option<String>,
 }
 
-/// `quire_graph_analytics`.
+/// `quire_graph_analytics` (`GET /graph/analytics`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyticsInput {
@@ -224,6 +226,10 @@ pub struct VelocityInput {
     /// Only pages under this folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The same as `path` (its older name, as clients written for KiwiFS send it); `path`
+    /// wins when both are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// `quire_memory_report`.
@@ -235,14 +241,23 @@ pub struct MemoryInput {
     pub prefix: Option<String>,
 }
 
-/// Tools that take only a `limit` (`quire_eligible`, `quire_feed`).
+/// Operations that take only a `limit` (`quire_eligible`, `quire_feed`, the search
+/// analytics).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LimitInput {
-    /// At most this many entries (`quire_eligible`: default 20; `quire_feed`: default 50;
-    /// at most 500).
+    /// At most this many entries (default 20; `quire_feed`: default 50; at most 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+}
+
+/// `GET /analytics/trends`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrendsInput {
+    /// Days to cover, ending today (default 30, 1 to 366).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u32>,
 }
 
 /// `quire_views_get`.
@@ -299,7 +314,8 @@ pub struct ViewExecuteInput {
 pub struct SectionInput {
     /// The page.
     pub path: String,
-    /// The heading's text (or its slug); the first match wins.
+    /// The heading's text (or its slug); the first match wins. `^id` names the block that
+    /// id marks (`![[page#^id]]`) instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading: Option<String>,
     /// The heading's position among the page's headings, from 0.

@@ -394,13 +394,12 @@ fn space_relative(route: &str) -> Option<&str> {
 }
 
 /// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, running a script that plans, resolving links, linting, evaluating search).
+/// (planning, running a script that plans). Operations of the table (linting, evaluating
+/// search, resolving links …) declare their scope themselves.
 const READ_ONLY_POSTS: &[&str] = &[
     "/refactor/plan",
     "/refactor/from-workspace-edit",
     "/refactor/script",
-    "/lint",
-    "/eval",
 ];
 
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
@@ -577,6 +576,20 @@ mod tests {
         assert!(credentials_optional(&get, "/api/spaces"));
         assert!(!credentials_optional(&post, "/api/spaces"));
         assert!(!credentials_optional(&get, "/api/spacesx"));
+    }
+
+    #[test]
+    fn operations_of_the_table_need_the_scope_they_declare() {
+        let post = Method::POST;
+        for space in ["", "/{space}"] {
+            let route = |r: &str| format!("/api/quire{space}{r}");
+            assert_eq!(required_scope(&post, &route("/lint")), Scope::Read);
+            assert_eq!(required_scope(&post, &route("/reindex")), Scope::Write);
+            assert_eq!(required_scope(&post, &route("/eval")), Scope::Read);
+            let dismiss = route("/analytics/content-gaps/dismiss");
+            assert_eq!(required_scope(&post, &dismiss), Scope::Write);
+            assert_eq!(required_scope(&Method::GET, &route("/search")), Scope::Read);
+        }
     }
 
     #[test]

@@ -17,11 +17,9 @@ mod drafts;
 mod error;
 mod events;
 mod files;
-mod find;
 pub mod gate;
 mod health;
 mod helpers;
-mod insight;
 mod metrics;
 pub mod oidc;
 mod ops;
@@ -120,23 +118,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(repair::orphans))
         .routes(routes!(repair::fix_broken))
         .routes(routes!(repair::raw_moves))
-        .routes(routes!(find::search))
-        .routes(routes!(find::search_verified))
-        .routes(routes!(find::query))
-        .routes(routes!(find::aggregate))
-        .routes(routes!(find::meta))
-        .routes(routes!(find::backlinks))
-        .routes(routes!(find::graph))
-        .routes(routes!(find::analytics))
-        .routes(routes!(find::centrality))
-        .routes(routes!(find::communities))
-        .routes(routes!(find::path))
-        .routes(routes!(find::walk))
-        .routes(routes!(find::reindex))
-        .routes(routes!(views::list))
-        .routes(routes!(views::get, views::put, views::delete))
-        .routes(routes!(views::execute))
-        .routes(routes!(views::refresh))
         .routes(routes!(drafts::create, drafts::list))
         .routes(routes!(drafts::get, drafts::discard))
         .routes(routes!(drafts::diff))
@@ -155,28 +136,8 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(workflows::board))
         .routes(routes!(workflows::schemas))
         .routes(routes!(workflows::schema, workflows::put_schema))
-        .routes(routes!(helpers::lint))
-        .routes(routes!(helpers::peek))
-        .routes(routes!(helpers::section))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
-        .routes(routes!(insight::dashboard))
-        .routes(routes!(insight::overview))
-        .routes(routes!(insight::page_health))
-        .routes(routes!(insight::stale))
-        .routes(routes!(insight::janitor))
-        .routes(routes!(insight::contradictions))
-        .routes(routes!(insight::velocity))
-        .routes(routes!(insight::memory_report))
-        .routes(routes!(insight::context))
-        .routes(routes!(insight::eligible))
-        .routes(routes!(insight::eval))
-        .routes(routes!(insight::searches))
-        .routes(routes!(insight::failed_searches))
-        .routes(routes!(insight::trends))
-        .routes(routes!(insight::content_gaps))
-        .routes(routes!(insight::dismiss_gap))
-        .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
         .routes(routes!(backup::status))
         .routes(routes!(visibility::put))

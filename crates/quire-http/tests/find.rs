@@ -459,3 +459,33 @@ fn a_bad_computed_field_stops_the_start_with_its_name() {
         assert!(error.message.contains(says), "{}", error.message);
     }
 }
+
+#[tokio::test]
+async fn reindex_takes_a_bare_post_without_a_body() {
+    let s = server();
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/reindex",
+            &[],
+            axum::body::Body::empty(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["pages"], 4);
+}
+
+#[tokio::test]
+async fn verified_search_without_a_query_is_400_naming_it() {
+    let s = server();
+    let commits = s.commit_count();
+    let message = s
+        .get("/api/quire/search/verified?limit=3")
+        .await
+        .expect_error(400);
+    assert!(message.contains("`q`"), "{message}");
+    s.get("/api/quire/search/verified?q=rust&limit=many")
+        .await
+        .expect_error(400);
+    assert_eq!(s.commit_count(), commits);
+}

@@ -16,7 +16,11 @@ mod entry;
 mod meta;
 
 pub mod files;
+pub mod find;
 pub mod history;
+pub mod insight;
+pub mod pages;
+pub mod views;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -57,4 +61,8 @@ pub trait Visit {
 pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
+    find::visit(v);
+    pages::visit(v);
+    insight::visit(v);
+    views::visit(v);
 }

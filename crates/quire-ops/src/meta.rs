@@ -105,6 +105,15 @@ impl Rest {
         }
     }
 
+    /// The same route with its input in the query string (a `POST` that takes no body: any
+    /// body sent is ignored).
+    pub const fn query(self) -> Rest {
+        Rest {
+            carrier: Carrier::Query,
+            ..self
+        }
+    }
+
     /// The same route, answering raw bytes of media type `media`.
     pub const fn raw_answer(self, media: &'static str) -> Rest {
         Rest {

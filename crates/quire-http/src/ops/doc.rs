@@ -84,10 +84,20 @@ impl Documented {
             }
         }
         match (raw.and_then(|r| r.body), rest.carrier) {
-            (Some((_, media)), _) => {
+            (Some((field, media)), _) => {
+                // A JSON body is that field of the input; any other body is text or bytes.
+                let schema = match media {
+                    "application/json" => self
+                        .fields(&input)
+                        .0
+                        .into_iter()
+                        .find(|(name, _)| name == field)
+                        .map_or_else(|| json!({}), |(_, schema)| strip_description(&schema)),
+                    _ => json!({"type": "string"}),
+                };
                 operation.insert(
                     "requestBody".into(),
-                    json!({"required": true, "content": {media: {"schema": {"type": "string"}}}}),
+                    json!({"required": true, "content": {media: {"schema": schema}}}),
                 );
             }
             (None, Carrier::Json) => {

@@ -2,20 +2,16 @@
 //!
 //! Only tools whose subsystem exists are listed. Every input schema is the `schemars` derive
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
-//! The table is split by area, one module each, in the order clients list them: files,
-//! history and claims (`files`), finding (`find`), looking at pages (`pages`), analytics and
-//! health (`insight`), saved views (`views`), drafts and workflows (`drafts`), canvases
+//! The tools of the operation table (`quire-ops`: files, history and claims, finding, looking
+//! at pages, analytics and health, saved views) come first; the others are split by area, one
+//! module each, in the order clients list them: drafts and workflows (`drafts`), canvases
 //! (`canvas`), restructuring
 //! (`refactor`). A tool calls the same
 //! service method as its REST route, so both answer alike (same body, same error message).
 
 mod canvas;
 mod drafts;
-mod find;
-mod insight;
-mod pages;
 mod refactor;
-mod views;
 
 use std::sync::Arc;
 
@@ -46,15 +42,7 @@ struct Area {
 
 /// Every area still declared here, in the order clients list them (after the operation
 /// table's tools).
-const AREAS: &[Area] = &[
-    find::AREA,
-    pages::AREA,
-    insight::AREA,
-    views::AREA,
-    drafts::AREA,
-    canvas::AREA,
-    refactor::AREA,
-];
+const AREAS: &[Area] = &[drafts::AREA, canvas::AREA, refactor::AREA];
 
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_type::<T>()
@@ -196,8 +184,9 @@ pub(crate) async fn call(
         };
         let call = entry.call;
         let envelope = entry.meta.tool.and_then(|t| t.envelope);
-        let shown = name.to_string();
-        let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller, &shown))
+        // An agent knows the operation by its tool: a decode error names the tool.
+        let tool = entry.meta.tool.map_or(entry.meta.name, |t| t.name);
+        let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller, tool))
             .await
             .unwrap_or_else(|e| Err(Error::internal(e)));
         return Ok(match answer {
