@@ -19,7 +19,10 @@ mod slug;
 pub use canvas::parse_canvas;
 pub use editor::FrontmatterEditor;
 pub use model::*;
-pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
+pub use printer::{
+    percent_decode, percent_decode_strict, print_target, replace_spans, try_replace_spans,
+    PercentError, SpanError,
+};
 pub use slug::slug;
 
 /// Only the frontmatter of a page, cheaper than [`parse`] when the body is not needed.
