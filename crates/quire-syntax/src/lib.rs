@@ -20,7 +20,10 @@ mod slug;
 pub use canvas::parse_canvas;
 pub use editor::FrontmatterEditor;
 pub use model::*;
-pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
+pub use printer::{
+    percent_decode, percent_decode_strict, print_target, replace_spans, try_replace_spans,
+    PercentError, SpanError,
+};
 pub use section::{block, heading_section, section_at, Part};
 pub use slug::slug;
 

@@ -191,11 +191,16 @@ pub(crate) async fn call(
             .unwrap_or_else(|e| Err(Error::internal(e)));
         return Ok(match answer {
             Ok(output) => {
-                let value = match envelope {
-                    Some(key) => serde_json::json!({ key: output.value }),
-                    None => output.value,
+                // A listing's text is the JSON of its envelope: the structured content itself.
+                let (value, text) = match envelope {
+                    Some(key) => {
+                        let value = serde_json::json!({ key: output.value });
+                        let text = serde_json::to_string_pretty(&value).unwrap_or(output.text);
+                        (value, text)
+                    }
+                    None => (output.value, output.text),
                 };
-                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                 result.structured_content = Some(value);
                 result
             }
