@@ -98,10 +98,6 @@ impl Operation for ViewsDelete {
         let opts = caller.write_options(input.message, input.if_match);
         space.views().delete(&input.name, &opts)
     }
-
-    fn text(output: &ViewDeleted) -> String {
-        format!("deleted view {}", output.name)
-    }
 }
 
 /// `GET /views/{name}/execute`, `quire_views_execute`.

@@ -39,18 +39,6 @@ except ImportError:
 # here once its area is converted; a tool listed here that passes fails the run, so this list
 # cannot go stale.
 PENDING = {
-    # find.rs
-    "quire_search", "quire_query", "quire_query_meta", "quire_aggregate", "quire_backlinks",
-    "quire_graph_analytics", "quire_graph_centrality", "quire_graph_communities",
-    "quire_graph_path", "quire_graph_walk",
-    # pages.rs
-    "quire_peek", "quire_section", "quire_lint",
-    # insight.rs
-    "quire_context", "quire_analytics", "quire_health_check", "quire_eligible",
-    "quire_velocity", "quire_memory_report", "quire_eval",
-    # views.rs
-    "quire_views_list", "quire_views_get", "quire_views_save", "quire_views_delete",
-    "quire_views_execute", "quire_view_refresh",
     # drafts.rs
     "quire_draft_create", "quire_draft_list", "quire_draft_read", "quire_draft_write",
     "quire_draft_diff", "quire_draft_merge", "quire_draft_discard", "quire_workflow_list",
