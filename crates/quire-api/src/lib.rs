@@ -40,10 +40,11 @@ pub use collab::{
     PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
 };
 pub use drafts::{
-    BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
-    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
-    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
-    WorkflowTransition,
+    BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,
+    DraftFileDeleted, DraftFileWrite, DraftMerged, DraftPathInput, DraftRead, DraftSummary,
+    DraftTreeInput, DraftWrite, DraftWritten, SchemaDocument, Workflow, WorkflowAdvance,
+    WorkflowAssign, WorkflowBoard, WorkflowDeleted, WorkflowList, WorkflowPage, WorkflowReorder,
+    WorkflowReordered, WorkflowState, WorkflowTransition,
 };
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

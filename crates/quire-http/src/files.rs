@@ -19,12 +19,6 @@ pub struct PathQuery {
     pub path: String,
 }
 
-#[derive(Deserialize, IntoParams)]
-pub struct OptionalPathQuery {
-    /// Folder to list; omitted = the whole knowledge base.
-    pub path: Option<String>,
-}
-
 pub(crate) fn content_type_for(path: &str) -> &'static str {
     if path.ends_with(".md") {
         "text/markdown; charset=utf-8"

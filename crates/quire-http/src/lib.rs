@@ -136,16 +136,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(views::get, views::put, views::delete))
         .routes(routes!(views::execute))
         .routes(routes!(views::refresh))
-        .routes(routes!(drafts::create, drafts::list))
-        .routes(routes!(drafts::get, drafts::discard))
-        .routes(routes!(drafts::diff))
-        .routes(routes!(drafts::merge))
-        .routes(routes!(
-            drafts::read_file,
-            drafts::write_file,
-            drafts::delete_file
-        ))
-        .routes(routes!(drafts::tree))
         .routes(routes!(workflows::list))
         .routes(routes!(workflows::get, workflows::put, workflows::delete))
         .routes(routes!(workflows::assign))

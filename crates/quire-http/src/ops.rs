@@ -5,8 +5,9 @@
 //! fields the route names, from the query); path parameters of the route (`/views/{name}`)
 //! fill the input's field of that name. A success answers the status the route declares (201,
 //! 204 without a body). Operations the adapter encodes itself (raw bodies, `ETag` headers)
-//! take their handler from `custom.rs`, still calling the operation.
+//! take their handler from `custom.rs` and `areas.rs`, still calling the operation.
 
+mod areas;
 mod custom;
 mod doc;
 

@@ -15,6 +15,7 @@ mod caller;
 mod entry;
 mod meta;
 
+pub mod drafts;
 pub mod files;
 pub mod history;
 
@@ -57,4 +58,5 @@ pub trait Visit {
 pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
+    drafts::visit(v);
 }

@@ -28,7 +28,7 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "diff" => on(filter, diff),
         "template" => on(filter, template),
         "readlink" => on(filter, readlink),
-        _ => return None,
+        _ => return super::areas::handler::<O>(filter),
     })
 }
 
