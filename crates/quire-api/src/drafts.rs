@@ -293,3 +293,37 @@ pub enum DraftWrite {
     Written(DraftWritten),
     Deleted(DraftFileDeleted),
 }
+
+/// `GET /schemas/{name}`, `PUT /schemas/{name}`: a page type's schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaNameInput {
+    /// The page type, `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+}
+
+/// A page type's JSON Schema as stored, with its ETag (REST answers the schema itself, the
+/// ETag in its header).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SchemaRead {
+    pub name: String,
+    /// The git blob id of the schema file.
+    pub etag: String,
+    pub schema: SchemaDocument,
+}
+
+/// `PUT /schemas/{name}`: REST sends `schema` as the body (stored as sent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaSave {
+    /// The page type, `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+    /// A JSON Schema (checked against its meta-schema; references are never fetched).
+    pub schema: SchemaDocument,
+    /// The ETag of the schema last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

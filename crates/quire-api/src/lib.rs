@@ -42,9 +42,10 @@ pub use collab::{
 pub use drafts::{
     BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,
     DraftFileDeleted, DraftFileWrite, DraftMerged, DraftPathInput, DraftRead, DraftSummary,
-    DraftTreeInput, DraftWrite, DraftWritten, SchemaDocument, Workflow, WorkflowAdvance,
-    WorkflowAssign, WorkflowBoard, WorkflowDeleted, WorkflowList, WorkflowPage, WorkflowReorder,
-    WorkflowReordered, WorkflowState, WorkflowTransition,
+    DraftTreeInput, DraftWrite, DraftWritten, SchemaDocument, SchemaNameInput, SchemaRead,
+    SchemaSave, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
+    WorkflowTransition,
 };
 pub use error::{ErrorBody, ErrorCode};
 pub use events::Event;

@@ -445,14 +445,6 @@ pub struct WorkflowSaveInput {
     pub message: Option<String>,
 }
 
-/// `quire_workflow_advance`: moves a page to `target_state` of its workflow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkflowAdvanceInput {
-    pub path: String,
-    pub target_state: String,
-}
-
 /// `quire_canvas_read`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

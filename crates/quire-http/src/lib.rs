@@ -12,7 +12,6 @@ mod canvas;
 mod collab;
 mod context;
 mod docs;
-mod drafts;
 mod error;
 mod events;
 mod files;
@@ -31,7 +30,6 @@ mod spaces;
 mod views;
 pub mod visibility;
 mod webhooks;
-mod workflows;
 
 use std::sync::Arc;
 
@@ -136,14 +134,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(views::get, views::put, views::delete))
         .routes(routes!(views::execute))
         .routes(routes!(views::refresh))
-        .routes(routes!(workflows::list))
-        .routes(routes!(workflows::get, workflows::put, workflows::delete))
-        .routes(routes!(workflows::assign))
-        .routes(routes!(workflows::advance))
-        .routes(routes!(workflows::reorder))
-        .routes(routes!(workflows::board))
-        .routes(routes!(workflows::schemas))
-        .routes(routes!(workflows::schema, workflows::put_schema))
         .routes(routes!(helpers::lint))
         .routes(routes!(helpers::peek))
         .routes(routes!(helpers::section))

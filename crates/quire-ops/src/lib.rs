@@ -18,6 +18,7 @@ mod meta;
 pub mod drafts;
 pub mod files;
 pub mod history;
+pub mod workflows;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -59,4 +60,5 @@ pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
     drafts::visit(v);
+    workflows::visit(v);
 }

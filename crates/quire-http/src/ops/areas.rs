@@ -1,5 +1,5 @@
-//! The handlers REST gives operations of drafts that are not JSON in and out: a draft's file
-//! written as sent and read raw, with its `ETag`. Each still calls its operation (or the
+//! The handlers REST gives operations of drafts and workflows that are not JSON in and out:
+//! raw bodies stored as sent (a draft's file, a schema) and raw answers with their `ETag`. Each still calls its operation (or the
 //! operation's byte-level twin), so REST, MCP and the command line answer alike.
 
 use axum::extract::{RawPathParams, RawQuery};
@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Json;
 use quire_api::DraftPathInput;
-use quire_ops::{drafts, Operation};
+use quire_ops::{drafts, workflows, Operation};
 use quire_service::Error;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -25,6 +25,8 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
     Some(match O::META.name {
         "draft_file" => on(filter, draft_file),
         "draft_write_file" => on(filter, draft_write_file),
+        "schema" => on(filter, schema),
+        "schema_save" => on(filter, schema_save),
         _ => return None,
     })
 }
@@ -55,8 +57,10 @@ fn fields<O: Operation, T: DeserializeOwned>(
 #[derive(Deserialize)]
 struct Target {
     path: Option<String>,
+    name: Option<String>,
     id: Option<String>,
     if_match: Option<String>,
+    message: Option<String>,
 }
 
 impl Target {
@@ -105,4 +109,48 @@ async fn draft_write_file(
     })
     .await?;
     Ok(([(header::ETAG, etag_header(&written.etag))], Json(written)).into_response())
+}
+
+async fn schema(
+    SpaceCtx(space): SpaceCtx,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let target: Target = fields::<workflows::SchemaGet, _>(&raw, &params)?;
+    let name = Target::required(target.name, "name")?;
+    let content = blocking(move || workflows::SchemaGet::bytes(&space, &name)).await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::ETAG, etag_header(&content.etag)),
+        ],
+        content.bytes,
+    )
+        .into_response())
+}
+
+async fn schema_save(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    RawBody(body): RawBody,
+) -> ApiResult<Response> {
+    let target: Target = fields::<workflows::SchemaPut, _>(&raw, &params)?;
+    let name = Target::required(target.name, "name")?;
+    let written = blocking(move || {
+        workflows::SchemaPut::bytes(
+            &space,
+            &name,
+            body.to_vec(),
+            target.message,
+            target.if_match,
+            &caller,
+        )
+    })
+    .await?;
+    Ok(Json(written).into_response())
 }
