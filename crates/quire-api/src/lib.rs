@@ -31,8 +31,9 @@ pub use admin::{
     SpaceVisibility, TokenInfo,
 };
 pub use canvas::{
-    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
-    CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,
+    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasLayoutInput, CanvasList,
+    CanvasNode, CanvasOp, CanvasPatch, CanvasPatchInput, CanvasPatched, CanvasQueryInput,
+    CanvasQueryResult, CanvasRead, CanvasWritten, GenerateCanvasRequest,
 };
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{

@@ -8,7 +8,6 @@
 
 pub mod audit;
 pub mod auth;
-mod canvas;
 mod collab;
 mod context;
 mod docs;
@@ -174,16 +173,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(collab::unpublish))
         .routes(routes!(collab::rules, collab::put_rules))
         .routes(routes!(collab::theme, collab::put_theme))
-        .routes(routes!(canvas::list))
-        .routes(routes!(
-            canvas::read,
-            canvas::write,
-            canvas::patch,
-            canvas::delete
-        ))
-        .routes(routes!(canvas::query))
-        .routes(routes!(canvas::auto_layout))
-        .routes(routes!(canvas::generate))
 }
 
 /// The OpenAPI document and the router without state.

@@ -15,6 +15,7 @@ mod caller;
 mod entry;
 mod meta;
 
+pub mod canvas;
 pub mod drafts;
 pub mod files;
 pub mod history;
@@ -61,4 +62,5 @@ pub fn visit(v: &mut impl Visit) {
     history::visit(v);
     drafts::visit(v);
     workflows::visit(v);
+    canvas::visit(v);
 }

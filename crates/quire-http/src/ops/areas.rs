@@ -1,5 +1,6 @@
-//! The handlers REST gives operations of drafts and workflows that are not JSON in and out:
-//! raw bodies stored as sent (a draft's file, a schema) and raw answers with their `ETag`. Each still calls its operation (or the
+//! The handlers REST gives operations of drafts, workflows and canvases that are not JSON in
+//! and out: raw bodies stored as sent (a draft's file, a schema, a canvas) and raw answers
+//! with their `ETag`. Each still calls its operation (or the
 //! operation's byte-level twin), so REST, MCP and the command line answer alike.
 
 use axum::extract::{RawPathParams, RawQuery};
@@ -8,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Json;
 use quire_api::DraftPathInput;
-use quire_ops::{drafts, workflows, Operation};
+use quire_ops::{canvas, drafts, workflows, Operation};
 use quire_service::Error;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -27,6 +28,8 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "draft_write_file" => on(filter, draft_write_file),
         "schema" => on(filter, schema),
         "schema_save" => on(filter, schema_save),
+        "canvas" => on(filter, canvas_read),
+        "canvas_write" => on(filter, canvas_write),
         _ => return None,
     })
 }
@@ -146,6 +149,50 @@ async fn schema_save(
             &space,
             &name,
             body.to_vec(),
+            target.message,
+            target.if_match,
+            &caller,
+        )
+    })
+    .await?;
+    Ok(Json(written).into_response())
+}
+
+async fn canvas_read(
+    SpaceCtx(space): SpaceCtx,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let target: Target = fields::<canvas::Read, _>(&raw, &params)?;
+    let path = Target::required(target.path, "path")?;
+    let (bytes, etag) = blocking(move || canvas::Read::bytes(&space, &path)).await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::ETAG, etag_header(&etag)),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+async fn canvas_write(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    RawBody(body): RawBody,
+) -> ApiResult<Response> {
+    let target: Target = fields::<canvas::Write, _>(&raw, &params)?;
+    let path = Target::required(target.path, "path")?;
+    let written = blocking(move || {
+        canvas::Write::bytes(
+            &space,
+            &path,
+            &body,
             target.message,
             target.if_match,
             &caller,

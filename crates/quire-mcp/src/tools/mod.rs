@@ -4,12 +4,10 @@
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
 //! The table is split by area, one module each, in the order clients list them: files,
 //! history and claims (`files`), finding (`find`), looking at pages (`pages`), analytics and
-//! health (`insight`), saved views (`views`), canvases (`canvas`), restructuring
-//! (`refactor`); drafts and workflows are operations of the table (`quire_ops`). A tool calls
-//! the same service method as its REST route, so both answer alike (same body, same error
-//! message).
+//! health (`insight`), saved views (`views`), restructuring (`refactor`); drafts, workflows
+//! and canvases are operations of the table (`quire_ops`). A tool calls the same service
+//! method as its REST route, so both answer alike (same body, same error message).
 
-mod canvas;
 mod find;
 mod insight;
 mod pages;
@@ -50,7 +48,6 @@ const AREAS: &[Area] = &[
     pages::AREA,
     insight::AREA,
     views::AREA,
-    canvas::AREA,
     refactor::AREA,
 ];
 
