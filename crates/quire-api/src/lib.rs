@@ -37,8 +37,9 @@ pub use canvas::{
 };
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
-    Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
-    PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+    Comment, CommentCreate, CommentDeleted, CommentPatch, CommentResolve, IdInput, NewComment,
+    NewShare, Publication, Publications, PublishBulkRequest, PublishRequest, RulesInput,
+    RulesWrite, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
 };
 pub use drafts::{
     BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,

@@ -409,7 +409,6 @@ const READ_ONLY_POSTS: &[&str] = &[
 const ADMIN_ONLY: &[&str] = &[
     "/refactor/approve",
     "/audit",
-    "/space/visibility",
     "/webhooks",
     "/webhooks/{id}",
     "/webhooks/{id}/deliveries",

@@ -156,23 +156,12 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(insight::dismiss_gap))
         .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
-        .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))
         .routes(routes!(visibility::tree))
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::delete))
         .routes(routes!(webhooks::deliveries))
-        .routes(routes!(collab::list_comments, collab::create_comment))
-        .routes(routes!(collab::patch_comment, collab::delete_comment))
-        .routes(routes!(collab::create_share, collab::list_shares))
-        .routes(routes!(collab::revoke_share))
         .routes(routes!(collab::open_share))
-        .routes(routes!(collab::publish))
-        .routes(routes!(collab::publish_bulk))
-        .routes(routes!(collab::published))
-        .routes(routes!(collab::unpublish))
-        .routes(routes!(collab::rules, collab::put_rules))
-        .routes(routes!(collab::theme, collab::put_theme))
 }
 
 /// The OpenAPI document and the router without state.

@@ -16,6 +16,7 @@ mod entry;
 mod meta;
 
 pub mod canvas;
+pub mod collab;
 pub mod drafts;
 pub mod files;
 pub mod history;
@@ -63,4 +64,5 @@ pub fn visit(v: &mut impl Visit) {
     drafts::visit(v);
     workflows::visit(v);
     canvas::visit(v);
+    collab::visit(v);
 }

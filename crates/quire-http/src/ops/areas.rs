@@ -1,21 +1,22 @@
-//! The handlers REST gives operations of drafts, workflows and canvases that are not JSON in
-//! and out: raw bodies stored as sent (a draft's file, a schema, a canvas) and raw answers
-//! with their `ETag`. Each still calls its operation (or the
+//! The handlers REST gives operations of drafts, workflows, canvases and collaboration that
+//! are not JSON in and out, or answer with headers of their own: raw bodies stored as sent (a
+//! draft's file, a schema, a canvas, the rules file), raw answers with their `ETag`, the share
+//! link's `no-store`, and the space visibility that applies to the next request. Each still calls its operation (or the
 //! operation's byte-level twin), so REST, MCP and the command line answer alike.
 
-use axum::extract::{RawPathParams, RawQuery};
+use axum::extract::{RawPathParams, RawQuery, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Json;
 use quire_api::DraftPathInput;
-use quire_ops::{canvas, drafts, workflows, Operation};
+use quire_ops::{canvas, collab, drafts, workflows, Operation};
 use quire_service::Error;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{doc, path_params, typed_query, RestCaller};
+use super::{decode_json, doc, json_body, path_params, success, typed_query, RestCaller};
 use crate::context::SpaceCtx;
 use crate::error::{blocking, ApiError, ApiResult, RawBody};
 use crate::files::content_type_for;
@@ -30,6 +31,10 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "schema_save" => on(filter, schema_save),
         "canvas" => on(filter, canvas_read),
         "canvas_write" => on(filter, canvas_write),
+        "rules" => on(filter, rules),
+        "rules_write" => on(filter, rules_write),
+        "share_create" => on(filter, share_create),
+        "space_visibility" => on(filter, space_visibility),
         _ => return None,
     })
 }
@@ -200,4 +205,75 @@ async fn canvas_write(
     })
     .await?;
     Ok(Json(written).into_response())
+}
+
+async fn rules(
+    SpaceCtx(space): SpaceCtx,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let input = fields::<collab::Rules, _>(&raw, &params)?;
+    let caller = quire_ops::Caller::default();
+    let answer = blocking(move || collab::Rules::run(&space, input, &caller)).await?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/markdown; charset=utf-8"),
+        )],
+        answer.text,
+    )
+        .into_response())
+}
+
+async fn rules_write(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    RawBody(body): RawBody,
+) -> ApiResult<Response> {
+    let target: Target = fields::<collab::RulesPut, _>(&raw, &params)?;
+    let written = blocking(move || {
+        collab::RulesPut::bytes(&space, &body, target.message, target.if_match, &caller)
+    })
+    .await?;
+    Ok(Json(written).into_response())
+}
+
+/// `POST /share`: the answer holds the token, which no cache may keep.
+async fn share_create(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    request: Request,
+) -> ApiResult<Response> {
+    type Op = collab::ShareCreate;
+    let body = json_body::<Op>(request).await?;
+    let input = decode_json::<Op>(body, &path_params(&params), raw.as_deref().unwrap_or(""))?;
+    let link = blocking(move || Op::run(&space, input, &caller)).await?;
+    Ok(success::<Op>((
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(link),
+    )))
+}
+
+/// `PUT /space/visibility`: written to the space's configuration, then applied to the
+/// requests that follow.
+async fn space_visibility(
+    State(state): State<AppState>,
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    request: Request,
+) -> ApiResult<Response> {
+    type Op = collab::Visibility;
+    let body = json_body::<Op>(request).await?;
+    let input = decode_json::<Op>(body, &path_params(&params), raw.as_deref().unwrap_or(""))?;
+    let visibility = Op::parse(&input)?;
+    let name = space.name().to_string();
+    let answer = blocking(move || Op::run(&space, input, &caller)).await?;
+    state.visibility.set(&name, visibility);
+    Ok(success::<Op>(Json(answer)))
 }
