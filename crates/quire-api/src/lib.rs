@@ -80,11 +80,11 @@ pub use repair::{
 };
 pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
-    ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,
-    MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList, Plan, Rejected,
-    RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, ScriptRequest,
-    ScriptResponse, Select, SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange,
-    UnresolvedLink,
+    ConflictCode, ContentEdit, EditEntry, FileDiff, FromWorkspaceEdit, Integrity, LinkChange,
+    Manifest, MergeEntry, MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList,
+    Plan, PlanAnswer, Rejected, RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace,
+    RevertAnswer, RevertRequest, ScriptRequest, ScriptResponse, Select, SplitEntry, SplitResult,
+    StateChange, Stats, TagRename, TextRange, UnresolvedLink,
 };
 pub use views::{View, ViewDeleted, ViewGroup, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use webhooks::{DeliveryState, Webhook, WebhookDelivery, WebhookPayload, WebhookRequest};

@@ -395,19 +395,12 @@ fn space_relative(route: &str) -> Option<&str> {
 
 /// Routes a read-scoped key may call with a method other than GET: they write nothing
 /// (planning, running a script that plans, resolving links, linting, evaluating search).
-const READ_ONLY_POSTS: &[&str] = &[
-    "/refactor/plan",
-    "/refactor/from-workspace-edit",
-    "/refactor/script",
-    "/lint",
-    "/eval",
-];
+const READ_ONLY_POSTS: &[&str] = &["/lint", "/eval"];
 
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
 /// may browse the space, where changes are sent (webhooks, listing them too: their URLs may
 /// carry credentials).
 const ADMIN_ONLY: &[&str] = &[
-    "/refactor/approve",
     "/audit",
     "/webhooks",
     "/webhooks/{id}",

@@ -22,8 +22,6 @@ mod insight;
 mod metrics;
 pub mod oidc;
 mod ops;
-mod refactor;
-mod repair;
 mod settings;
 mod spaces;
 mod views;
@@ -103,19 +101,6 @@ fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::upload_asset))
         .routes(routes!(events::events))
-        .routes(routes!(refactor::plan))
-        .routes(routes!(refactor::from_workspace_edit))
-        .routes(routes!(refactor::script))
-        .routes(routes!(refactor::rename))
-        .routes(routes!(refactor::rename_dir))
-        .routes(routes!(refactor::apply))
-        .routes(routes!(refactor::approve))
-        .routes(routes!(refactor::pending))
-        .routes(routes!(refactor::revert))
-        .routes(routes!(repair::broken))
-        .routes(routes!(repair::orphans))
-        .routes(routes!(repair::fix_broken))
-        .routes(routes!(repair::raw_moves))
         .routes(routes!(find::search))
         .routes(routes!(find::search_verified))
         .routes(routes!(find::query))

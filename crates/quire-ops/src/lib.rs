@@ -20,6 +20,8 @@ pub mod collab;
 pub mod drafts;
 pub mod files;
 pub mod history;
+pub mod refactor;
+pub mod repair;
 pub mod workflows;
 
 pub use caller::Caller;
@@ -65,4 +67,6 @@ pub fn visit(v: &mut impl Visit) {
     workflows::visit(v);
     canvas::visit(v);
     collab::visit(v);
+    refactor::visit(v);
+    repair::visit(v);
 }

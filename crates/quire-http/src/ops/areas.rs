@@ -1,17 +1,19 @@
-//! The handlers REST gives operations of drafts, workflows, canvases and collaboration that
-//! are not JSON in and out, or answer with headers of their own: raw bodies stored as sent (a
-//! draft's file, a schema, a canvas, the rules file), raw answers with their `ETag`, the share
-//! link's `no-store`, and the space visibility that applies to the next request. Each still calls its operation (or the
+//! The handlers REST gives operations of drafts, workflows, canvases, collaboration and
+//! restructuring that are not JSON in and out, or answer with headers of their own: raw
+//! bodies stored as sent (a draft's file, a schema, a canvas, the rules file), raw answers
+//! with their `ETag`, a manifest in YAML or JSON, the share link's `no-store`, and the space
+//! visibility that applies to the next request. Each still calls its operation (or the
 //! operation's byte-level twin), so REST, MCP and the command line answer alike.
 
 use axum::extract::{RawPathParams, RawQuery, Request, State};
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Json;
+use quire_api::mcp::RefactorPlanInput;
 use quire_api::DraftPathInput;
-use quire_ops::{canvas, collab, drafts, workflows, Operation};
-use quire_service::Error;
+use quire_ops::{canvas, collab, drafts, refactor, workflows, Operation};
+use quire_service::{Error, ManifestFormat};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -35,6 +37,7 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "rules_write" => on(filter, rules_write),
         "share_create" => on(filter, share_create),
         "space_visibility" => on(filter, space_visibility),
+        "refactor_plan" => on(filter, refactor_plan),
         _ => return None,
     })
 }
@@ -276,4 +279,51 @@ async fn space_visibility(
     let answer = blocking(move || Op::run(&space, input, &caller)).await?;
     state.visibility.set(&name, visibility);
     Ok(success::<Op>(Json(answer)))
+}
+
+/// The query of `POST /refactor/plan`: the body is the manifest.
+#[derive(Deserialize)]
+struct PlanQuery {
+    #[serde(default)]
+    diffs: bool,
+    format: Option<String>,
+}
+
+/// The format of a manifest body, by its `Content-Type`.
+fn manifest_format(headers: &HeaderMap) -> ManifestFormat {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ct.contains("json") {
+        ManifestFormat::Json
+    } else if ct.contains("yaml") {
+        ManifestFormat::Yaml
+    } else {
+        ManifestFormat::Auto
+    }
+}
+
+async fn refactor_plan(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> ApiResult<Response> {
+    let q: PlanQuery = fields::<refactor::Plan, _>(&raw, &params)?;
+    let format = manifest_format(&headers);
+    let answer = blocking(move || {
+        let manifest = quire_service::parse_manifest(&body, format)?;
+        let input = RefactorPlanInput {
+            manifest,
+            diffs: q.diffs,
+            format: q.format,
+        };
+        refactor::Plan::run(&space, input, &caller)
+    })
+    .await?;
+    Ok(Json(answer).into_response())
 }

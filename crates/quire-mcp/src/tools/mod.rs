@@ -4,9 +4,9 @@
 //! of a `quire-api` type; arguments that do not fit it are a tool error naming the problem.
 //! The table is split by area, one module each, in the order clients list them: files,
 //! history and claims (`files`), finding (`find`), looking at pages (`pages`), analytics and
-//! health (`insight`), saved views (`views`), restructuring (`refactor`); drafts, workflows
-//! and canvases are operations of the table (`quire_ops`). A tool calls the same service
-//! method as its REST route, so both answer alike (same body, same error message).
+//! health (`insight`), saved views (`views`). A tool calls the same service method as its REST
+//! route, so both answer alike (same body, same error message). `refactor` holds the one tool
+//! of the table the adapter runs itself (`quire_refactor_apply`, which may ask the user).
 
 mod find;
 mod insight;
@@ -43,13 +43,7 @@ struct Area {
 
 /// Every area still declared here, in the order clients list them (after the operation
 /// table's tools).
-const AREAS: &[Area] = &[
-    find::AREA,
-    pages::AREA,
-    insight::AREA,
-    views::AREA,
-    refactor::AREA,
-];
+const AREAS: &[Area] = &[find::AREA, pages::AREA, insight::AREA, views::AREA];
 
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_type::<T>()
@@ -68,7 +62,7 @@ fn operations() -> impl Iterator<Item = (&'static quire_ops::Entry, quire_ops::T
 }
 
 /// The JSON Schema of an entry's input or output as an MCP schema object.
-fn schema_object(schema: schemars::Schema) -> Arc<JsonObject> {
+pub(super) fn schema_object(schema: schemars::Schema) -> Arc<JsonObject> {
     match schema.to_value() {
         serde_json::Value::Object(mut object) => {
             object.remove("$schema");
@@ -112,12 +106,17 @@ fn output_schema(entry: &quire_ops::Entry, tool: quire_ops::Tool) -> Arc<JsonObj
 pub(crate) fn list() -> Vec<Tool> {
     let table = operations().map(|(entry, tool)| {
         let meta = entry.meta;
-        let mut listed = Tool::new(
-            tool.name,
-            meta.description(),
-            schema_object((entry.input_schema)()),
-        )
-        .with_raw_output_schema(output_schema(entry, tool));
+        // The apply tool takes less than its REST body and may answer "not applied".
+        let (input, output) = if tool.name == refactor::APPLY {
+            (refactor::input_schema(), refactor::output_schema())
+        } else {
+            (
+                schema_object((entry.input_schema)()),
+                output_schema(entry, tool),
+            )
+        };
+        let mut listed =
+            Tool::new(tool.name, meta.description(), input).with_raw_output_schema(output);
         listed.annotations = Some(
             ToolAnnotations::new()
                 .read_only(meta.read_only())
@@ -182,6 +181,12 @@ pub(crate) async fn call(
     caller: &Caller,
     peer: &Peer<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
+    if name == refactor::APPLY {
+        // It may ask the user and wait for the answer: it runs on the async side, and not
+        // through the table's call (see `refactor`).
+        let answer = refactor::apply_tool(server.space(), args, caller, peer).await;
+        return Ok(answer.unwrap_or_else(|e| error_result(&e)));
+    }
     if let Some(entry) = quire_ops::find_tool(name) {
         let space = server.space();
         let ops_caller = quire_ops::Caller {
@@ -217,17 +222,12 @@ pub(crate) async fn call(
         ));
     };
     let space = server.space();
-    let answer = if name == refactor::APPLY {
-        // It may ask the user and wait for the answer: it runs on the async side.
-        refactor::apply_tool(space, args, caller, peer).await
-    } else {
-        let name = name.to_string();
-        let caller = caller.clone();
-        let run = area.call;
-        tokio::task::spawn_blocking(move || run(&space, &name, args, &caller))
-            .await
-            .unwrap_or_else(|e| Err(Error::internal(e)))
-    };
+    let name = name.to_string();
+    let caller = caller.clone();
+    let run = area.call;
+    let answer = tokio::task::spawn_blocking(move || run(&space, &name, args, &caller))
+        .await
+        .unwrap_or_else(|e| Err(Error::internal(e)));
     Ok(answer.unwrap_or_else(|e| error_result(&e)))
 }
 
@@ -290,6 +290,29 @@ pub(crate) fn error_result(e: &Error) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_apply_tool_offers_no_approval_and_no_actor_of_its_own() {
+        let tools = list();
+        let apply = tools
+            .iter()
+            .find(|t| t.name == refactor::APPLY)
+            .expect("listed");
+        let properties = apply.input_schema["properties"].as_object().unwrap();
+        assert!(properties.contains_key("manifest"));
+        assert!(properties.contains_key("digest"));
+        assert!(
+            !properties.contains_key("approved"),
+            "an agent never approves"
+        );
+        assert!(
+            !properties.contains_key("actor"),
+            "the session is the actor"
+        );
+        let output = apply.output_schema.as_ref().expect("an output schema");
+        assert_eq!(output.get("type"), Some(&serde_json::json!("object")));
+        assert!(!apply.annotations.as_ref().unwrap().read_only_hint.unwrap());
+    }
 
     #[test]
     fn tool_names_are_unique_and_every_schema_is_an_object() {
