@@ -343,6 +343,10 @@ pub struct RefactorPlanInput {
     /// Include a unified diff of every rewritten page (larger answer).
     #[serde(default)]
     pub diffs: bool,
+    /// `workspace-edit` answers the plan as an LSP WorkspaceEdit (refused while the plan has
+    /// errors); absent or `plan`: the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 /// `quire_refactor_apply`. There is no `approved` field: over MCP only the user (through
@@ -361,20 +365,6 @@ pub struct RefactorApplyInput {
     /// Summary line of the commit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-/// `quire_refactor_revert`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RefactorRevertInput {
-    /// The commit to revert (full or abbreviated id).
-    pub commit: String,
-    /// Only answer the revert plan.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Digest of the revert plan reviewed with `dry_run`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
 }
 
 /// What `quire_refactor_apply` answers when it wrote nothing because approval is missing or
@@ -459,14 +449,6 @@ pub struct WorkflowSaveInput {
     pub if_match: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-/// `quire_workflow_advance`: moves a page to `target_state` of its workflow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkflowAdvanceInput {
-    pub path: String,
-    pub target_state: String,
 }
 
 /// `quire_canvas_read`.

@@ -393,23 +393,12 @@ fn space_relative(route: &str) -> Option<&str> {
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest))
 }
 
-/// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, running a script that plans). Operations of the table (linting, evaluating
-/// search, resolving links …) declare their scope themselves.
-const READ_ONLY_POSTS: &[&str] = &[
-    "/refactor/plan",
-    "/refactor/from-workspace-edit",
-    "/refactor/script",
-];
-
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
 /// may browse the space, where changes are sent (webhooks, listing them too: their URLs may
 /// carry credentials; the backup status, which names where the history goes).
 const ADMIN_ONLY: &[&str] = &[
-    "/refactor/approve",
     "/audit",
     "/backup",
-    "/space/visibility",
     "/webhooks",
     "/webhooks/{id}",
     "/webhooks/{id}/deliveries",
@@ -420,7 +409,9 @@ const ADMIN_ONLY: &[&str] = &[
 /// * `admin`: `POST /refactor/approve`, `GET /audit`, `GET /backup`, `PUT /space/visibility`, every
 ///   `/webhooks` route, adding and removing spaces (`POST /api/spaces`,
 ///   `DELETE /api/spaces/{name}`);
-/// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
+/// * operations of the table (`quire-ops`): the scope each declares (planning, linting and
+///   evaluating search are `read` though they are `POST`s);
+/// * `read`: every other `GET`/`HEAD`/`OPTIONS`, and
 ///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
 /// * `write`: everything else (every route that changes a file or the service's state).
 pub fn required_scope(method: &Method, route: &str) -> Scope {
@@ -433,11 +424,7 @@ pub fn required_scope(method: &Method, route: &str) -> Scope {
     if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) || (is_spaces_route(route) && !reads) {
         return Scope::Admin;
     }
-    if reads
-        || rest.is_some_and(|r| READ_ONLY_POSTS.contains(&r))
-        || route == "/mcp"
-        || route.starts_with("/mcp/")
-    {
+    if reads || route == "/mcp" || route.starts_with("/mcp/") {
         return Scope::Read;
     }
     Scope::Write

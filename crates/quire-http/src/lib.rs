@@ -9,11 +9,9 @@
 pub mod audit;
 pub mod auth;
 mod backup;
-mod canvas;
 mod collab;
 mod context;
 mod docs;
-mod drafts;
 mod error;
 mod events;
 mod files;
@@ -23,14 +21,10 @@ mod helpers;
 mod metrics;
 pub mod oidc;
 mod ops;
-mod refactor;
-mod repair;
 mod settings;
 mod spaces;
-mod views;
 pub mod visibility;
 mod webhooks;
-mod workflows;
 
 use std::sync::Arc;
 
@@ -105,68 +99,16 @@ fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::upload_asset))
         .routes(routes!(events::events))
-        .routes(routes!(refactor::plan))
-        .routes(routes!(refactor::from_workspace_edit))
-        .routes(routes!(refactor::script))
-        .routes(routes!(refactor::rename))
-        .routes(routes!(refactor::rename_dir))
-        .routes(routes!(refactor::apply))
-        .routes(routes!(refactor::approve))
-        .routes(routes!(refactor::pending))
-        .routes(routes!(refactor::revert))
-        .routes(routes!(repair::broken))
-        .routes(routes!(repair::orphans))
-        .routes(routes!(repair::fix_broken))
-        .routes(routes!(repair::raw_moves))
-        .routes(routes!(drafts::create, drafts::list))
-        .routes(routes!(drafts::get, drafts::discard))
-        .routes(routes!(drafts::diff))
-        .routes(routes!(drafts::merge))
-        .routes(routes!(
-            drafts::read_file,
-            drafts::write_file,
-            drafts::delete_file
-        ))
-        .routes(routes!(drafts::tree))
-        .routes(routes!(workflows::list))
-        .routes(routes!(workflows::get, workflows::put, workflows::delete))
-        .routes(routes!(workflows::assign))
-        .routes(routes!(workflows::advance))
-        .routes(routes!(workflows::reorder))
-        .routes(routes!(workflows::board))
-        .routes(routes!(workflows::schemas))
-        .routes(routes!(workflows::schema, workflows::put_schema))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
         .routes(routes!(audit::list))
         .routes(routes!(backup::status))
-        .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))
         .routes(routes!(visibility::tree))
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::delete))
         .routes(routes!(webhooks::deliveries))
-        .routes(routes!(collab::list_comments, collab::create_comment))
-        .routes(routes!(collab::patch_comment, collab::delete_comment))
-        .routes(routes!(collab::create_share, collab::list_shares))
-        .routes(routes!(collab::revoke_share))
         .routes(routes!(collab::open_share))
-        .routes(routes!(collab::publish))
-        .routes(routes!(collab::publish_bulk))
-        .routes(routes!(collab::published))
-        .routes(routes!(collab::unpublish))
-        .routes(routes!(collab::rules, collab::put_rules))
-        .routes(routes!(collab::theme, collab::put_theme))
-        .routes(routes!(canvas::list))
-        .routes(routes!(
-            canvas::read,
-            canvas::write,
-            canvas::patch,
-            canvas::delete
-        ))
-        .routes(routes!(canvas::query))
-        .routes(routes!(canvas::auto_layout))
-        .routes(routes!(canvas::generate))
 }
 
 /// The OpenAPI document and the router without state.

@@ -185,3 +185,49 @@ fn a_saved_view_is_put_as_its_own_json_body() {
         .get("requestBody")
         .is_none());
 }
+
+#[test]
+fn operations_of_the_table_document_their_status_query_fields_and_body() {
+    let doc = document();
+    let op = |path: &str, method: &str| doc["paths"][path][method].clone();
+    // `POST /drafts` creates (201, its body optional); `DELETE /drafts/{id}` answers nothing.
+    let create = op("/api/quire/drafts", "post");
+    assert!(
+        create["responses"]["201"]["content"].is_object(),
+        "{create}"
+    );
+    assert_eq!(create["requestBody"]["required"], false);
+    let discard = op("/api/quire/drafts/{id}", "delete");
+    assert!(discard["responses"]["204"].is_object(), "{discard}");
+    assert!(discard["responses"]["204"].get("content").is_none());
+    assert!(discard["responses"].get("200").is_none());
+    // `PATCH /canvas` reads `path` from the query, the operations from the body.
+    let patch = op("/api/quire/canvas", "patch");
+    let params = patch["parameters"].as_array().unwrap();
+    assert!(params
+        .iter()
+        .any(|p| p["name"] == "path" && p["in"] == "query" && p["required"] == true));
+    assert!(!params.iter().any(|p| p["name"] == "operations"));
+    assert!(patch["requestBody"]["content"]["application/json"]["schema"].is_object());
+    // `PUT /workflows/{name}` takes the workflow itself as its body.
+    let save = op("/api/quire/workflows/{name}", "put");
+    assert_eq!(
+        save["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Workflow"
+    );
+    // `PUT /canvas` stores the canvas as sent: a JSON body of the canvas's schema.
+    let write = op("/api/quire/canvas", "put");
+    assert_eq!(
+        write["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Canvas"
+    );
+    // Scopes come with the declaration: an admin route, a planning POST.
+    assert_eq!(
+        op("/api/quire/space/visibility", "put")["operationId"],
+        "space_visibility"
+    );
+    assert_eq!(
+        op("/api/quire/refactor/plan", "post")["operationId"],
+        "refactor_plan"
+    );
+}

@@ -15,12 +15,18 @@ mod caller;
 mod entry;
 mod meta;
 
+pub mod canvas;
+pub mod collab;
+pub mod drafts;
 pub mod files;
 pub mod find;
 pub mod history;
 pub mod insight;
 pub mod pages;
+pub mod refactor;
+pub mod repair;
 pub mod views;
+pub mod workflows;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -65,4 +71,10 @@ pub fn visit(v: &mut impl Visit) {
     pages::visit(v);
     insight::visit(v);
     views::visit(v);
+    drafts::visit(v);
+    workflows::visit(v);
+    canvas::visit(v);
+    collab::visit(v);
+    refactor::visit(v);
+    repair::visit(v);
 }
