@@ -38,18 +38,7 @@ except ImportError:
 # operation table): their text is a summary and they declare no outputSchema. Remove a tool
 # here once its area is converted; a tool listed here that passes fails the run, so this list
 # cannot go stale.
-PENDING = {
-    # drafts.rs
-    "quire_draft_create", "quire_draft_list", "quire_draft_read", "quire_draft_write",
-    "quire_draft_diff", "quire_draft_merge", "quire_draft_discard", "quire_workflow_list",
-    "quire_workflow_get", "quire_workflow_save", "quire_workflow_advance",
-    "quire_workflow_board",
-    # canvas.rs
-    "quire_canvas_list", "quire_canvas_read", "quire_canvas_write",
-    # refactor.rs
-    "quire_rename", "quire_refactor_plan", "quire_refactor_apply", "quire_refactor_script",
-    "quire_refactor_revert",
-}
+PENDING: set = set()
 
 OK, ERROR = "ok", "error"
 DRAFT = "$draft"  # replaced by the id quire_draft_create answered
