@@ -106,13 +106,6 @@ pub struct ShareLink {
     pub has_password: bool,
 }
 
-/// Answer of `GET /share?path=`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct ShareList {
-    /// The active links of the page, oldest first, without tokens.
-    pub shares: Vec<ShareLink>,
-}
-
 /// Answer of `DELETE /share/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ShareRevoked {

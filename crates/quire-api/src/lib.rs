@@ -41,7 +41,7 @@ pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentCreate, CommentDeleted, CommentPatch, CommentResolve, IdInput, NewComment,
     NewShare, Publication, Publications, PublishBulkRequest, PublishRequest, RulesInput,
-    RulesWrite, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+    RulesWrite, RulesWritten, ShareLink, ShareRevoked, Theme,
 };
 pub use drafts::{
     BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,

@@ -144,12 +144,17 @@ pub struct QueryInput {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetaInput {
-    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`.
+    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`;
+    /// or KiwiFS's form `$.field=value` (also `!=`, `>`, `>=`, `<`, `<=`).
     #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
-    /// A field to sort by; `-field` sorts descending. Ties (and no sort) go by path.
+    /// A field to sort by (`field` or `$.field`); `-field` sorts descending. Ties (and no
+    /// sort) go by path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
+    /// `asc` (default) or `desc`: the order of `sort`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
     /// At most this many pages (default 50, at most 1,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,

@@ -256,6 +256,49 @@ async fn meta_filters_and_sorts_frontmatter() {
         .expect_error(400);
 }
 
+/// KiwiFS's client sends `where=$.field=value`, `sort=$.field`, `order` and `limit`.
+#[tokio::test]
+async fn meta_takes_the_kiwifs_forms() {
+    let s = server();
+    let v = s
+        .get(&format!(
+            "/api/quire/meta?where={}&sort={}&order=desc&limit=1",
+            enc("$.status=open"),
+            enc("$.priority")
+        ))
+        .await
+        .json();
+    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["pages"][0]["path"], "notes/rust.md");
+    let r = s
+        .get(&format!(
+            "/api/quire/meta?where={}&sort={}&order=asc",
+            enc("$.priority>=2"),
+            enc("$.priority")
+        ))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["total"], 2, "{v}");
+    assert_eq!(v["pages"][0]["path"], "notes/cafe.md");
+    assert_eq!(v["pages"][1]["path"], "notes/rust.md");
+    let v = s
+        .get(&format!(
+            "/api/quire/meta?sort={}&order=desc&limit=2",
+            enc("$.priority")
+        ))
+        .await
+        .json();
+    assert_eq!(v["pages"][0]["path"], "notes/rust.md", "{v}");
+    assert_eq!(v["pages"][1]["path"], "notes/cafe.md", "{v}");
+    s.get("/api/quire/meta?order=sideways")
+        .await
+        .expect_error(400);
+    s.get(&format!("/api/quire/meta?where={}", enc("$.status")))
+        .await
+        .expect_error(400);
+}
+
 #[tokio::test]
 async fn aggregates_group_by_a_field() {
     let s = server();

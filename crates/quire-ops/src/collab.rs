@@ -9,7 +9,7 @@ use quire_api::mcp::{NoInput, PathInput, TextAnswer};
 use quire_api::{
     Comment, CommentCreate, CommentDeleted, CommentResolve, IdInput, NewShare, Publication,
     Publications, PublishBulkRequest, PublishRequest, RulesInput, RulesWrite, RulesWritten,
-    ShareLink, ShareList, ShareRevoked, SpaceVisibility, Theme,
+    ShareLink, ShareRevoked, SpaceVisibility, Theme,
 };
 use quire_service::{Error, Result, RulesFormat, Space};
 
@@ -141,18 +141,16 @@ pub struct Shares;
 
 impl Operation for Shares {
     type Input = PathInput;
-    type Output = ShareList;
+    type Output = Vec<ShareLink>;
     const META: Meta = Meta::read(
         "shares",
         AREA,
-        "The active links of a page (without tokens)",
+        "The active links of a page (without tokens), as a JSON array like every list route",
     )
     .rest(Rest::get("/share"));
 
-    fn run(space: &Space, input: PathInput, _: &Caller) -> Result<ShareList> {
-        Ok(ShareList {
-            shares: space.shares().list(&input.path)?,
-        })
+    fn run(space: &Space, input: PathInput, _: &Caller) -> Result<Vec<ShareLink>> {
+        space.shares().list(&input.path)
     }
 }
 

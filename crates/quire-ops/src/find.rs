@@ -132,6 +132,7 @@ you only filter.",
         space.find().meta(&MetaQuery {
             filter: input.filter,
             sort: input.sort,
+            order: input.order,
             limit: input.limit,
             offset: input.offset,
         })

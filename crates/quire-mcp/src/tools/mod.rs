@@ -154,7 +154,7 @@ pub(crate) async fn call(
         let answer = tokio::task::spawn_blocking(move || call(&space, args, &ops_caller, tool))
             .await
             .unwrap_or_else(|e| Err(Error::internal(e)));
-        return Ok(match answer {
+        Ok(match answer {
             Ok(output) => {
                 // A listing's text is the JSON of its envelope: the structured content itself.
                 let (value, text) = match envelope {
@@ -170,7 +170,7 @@ pub(crate) async fn call(
                 result
             }
             Err(e) => error_result(&e),
-        });
+        })
     }
 }
 
