@@ -1,6 +1,7 @@
 //! The page tables: what the service feeds ([`PageRecord`]s) and how they are stored —
-//! `pages`, typed `frontmatter` rows, `links`, `tags`, `headings`, the FTS5 table `fts` — plus
-//! the lookups on them (backlinks, tag counts) and the content stamp in `meta`.
+//! `pages`, typed `frontmatter` rows, `links`, `tags`, `headings`, the FTS5 table `fts` (its
+//! columns made by [`crate::search::document`]) — plus the lookups on them (backlinks, tag
+//! counts) and the content stamp in `meta`.
 //!
 //! `pages.id` is the FTS5 rowid of the page, so a search joins the two without a lookup by
 //! path. Writes replace whole pages in one transaction, so a reader never sees half a page;
@@ -9,7 +10,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use serde_json::Value;
 
-use crate::search::text::space_cjk;
+use crate::search::document::{labels_and_properties, SearchRow};
 use crate::{Index, IndexError};
 
 /// The tables derived from pages. [`Index::rebuild`] drops and recreates them.
@@ -24,8 +25,8 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         frontmatter TEXT NOT NULL,
         trusted     INTEGER NOT NULL,
         -- What a replacement compares (see `replace_page`): hashes of the searchable text
-        -- (title, headings, body), of the links and of the tags, and the line the body
-        -- starts on.
+        -- (every column of the page's `fts` row), of the links and of the tags, and the line
+        -- the body starts on.
         text_hash   INTEGER NOT NULL,
         links_hash  INTEGER NOT NULL,
         tags_hash   INTEGER NOT NULL,
@@ -58,7 +59,7 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         line  INTEGER NOT NULL
     );
     CREATE VIRTUAL TABLE fts USING fts5 (
-        path UNINDEXED, title, headings, body,
+        path UNINDEXED, title, headings, body, labels, properties, place, file, tagged,
         tokenize = 'unicode61 remove_diacritics 2'
     );
 ";
@@ -235,6 +236,9 @@ impl Hashes {
                     heading.text.hash(h);
                 }
                 page.body.hash(h);
+                // Tags, aliases and property values are searchable text too (the path is
+                // the row's own).
+                labels_and_properties(page).hash(h);
             }),
             links: hash(&|h| {
                 for link in &page.links {
@@ -352,21 +356,23 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             hashes.body_line,
         ])?;
     let id = connection.last_insert_rowid();
-    let headings_text: String = page
-        .headings
-        .iter()
-        .flat_map(|heading| [heading.text.as_str(), "\n"])
-        .collect();
+    let row = SearchRow::of(page);
     connection
         .prepare_cached(
-            "INSERT INTO fts (rowid, path, title, headings, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO fts (rowid, path, title, headings, body, labels, properties, place,
+             file, tagged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
         .execute(params![
             id,
             page.path,
-            space_cjk(&page.title),
-            space_cjk(&headings_text),
-            space_cjk(&page.body),
+            row.title,
+            row.headings,
+            row.body,
+            row.labels,
+            row.properties,
+            row.place,
+            row.file,
+            row.tagged,
         ])?;
     let mut insert = connection.prepare_cached(
         "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -677,6 +683,58 @@ mod tests {
     }
 
     #[test]
+    fn an_index_of_schema_3_is_recreated_so_properties_become_searchable() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(crate::INDEX_FILE);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        Connection::open(&file)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE schema_version (version INTEGER NOT NULL);
+                 INSERT INTO schema_version VALUES (3);
+                 CREATE TABLE pages (id INTEGER PRIMARY KEY, path TEXT);
+                 INSERT INTO pages VALUES (1, 'old.md');
+                 CREATE VIRTUAL TABLE fts USING fts5 (path UNINDEXED, title, headings, body);",
+            )
+            .unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        assert_eq!(index.page_count().unwrap(), 0, "the old rows are gone");
+        assert_eq!(index.stamp().unwrap(), None, "so the service rebuilds it");
+        let mut a = page("a.md", "body");
+        a.frontmatter = json!({"derived-from": "run:test-abc12345"});
+        index.replace_pages(&[a]).unwrap();
+        let found = index
+            .search(&crate::SearchRequest::new("abc12345"))
+            .unwrap();
+        assert_eq!(found.total, 1);
+    }
+
+    #[test]
+    fn a_frontmatter_edit_replaces_the_search_row_only_when_its_words_change() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "same words");
+        a.frontmatter = json!({"status": "draft", "n": 1});
+        index.replace_pages(&[a.clone()]).unwrap();
+        let id = rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts");
+        // The same values in another order, and a key with no value: the same words.
+        a.frontmatter = json!({"n": 1, "status": "draft", "empty": null});
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts"), id);
+        a.frontmatter = json!({"status": "done", "n": 1});
+        index.replace_pages(&[a]).unwrap();
+        assert_eq!(rows(&index, "SELECT properties FROM fts"), ["1\ndone"]);
+        let found = index.search(&crate::SearchRequest::new("done")).unwrap();
+        assert_eq!(found.total, 1);
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("draft"))
+                .unwrap()
+                .total,
+            0
+        );
+    }
+
+    #[test]
     fn replace_pages_swaps_every_row_of_a_path() {
         let (_dir, index) = index();
         let mut a = page("a.md", "first");
@@ -711,20 +769,40 @@ mod tests {
     }
 
     #[test]
-    fn a_frontmatter_edit_keeps_the_search_row_and_replaces_the_rest() {
+    fn a_frontmatter_edit_without_new_words_keeps_the_search_row_and_replaces_the_rest() {
         let (_dir, index) = index();
         let mut a = page("a.md", "same words");
         a.frontmatter = json!({"status": "draft"});
         a.tags = vec!["old".into()];
         index.replace_pages(&[a.clone()]).unwrap();
-        let id = rows(&index, "SELECT CAST(id AS TEXT) FROM pages");
+        let fts_rows = "SELECT CAST(rowid AS TEXT) || ' ' || body FROM fts";
+        let kept = rows(&index, fts_rows);
 
-        a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
-        a.tags = vec!["new".into()];
+        // A key without a value adds no word to search for.
+        a.frontmatter = json!({"status": "draft", "reviewed": null});
         a.size += 30;
         index.replace_pages(&[a.clone()]).unwrap();
-        assert_eq!(rows(&index, "SELECT CAST(id AS TEXT) FROM pages"), id);
-        assert_eq!(rows(&index, "SELECT body FROM fts"), ["same words"]);
+        assert_eq!(rows(&index, fts_rows), kept);
+        assert_eq!(
+            rows(
+                &index,
+                "SELECT key || '=' || coalesce(value_text, 'null') FROM frontmatter ORDER BY key"
+            ),
+            ["reviewed=null", "status=draft"]
+        );
+        assert_eq!(
+            rows(&index, "SELECT CAST(size AS TEXT) FROM pages"),
+            [(a.size).to_string()]
+        );
+
+        // New values and tags are words to search for: the row is replaced.
+        a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
+        a.tags = vec!["new".into()];
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(
+            rows(&index, "SELECT labels || ' | ' || properties FROM fts"),
+            ["new | 2025-01-01\ndone"]
+        );
         assert_eq!(
             rows(
                 &index,
@@ -733,10 +811,6 @@ mod tests {
             ["reviewed=2025-01-01", "status=done"]
         );
         assert_eq!(index.tags().unwrap(), [("new".to_string(), 1)]);
-        assert_eq!(
-            rows(&index, "SELECT CAST(size AS TEXT) FROM pages"),
-            [(a.size).to_string()]
-        );
 
         // A new title is searchable text: the row is replaced.
         a.title = "Renamed".into();
@@ -764,7 +838,7 @@ mod tests {
         a.body_line = 4;
         a.headings[0].line = 5;
         a.links[0].line = 7;
-        a.frontmatter = json!({"added": true});
+        a.frontmatter = json!({"added": null});
         index.replace_pages(&[a.clone()]).unwrap();
         assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 7)]);
         assert_eq!(
@@ -803,7 +877,7 @@ mod tests {
 
         // A key added after `up`: the body moves down, the frontmatter link does not.
         a.body_line = 4;
-        a.frontmatter = json!({"up": "[[b]]", "reviewed": "2025-01-01"});
+        a.frontmatter = json!({"up": "[[b]]", "reviewed": null});
         a.links[1].line = 5;
         index.replace_pages(&[a.clone()]).unwrap();
         assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 2)]);
@@ -811,7 +885,7 @@ mod tests {
 
         // A key added before `up`: both move.
         a.body_line = 5;
-        a.frontmatter = json!({"first": 1, "up": "[[b]]", "reviewed": "2025-01-01"});
+        a.frontmatter = json!({"first": null, "up": "[[b]]", "reviewed": null});
         a.links[0].line = 3;
         a.links[1].line = 6;
         index.replace_pages(&[a]).unwrap();
