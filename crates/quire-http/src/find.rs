@@ -17,7 +17,11 @@ use quire_service::{MetaQuery, SearchQuery};
 #[derive(Deserialize, IntoParams)]
 pub struct SearchParams {
     /// The query: words (all must match), `AND`, `OR`, `NOT` or `-word`, `"phrases"`,
-    /// `prefix*`, parentheses.
+    /// `prefix*`, parentheses, and the operators `tag:name` (the tag or one nested below
+    /// it), `path:folder/sub` (the path holds those folder or file names in order) and
+    /// `file:name` (the file name holds the words), each combinable with the rest. Words
+    /// are found in titles, headings, text, tags, aliases, property values (frontmatter)
+    /// and folder and file names.
     pub q: String,
     /// At most this many results (default 20, at most 200).
     pub limit: Option<usize>,

@@ -14,9 +14,11 @@ pub(super) const AREA: Area = Area {
     tools: &[
         Def {
             name: "quire_search",
-            description: "Full-text search ranked by BM25 (title counts most): words, AND, OR, \
-NOT/-word, \"phrases\", prefix*, with `path` (folder) and `tag` filters. Answers paths, titles \
-and snippets, not whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
+            description: "Full-text search ranked by BM25 (title and tags count most) over \
+titles, text, tags, aliases, property values and folder and file names: words, AND, OR, \
+NOT/-word, \"phrases\", prefix*, parentheses, tag:name (nested tags too), path:folder/sub, \
+file:name; with `path` (folder) and `tag` filters. Answers paths, titles and snippets, not \
+whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
             schema: input::<SearchInput>,
             read_only: true,
         },
