@@ -25,9 +25,10 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         frontmatter TEXT NOT NULL,
         trusted     INTEGER NOT NULL,
         -- What a replacement compares (see `replace_page`): hashes of the searchable text
-        -- (every column of the page's `fts` row), of the links and of the tags, and the line
-        -- the body starts on.
+        -- (title, headings, body), of the searchable words of tags, aliases and properties,
+        -- of the links and of the tags, and the line the body starts on.
         text_hash   INTEGER NOT NULL,
+        meta_hash   INTEGER NOT NULL,
         links_hash  INTEGER NOT NULL,
         tags_hash   INTEGER NOT NULL,
         body_line   INTEGER NOT NULL
@@ -214,6 +215,9 @@ struct Kept {
 #[derive(PartialEq, Eq)]
 struct Hashes {
     text: i64,
+    /// The words of tags, aliases and property values (the other columns of the `fts` row
+    /// derive from the path, which is the row's own).
+    meta: i64,
     links: i64,
     tags: i64,
     body_line: i64,
@@ -236,10 +240,8 @@ impl Hashes {
                     heading.text.hash(h);
                 }
                 page.body.hash(h);
-                // Tags, aliases and property values are searchable text too (the path is
-                // the row's own).
-                labels_and_properties(page).hash(h);
             }),
+            meta: hash(&|h| labels_and_properties(page).hash(h)),
             links: hash(&|h| {
                 for link in &page.links {
                     link.target_text.hash(h);
@@ -261,16 +263,17 @@ impl Hashes {
     }
 }
 
-/// Replaces the rows of `page`. A page indexed before with the same searchable text keeps its
-/// id and its FTS5 row (removing an FTS5 row costs a tokenization of its old text, the
-/// dearest part of a replacement), its headings and, when they are the same, its links and
-/// tags — rows moved down by as many lines as the frontmatter grew. Any other page is deleted
-/// and inserted.
+/// Replaces the rows of `page`. A page indexed before with the same searchable text (title,
+/// headings, body) keeps its id, its headings and, when they are the same, its links and
+/// tags — rows moved down by as many lines as the frontmatter grew — and its FTS5 row while
+/// the words of its tags, aliases and property values are the same too (removing an FTS5 row
+/// costs a tokenization of its old text, the dearest part of a replacement; when they
+/// changed, only that row is written again). Any other page is deleted and inserted.
 fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()> {
     let hashes = Hashes::of(page);
     let kept: Option<Kept> = tx
         .prepare_cached(
-            "SELECT id, text_hash, links_hash, tags_hash, body_line, frontmatter
+            "SELECT id, text_hash, meta_hash, links_hash, tags_hash, body_line, frontmatter
              FROM pages WHERE path = ?1",
         )?
         .query_row([&page.path], |row| {
@@ -278,11 +281,12 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
                 id: row.get(0)?,
                 hashes: Hashes {
                     text: row.get(1)?,
-                    links: row.get(2)?,
-                    tags: row.get(3)?,
-                    body_line: row.get(4)?,
+                    meta: row.get(2)?,
+                    links: row.get(3)?,
+                    tags: row.get(4)?,
+                    body_line: row.get(5)?,
                 },
-                frontmatter: row.get(5)?,
+                frontmatter: row.get(6)?,
             })
         })
         .optional()?;
@@ -296,7 +300,8 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
     let frontmatter = page.frontmatter.to_string();
     tx.prepare_cached(
         "UPDATE pages SET size = ?2, mtime_ms = ?3, word_count = ?4, frontmatter = ?5,
-         trusted = ?6, links_hash = ?7, tags_hash = ?8, body_line = ?9 WHERE id = ?1",
+         trusted = ?6, links_hash = ?7, tags_hash = ?8, body_line = ?9, meta_hash = ?10
+         WHERE id = ?1",
     )?
     .execute(params![
         kept.id,
@@ -308,7 +313,13 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
         hashes.links,
         hashes.tags,
         hashes.body_line,
+        hashes.meta,
     ])?;
+    if kept.hashes.meta != hashes.meta {
+        tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+            .execute([kept.id])?;
+        insert_search_row(tx, kept.id, page)?;
+    }
     let moved = hashes.body_line - kept.hashes.body_line;
     if moved != 0 {
         tx.prepare_cached("UPDATE headings SET line = line + ?2 WHERE path = ?1")?
@@ -339,8 +350,8 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
     connection
         .prepare_cached(
             "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted,
-             text_hash, links_hash, tags_hash, body_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             text_hash, meta_hash, links_hash, tags_hash, body_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?
         .execute(params![
             page.path,
@@ -351,11 +362,32 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             page.frontmatter.to_string(),
             is_trusted(&page.frontmatter),
             hashes.text,
+            hashes.meta,
             hashes.links,
             hashes.tags,
             hashes.body_line,
         ])?;
     let id = connection.last_insert_rowid();
+    insert_search_row(connection, id, page)?;
+    let mut insert = connection.prepare_cached(
+        "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for heading in &page.headings {
+        insert.execute(params![
+            page.path,
+            heading.level,
+            heading.text,
+            heading.slug,
+            heading.line
+        ])?;
+    }
+    insert_frontmatter(connection, page)?;
+    insert_links(connection, page)?;
+    insert_tags(connection, page)
+}
+
+/// The FTS5 row of `page`, whose `pages` row has the id `id`.
+fn insert_search_row(connection: &Connection, id: i64, page: &PageRecord) -> rusqlite::Result<()> {
     let row = SearchRow::of(page);
     connection
         .prepare_cached(
@@ -374,21 +406,7 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             row.file,
             row.tagged,
         ])?;
-    let mut insert = connection.prepare_cached(
-        "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for heading in &page.headings {
-        insert.execute(params![
-            page.path,
-            heading.level,
-            heading.text,
-            heading.slug,
-            heading.line
-        ])?;
-    }
-    insert_frontmatter(connection, page)?;
-    insert_links(connection, page)?;
-    insert_tags(connection, page)
+    Ok(())
 }
 
 /// The typed rows of the frontmatter: one per key, or per item of a list.
@@ -795,10 +813,28 @@ mod tests {
             [(a.size).to_string()]
         );
 
-        // New values and tags are words to search for: the row is replaced.
+        // New values and tags are words to search for: the search row is written again,
+        // under the page's id, which stays.
+        let page_id = rows(&index, "SELECT CAST(id AS TEXT) FROM pages");
         a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
         a.tags = vec!["new".into()];
         index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(rows(&index, "SELECT CAST(id AS TEXT) FROM pages"), page_id);
+        assert_eq!(rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts"), page_id);
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("done new"))
+                .unwrap()
+                .total,
+            1
+        );
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("draft"))
+                .unwrap()
+                .total,
+            0
+        );
         assert_eq!(
             rows(&index, "SELECT labels || ' | ' || properties FROM fts"),
             ["new | 2025-01-01\ndone"]
