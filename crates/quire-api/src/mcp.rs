@@ -116,7 +116,9 @@ pub struct ChangesInput {
 #[serde(deny_unknown_fields)]
 pub struct SearchInput {
     /// Words (all must match), `AND`, `OR`, `NOT` or `-word`, `"phrases"`, `prefix*`,
-    /// parentheses.
+    /// parentheses, `tag:name` (nested tags too), `path:folder/sub`, `file:name`. Words are
+    /// found in titles, headings, text, tags, aliases, property values and folder and file
+    /// names.
     pub q: String,
     /// At most this many results (default 20, at most 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -56,14 +56,16 @@ impl Operation for Search {
     const META: Meta = Meta::read(
         "search",
         AREA,
-        "Full-text search ranked by BM25 (title and headings weigh more than the body)",
+        "Full-text search over titles, text, tags, aliases, properties and paths, ranked by BM25",
     )
     .rest(Rest::get("/search"))
     .tool(Tool::named("quire_search"))
     .describe(
-        "Full-text search ranked by BM25 (title counts most): words, AND, OR, \
-NOT/-word, \"phrases\", prefix*, with `path` (folder) and `tag` filters. Answers paths, titles \
-and snippets, not whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
+        "Full-text search ranked by BM25 (title and tags count most) over \
+titles, text, tags, aliases, property values and folder and file names: words, AND, OR, \
+NOT/-word, \"phrases\", prefix*, parentheses, tag:name (nested tags too), path:folder/sub, \
+file:name; with `path` (folder) and `tag` filters. Answers paths, titles and snippets, not \
+whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
     );
 
     fn run(space: &Space, input: SearchInput, _: &Caller) -> Result<SearchResults> {

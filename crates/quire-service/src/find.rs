@@ -10,6 +10,7 @@ use quire_api::{
     TopPage,
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
+use quire_index::search::grep::GrepPage;
 use quire_index::{SearchError, SearchRequest};
 use quire_query::dql::{self, Calc, ExecLimits, GroupSpan, PageData, QueryError, ViewShape};
 use quire_query::EvalContext;
@@ -154,8 +155,10 @@ impl Find<'_> {
         Ok(indexer)
     }
 
-    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"` and
-    /// `prefix*`. A malformed query is a bad request naming the position of the fault.
+    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"`, `prefix*`,
+    /// parentheses, and `tag:`, `path:`, `file:`. Words are found in titles, headings, text,
+    /// tags, aliases, property values and folder and file names. A malformed query is a bad
+    /// request naming the position of the fault.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResults> {
         self.run_search(query, false, true)
     }
@@ -253,20 +256,36 @@ impl Find<'_> {
             .tag
             .as_deref()
             .map(|t| t.trim().trim_start_matches('#').to_lowercase());
+        // Tags need a parse of the page: only for a tag filter or a `tag:` term.
+        let tagged = tag.is_some() || query.uses(quire_index::search::Field::Tag);
         let texts = pages.into_iter().filter_map(|(path, title)| {
             let bytes = self.0.root.read(&path).ok()?;
             let text = String::from_utf8(bytes).ok()?;
+            let mut page = GrepPage {
+                path: path.to_string(),
+                title,
+                body_start: quire_syntax::body_start(&text),
+                text,
+                tags: Vec::new(),
+            };
+            if tagged {
+                page.tags = quire_syntax::parse(&page.text)
+                    .tags
+                    .into_iter()
+                    .map(|t| t.name)
+                    .collect();
+            }
             if let Some(tag) = &tag {
                 let nested = format!("{tag}/");
-                let has = quire_syntax::parse(&text).tags.iter().any(|t| {
-                    let t = t.name.to_lowercase();
+                let has = page.tags.iter().any(|t| {
+                    let t = t.to_lowercase();
                     t == *tag || t.starts_with(&nested)
                 });
                 if !has {
                     return None;
                 }
             }
-            Some((path.to_string(), title, text))
+            Some(page)
         });
         Ok(quire_index::search::grep::search(&query, texts, request))
     }
