@@ -6,7 +6,7 @@
 // Dragging a node moves it (or, focused, the arrow keys: 10 units, 50 with Shift); the new
 // position is saved with `PATCH /canvas` (`update_node`, so others' changes are kept).
 import { useRef, useState } from 'preact/hooks';
-import { api, type CanvasData, type CanvasEdge, type CanvasNode } from './api';
+import { api, type CanvasData, type CanvasEdge, type CanvasNode, type StoredCanvasNode } from './api';
 import { collectLinks, pageHref, renderMarkdown, type Resolutions } from './markdown';
 import { href } from './router';
 import { ErrorNote, useLoad } from './ui';
@@ -137,9 +137,27 @@ export function nudge(key: string, shift: boolean): { dx: number; dy: number } |
   }
 }
 
+/** The size a node without one is drawn with (the server lays such nodes out with it too). */
+export const DEFAULT_SIZE = { width: 250, height: 60 };
+
+/** A stored node as drawn: JSON Canvas's nodes as they are; a node of the spec's shape gets
+ * the default size and shows the text, label or title its `data` holds. */
+export function drawable(n: StoredCanvasNode): CanvasNode {
+  const data = n.data && typeof n.data === 'object' && !Array.isArray(n.data) ? (n.data as Record<string, unknown>) : {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    ...n,
+    width: n.width ?? DEFAULT_SIZE.width,
+    height: n.height ?? DEFAULT_SIZE.height,
+    text: n.text ?? str(data.text) ?? str(data.content) ?? str(data.title) ?? str(data.label) ?? (n.data === undefined ? undefined : n.type),
+    label: n.label ?? str(data.label),
+  };
+}
+
 /** The canvas and the resolutions of the links in its text nodes. */
 async function loadCanvas(path: string): Promise<CanvasData & { resolved: Resolutions }> {
-  const canvas = await api.canvas(path);
+  const stored = await api.canvas(path);
+  const canvas: CanvasData = { ...stored, nodes: stored.nodes.map(drawable) };
   const links = [...new Set(canvas.nodes.flatMap((n) => (n.type === 'text' && n.text ? collectLinks(n.text).links : [])))];
   const resolved = links.length ? (await api.resolve(path, links)).resolved : {};
   return { ...canvas, resolved };

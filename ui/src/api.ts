@@ -107,15 +107,20 @@ export interface WorkflowDef {
 }
 export interface BoardCard { path: string; title: string; fields?: Record<string, unknown> }
 export interface WorkflowBoard { workflow: string; board: Record<string, BoardCard[]>; states: string[] }
-export interface CanvasNode {
-  id: string; type: string; x: number; y: number; width: number; height: number;
+/** A node as stored: JSON Canvas's shape, or the spec's (`id`, `type`, `x`, `y`, `data`, no size). */
+export interface StoredCanvasNode {
+  id: string; type: string; x: number; y: number; width?: number | null; height?: number | null;
   text?: string | null; file?: string | null; url?: string | null; label?: string | null; color?: string | null; subpath?: string | null;
+  data?: unknown;
 }
+/** A node as drawn: with a size and, for the spec's shape, the text its `data` holds. */
+export interface CanvasNode extends StoredCanvasNode { width: number; height: number }
 export interface CanvasEdge {
   id: string; fromNode: string; toNode: string; fromSide?: string | null; toSide?: string | null;
   fromEnd?: string | null; toEnd?: string | null; label?: string | null; color?: string | null;
 }
 export interface CanvasData { nodes: CanvasNode[]; edges: CanvasEdge[] }
+export interface StoredCanvas { nodes: StoredCanvasNode[]; edges: CanvasEdge[] }
 
 /** An error answer of the API: its status and the `error` text of its body. */
 export class ApiError extends Error {
@@ -239,7 +244,7 @@ export const api = {
   board: (workflow: string) => json<WorkflowBoard>('GET', `/workflow/board/${encodeURIComponent(workflow)}`),
   advance: (path: string, target_state: string) => json<{ path: string; state: string; from?: string | null }>('POST', '/workflow/advance', { path, target_state }),
   canvases: () => json<{ canvases: string[] }>('GET', '/canvases'),
-  canvas: (path: string) => json<CanvasData>('GET', `/canvas${q({ path })}`),
+  canvas: (path: string) => json<StoredCanvas>('GET', `/canvas${q({ path })}`),
   /** `PATCH /canvas`: operations applied together (`update_node` moves a node). */
   patchCanvas: (path: string, operations: unknown[]) => json<{ path: string; etag?: string }>('PATCH', `/canvas${q({ path })}`, { operations }),
   toc: (path: string) => json<Heading[]>('GET', `/toc${q({ path })}`),

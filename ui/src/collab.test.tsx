@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { targets } from './Board';
-import { anchor, bounds, MAX_ZOOM, MIN_ZOOM, nodeColor, nodeName, nudge, zoomed } from './Canvas';
+import { anchor, bounds, DEFAULT_SIZE, drawable, MAX_ZOOM, MIN_ZOOM, nodeColor, nodeName, nudge, zoomed } from './Canvas';
 import { articleBlocks, blockOf } from './Comments';
 import { renderMarkdown, splitFrontmatter } from './markdown';
 import { cellText } from './Views';
@@ -59,6 +59,21 @@ describe('canvas node moves', () => {
     expect(nodeName({ ...node, text: 'A **bold** [[link]] idea with more words than six' })).toBe('A bold link idea with more');
     expect(nodeName({ ...node, type: 'file', file: 'notes/a.md' })).toBe('notes/a.md');
     expect(nodeName({ ...node, text: '' })).toBe('n');
+  });
+});
+
+describe('canvas nodes in the spec\'s shape', () => {
+  it('draws a node without a size at the default size, showing what its data holds', () => {
+    const n = drawable({ id: 'n1', type: 'note', x: 10.5, y: 20, data: { title: 'Plan', tags: ['q3'] } });
+    expect(n.width).toBe(DEFAULT_SIZE.width);
+    expect(n.height).toBe(DEFAULT_SIZE.height);
+    expect(n.text).toBe('Plan');
+    expect(nodeName(n)).toBe('Plan');
+    expect(drawable({ id: 't', type: 'text', x: 0, y: 0, data: { text: 'Ship it' } }).text).toBe('Ship it');
+  });
+  it('leaves a JSON Canvas node as it is', () => {
+    const stored = { id: 'a', type: 'text', x: 0, y: 0, width: 300, height: 90, text: 'Hi' };
+    expect(drawable(stored)).toEqual(stored);
   });
 });
 

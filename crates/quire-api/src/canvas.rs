@@ -21,17 +21,39 @@ pub struct Canvas {
     pub extra: Map<String, Value>,
 }
 
-/// A node: `text`, `file`, `link` or `group`, with its rectangle in canvas pixels.
+/// A node, in JSON Canvas's shape (`text`, `file`, `link` or `group` with its rectangle) or in
+/// the spec's (`id`, `type`, `x`, `y`, `data`): `width` and `height` may be left out (a layout
+/// then takes [`DEFAULT_NODE_WIDTH`] × [`DEFAULT_NODE_HEIGHT`]), `type` may be any name, and
+/// `data` and every other key are kept as they are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct CanvasNode {
     pub id: String,
-    /// `text`, `file`, `link` or `group`.
+    /// `text`, `file`, `link` or `group` (JSON Canvas), or a type of the client's own.
     #[serde(rename = "type")]
     pub kind: String,
-    pub x: i64,
-    pub y: i64,
-    pub width: i64,
-    pub height: i64,
+    /// Canvas pixels; whole numbers are written without a fraction.
+    #[serde(with = "coord")]
+    #[schemars(with = "f64")]
+    pub x: f64,
+    #[serde(with = "coord")]
+    #[schemars(with = "f64")]
+    pub y: f64,
+    /// Left out: [`DEFAULT_NODE_WIDTH`].
+    #[serde(
+        default,
+        with = "coord::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<f64>")]
+    pub width: Option<f64>,
+    /// Left out: [`DEFAULT_NODE_HEIGHT`].
+    #[serde(
+        default,
+        with = "coord::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<f64>")]
+    pub height: Option<f64>,
     /// A preset `"1"`–`"6"` or `#rrggbb`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
@@ -50,11 +72,74 @@ pub struct CanvasNode {
     /// Label of a `group` node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Other keys (`background`, `backgroundStyle`, metadata of other tools), kept as they are.
+    /// Other keys (`data`, `background`, `backgroundStyle`, metadata of other tools), kept as
+    /// they are.
     #[serde(flatten)]
     #[schema(ignore)]
     #[schemars(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// The width a node without one is laid out and drawn with.
+pub const DEFAULT_NODE_WIDTH: f64 = 250.0;
+/// The height a node without one is laid out and drawn with.
+pub const DEFAULT_NODE_HEIGHT: f64 = 60.0;
+
+impl CanvasNode {
+    /// The node's width, or the default.
+    pub fn width(&self) -> f64 {
+        self.width.unwrap_or(DEFAULT_NODE_WIDTH)
+    }
+
+    /// The node's height, or the default.
+    pub fn height(&self) -> f64 {
+        self.height.unwrap_or(DEFAULT_NODE_HEIGHT)
+    }
+}
+
+/// Coordinates: any JSON number is read; a whole number is written as an integer, so a canvas
+/// of integers stays one.
+mod coord {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+            s.serialize_i64(*v as i64)
+        } else {
+            s.serialize_f64(*v)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(serde::de::Error::custom(
+                "a coordinate must be a finite number",
+            ))
+        }
+    }
+
+    pub mod optional {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => super::serialize(v, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            match Option::<f64>::deserialize(d)? {
+                Some(v) if !v.is_finite() => {
+                    Err(serde::de::Error::custom("a size must be a finite number"))
+                }
+                v => Ok(v),
+            }
+        }
+    }
 }
 
 /// An edge between two nodes of the same canvas.

@@ -161,6 +161,42 @@ pub struct Publications {
     pub commit: Option<String>,
 }
 
+/// `GET /ui-config`: what the web UI needs to know of the server before it draws: the
+/// space it talks to, what the configuration allows and which parts are available.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct UiConfig {
+    /// The server's version.
+    pub version: String,
+    /// The space the UI was asked for.
+    pub space: String,
+    /// `[server] public_url`: where readers reach the server (`null`: the address the
+    /// browser used).
+    pub public_url: Option<String>,
+    /// `[ui] theme_locked`: the theme may not be changed.
+    pub theme_locked: bool,
+    /// `[search] engine`: `sqlite` or `grep`.
+    pub search_engine: String,
+    /// Which parts answer in this space (the others answer 501 or 503).
+    pub features: UiFeatures,
+}
+
+/// The parts of the service the UI shows only when they work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct UiFeatures {
+    /// Drafts (`[drafts] enabled`, git versioning, this process writing the space).
+    pub drafts: bool,
+    /// Claims (leases on pages).
+    pub claims: bool,
+    /// Git history: versions, diffs, blame, revert.
+    pub history: bool,
+    /// Pushes to a backup remote (`[backup] remote`).
+    pub backup: bool,
+    /// Semantic search (`[search.vector]`): not built in this version.
+    pub vector_search: bool,
+    /// Page views counted (`[analytics] track_views`).
+    pub page_views: bool,
+}
+
 /// The web UI's theme (`GET`/`PUT /theme`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -359,3 +359,58 @@ pub struct Sources {
     /// Pages without `_source`.
     pub unsourced: usize,
 }
+
+/// `GET /analytics/views`: how often pages were read over the last `days` days.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct PageViews {
+    /// `[analytics] track_views`: whether reads are counted (when false, nothing is and the
+    /// lists are empty).
+    pub tracking: bool,
+    /// The first day counted (`YYYY-MM-DD`, UTC).
+    pub since: String,
+    pub days: u32,
+    /// Views of every page in the period (or of `path`).
+    pub total: u64,
+    /// The most viewed pages, most first.
+    pub pages: Vec<PageViewCount>,
+}
+
+/// A page and its views.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct PageViewCount {
+    pub path: String,
+    pub views: u64,
+}
+
+/// `GET /analytics/views/v2`: per-page engagement over the last `days` days.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct PageEngagement {
+    pub tracking: bool,
+    pub since: String,
+    pub days: u32,
+    pub pages: Vec<PageEngagementEntry>,
+}
+
+/// One page's engagement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct PageEngagementEntry {
+    pub path: String,
+    pub views: u64,
+    /// Distinct viewers (the actor or credential named by each read; `anonymous` counts once).
+    pub viewers: u64,
+    /// RFC 3339.
+    pub first_viewed: String,
+    pub last_viewed: String,
+    /// Views per day, oldest first.
+    pub by_day: Vec<DayViews>,
+    /// Views per client (`ui`, `mcp`, `public`, the `X-Quire-Client` a program sends, …).
+    pub by_client: std::collections::BTreeMap<String, u64>,
+}
+
+/// Views on one day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct DayViews {
+    /// `YYYY-MM-DD`.
+    pub day: String,
+    pub views: u64,
+}

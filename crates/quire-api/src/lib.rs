@@ -41,7 +41,7 @@ pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
     Comment, CommentCreate, CommentDeleted, CommentPatch, CommentResolve, IdInput, NewComment,
     NewShare, Publication, Publications, PublishBulkRequest, PublishRequest, RulesInput,
-    RulesWrite, RulesWritten, ShareLink, ShareRevoked, Theme,
+    RulesWrite, RulesWritten, ShareLink, ShareRevoked, Theme, UiConfig, UiFeatures,
 };
 pub use drafts::{
     BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,
@@ -66,11 +66,12 @@ pub use find::{
 pub use health::{Health, ProtocolStatus, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
 pub use insight::{
-    BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DismissGap, Eligible,
-    EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,
+    BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DayViews, DismissGap,
+    Eligible, EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,
     GapDismissed, HealthDashboard, HealthOverview, HotSpot, IssueType, JanitorReport, MemoryReport,
-    PageHealth, PageIssue, QueryCount, RecentPage, SearchAnalytics, SearchEvaluation,
-    SearchLogEntry, SearchTrends, SourceCount, Sources, StaleEntry, TrendDay, Velocity,
+    PageEngagement, PageEngagementEntry, PageHealth, PageIssue, PageViewCount, PageViews,
+    QueryCount, RecentPage, SearchAnalytics, SearchEvaluation, SearchLogEntry, SearchTrends,
+    SourceCount, Sources, StaleEntry, TrendDay, Velocity,
 };
 pub use pages::{
     JsonFeed, JsonFeedAuthor, JsonFeedItem, LintIssue, LintReport, LintRequest, Peek, PeekLink,

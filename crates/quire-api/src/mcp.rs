@@ -482,6 +482,34 @@ pub struct CanvasWriteInput {
     pub message: Option<String>,
 }
 
+/// `GET /janitor`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JanitorInput {
+    /// Call a page stale when it was not modified for this many days (default: `[janitor]
+    /// stale_days`; 0: only a passed `review-by` date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 36500))]
+    pub stale_days: Option<u32>,
+}
+
+/// `GET /analytics/views` and `/analytics/views/v2`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageViewsInput {
+    /// Only this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The period: the last this many days, today included (default 30, 1–3650).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 3650))]
+    pub days: Option<u32>,
+    /// At most this many pages (default 50, 1–1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub limit: Option<usize>,
+}
+
 /// An operation that takes no input.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -51,6 +51,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     }])?;
     let space = service.default_space();
     let manifest_json = serde_json::json!({"moves": [{"from": hub, "to": "hubs/Renamed Hub.md"}]});

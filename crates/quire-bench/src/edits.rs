@@ -45,6 +45,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     }])?;
     let space = service.default_space();
     let scenarios = [

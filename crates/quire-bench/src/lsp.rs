@@ -56,6 +56,7 @@ fn settings(root: &Path) -> SpaceSettings {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     }
 }
 

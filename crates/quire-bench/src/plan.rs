@@ -78,6 +78,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     }])?;
     println!(
         "plan: {} pages, hub {hub} ({} backlinks), folder {folder}/ (first open with git import: {:.1} s)",

@@ -79,6 +79,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     }])?);
     let files_in_repo = head_file_count(dir.path())?;
     let open = open.elapsed();

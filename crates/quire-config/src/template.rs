@@ -3,7 +3,7 @@
 /// The config file `quire init` writes: every setting this version acts on, its default
 /// shown as a commented `# key = value` line (uncommenting one changes nothing until it is
 /// edited), and indented examples for keys without a default. Settings that are not built
-/// yet (vector search, the NFS, S3 and WebDAV servers, a scheduled janitor, page views) are
+/// yet (vector search, the NFS, S3 and WebDAV servers) are
 /// left out: `quire serve` refuses them. It parses to `Config::default()` with no warnings.
 pub fn default_config_toml() -> &'static str {
     DEFAULT_CONFIG_TOML
@@ -114,14 +114,22 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # rebase_before_push = true
 
 [janitor]
-# GET /janitor calls a page stale when its review-by date has passed, or when it was
-# not modified for this many days (0: only review-by).
+# The janitor (GET /janitor, and a scan every interval whose report is kept in
+# .quire/state/janitor.json) calls a page stale when its review-by date has passed, or when
+# it was not modified for this many days (0: only review-by). `quire janitor` asks 90.
 # stale_days = 30
+# Between two scheduled scans ("0s": none); the first comes after one interval, or at
+# start with startup_scan.
+# interval = "1h"
+# startup_scan = false
 
 [analytics]
 # The dashboard and page health count a page as stale when its review-by date has passed,
 # or when it was not modified for this many days (0: only review-by).
 # stale_days = 30
+# Count the reads of pages (GET /file, quire_read, published pages, share links) by day,
+# client and reader, in .quire/state/page_views.db, for GET /analytics/views and /v2.
+# track_views = false
 
 [dataview]
 # Bounds of metadata queries and computed views.

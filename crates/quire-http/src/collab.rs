@@ -110,6 +110,7 @@ pub async fn open_share(
         .is_some_and(|a| a.contains("text/html"));
     let opened = blocking(move || {
         let page = space.shares().open(&token, password.as_deref())?;
+        space.page_viewed(&page.path, Some("share"), None);
         let html = match wants_html {
             true => Some(space.publishing().render_shared(&page)?),
             false => None,
@@ -180,7 +181,14 @@ pub async fn published_page(
     Path(path): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let served = blocking(move || space.publishing().serve(&path)).await;
+    let served = blocking(move || {
+        let served = space.publishing().serve(&path)?;
+        if let Served::Page { path, .. } = &served {
+            space.page_viewed(path, Some("public"), None);
+        }
+        Ok(served)
+    })
+    .await;
     let served = match served {
         Ok(served) => served,
         Err(ApiError(e)) if e.code == ErrorCode::NotFound || e.code == ErrorCode::BadRequest => {
@@ -189,7 +197,7 @@ pub async fn published_page(
         Err(e) => return e.into_response(),
     };
     let (etag, content_type, body) = match served {
-        Served::Page { html, etag } => (
+        Served::Page { html, etag, .. } => (
             etag,
             HeaderValue::from_static("text/html; charset=utf-8"),
             html.into_bytes(),

@@ -158,8 +158,15 @@ pub(crate) fn decode_query<O: Operation>(
         .collect();
     kept.extend(path.iter().cloned());
     let encoded = serde_urlencoded::to_string(&kept).map_err(Error::internal)?;
-    serde_urlencoded::from_str(&encoded)
-        .map_err(|e| ApiError(Error::bad_request(format!("invalid query: {e}"))))
+    let parsed = serde_urlencoded::Deserializer::new(form_urlencoded::parse(encoded.as_bytes()));
+    // The parameter a bad value was given for is named, as a JSON body's field is.
+    serde_path_to_error::deserialize(parsed).map_err(|e| {
+        let message = match e.path().to_string() {
+            field if field == "." => format!("invalid query: {}", e.inner()),
+            field => format!("invalid query: `{field}`: {}", e.inner()),
+        };
+        ApiError(Error::bad_request(message))
+    })
 }
 
 /// An operation whose input is a JSON body (and the fields its route reads from the query).

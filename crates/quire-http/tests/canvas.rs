@@ -153,11 +153,12 @@ async fn bad_canvases_are_refused_and_nothing_is_written() {
         ("x.canvas.json", json!({"edges": []}).to_string()),
         ("x.canvas.json", json!([1, 2]).to_string()),
         ("x.canvas.json", json!({"nodes": [{"id": "a", "type": "text", "text": "t"}], "edges": []}).to_string()),
-        ("x.canvas.json", json!({"nodes": [node(json!({"type": "shape"}))], "edges": []}).to_string()),
+        ("x.canvas.json", json!({"nodes": [node(json!({"type": ""}))], "edges": []}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({"text": null}))], "edges": []}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({})), node(json!({}))], "edges": []}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({"width": 0}))], "edges": []}).to_string()),
-        ("x.canvas.json", json!({"nodes": [node(json!({"x": 1.5}))], "edges": []}).to_string()),
+        ("x.canvas.json", json!({"nodes": [node(json!({"x": "left"}))], "edges": []}).to_string()),
+        ("x.canvas.json", json!({"nodes": [node(json!({"height": -5}))], "edges": []}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({}))], "edges": [{"id": "e", "fromNode": "a", "toNode": "zz"}]}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({}))], "edges": [{"id": "e", "fromNode": "a"}]}).to_string()),
         ("x.canvas.json", json!({"nodes": [node(json!({}))], "edges": [{"id": "e", "fromNode": "a", "toNode": "a", "toSide": "middle"}]}).to_string()),
@@ -447,7 +448,7 @@ async fn queries_filter_by_text_type_and_neighbourhood() {
     assert_eq!(ids(&edges_only, "edges"), ["ab", "bc"]);
 
     q("&connected=ghost").await.expect_error(404);
-    q("&type=shape").await.expect_error(400);
+    q("&type=").await.expect_error(400);
     q("&nodes_only=true&edges_only=true")
         .await
         .expect_error(400);
@@ -776,4 +777,92 @@ async fn concurrent_patches_without_if_match_all_land() {
         assert!(ids.contains(&id), "{id} lost: {ids:?}");
     }
     s.assert_clean();
+}
+
+/// The spec's canvas shape: nodes of `id`, `type`, `x`, `y`, `data` (no size, types of the
+/// client's own, fractional positions) are stored byte for byte, and patch, query and layout
+/// work on them, keeping `data` and every unknown key.
+#[tokio::test]
+async fn canvases_in_the_specs_shape_are_kept_and_worked_on() {
+    let s = server(&[]);
+    let body = r#"{"nodes":[{"id":"n1","type":"note","x":10.5,"y":20,"data":{"title":"Plan","tags":["q3"]}},{"id":"n2","type":"text","x":300,"y":20,"data":{"text":"Ship it"},"owner":"ann"}],"edges":[{"id":"e1","fromNode":"n1","toNode":"n2","label":"then"}],"version":"kiwi-1"}"#;
+    let r = send(
+        &s,
+        Method::PUT,
+        &format!("{BASE}/canvas?path=spec.canvas.json"),
+        body,
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["nodes"], 2);
+    assert_eq!(s.disk("spec.canvas.json").unwrap(), body, "stored as sent");
+    let r = s.get(&format!("{BASE}/canvas?path=spec.canvas.json")).await;
+    assert_eq!(r.text(), body);
+
+    // Query finds text inside `data`, and by the client's own type.
+    let q = s
+        .get(&format!("{BASE}/canvas/query?path=spec.canvas.json&q=q3"))
+        .await
+        .json();
+    assert_eq!(q["nodes"][0]["id"], "n1", "{q}");
+    assert_eq!(q["nodes"][0]["data"]["title"], "Plan");
+    let q = s
+        .get(&format!(
+            "{BASE}/canvas/query?path=spec.canvas.json&type=note"
+        ))
+        .await
+        .json();
+    assert_eq!(q["nodes"].as_array().unwrap().len(), 1, "{q}");
+
+    // A patch moves a node and keeps its data; no size is invented.
+    let r = send(
+        &s,
+        Method::PATCH,
+        &format!("{BASE}/canvas?path=spec.canvas.json"),
+        &json!({"operations": [
+            {"op": "update_node", "id": "n1", "node": {"x": 42}},
+            {"op": "add_node", "node": {"id": "n3", "type": "task", "x": 0, "y": 0, "data": {"done": false}}},
+            {"op": "add_edge", "edge": {"id": "e2", "fromNode": "n2", "toNode": "n3"}}
+        ]})
+        .to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let c = stored(&s, "spec.canvas.json");
+    let n1 = &c["nodes"][0];
+    assert_eq!(n1["x"], 42);
+    assert_eq!(n1["y"], 20);
+    assert_eq!(n1["data"], json!({"title": "Plan", "tags": ["q3"]}));
+    assert!(
+        n1.get("width").is_none() && n1.get("height").is_none(),
+        "{n1}"
+    );
+    assert_eq!(c["nodes"][1]["owner"], "ann");
+    assert_eq!(c["nodes"][2]["data"]["done"], false);
+    assert_eq!(c["version"], "kiwi-1");
+
+    // Auto-layout places them with the default size and keeps every key.
+    let r = send(
+        &s,
+        Method::POST,
+        &format!("{BASE}/canvas/auto-layout?path=spec.canvas.json"),
+        &json!({"layout": "dot"}).to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let c = stored(&s, "spec.canvas.json");
+    assert_eq!(c["nodes"][0]["data"]["title"], "Plan");
+    assert!(c["nodes"][0].get("width").is_none());
+    let xy: Vec<(i64, i64)> = c["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["x"].as_i64().unwrap(), n["y"].as_i64().unwrap()))
+        .collect();
+    for (i, a) in xy.iter().enumerate() {
+        for b in &xy[i + 1..] {
+            let apart = (a.0 - b.0).abs() >= 250 || (a.1 - b.1).abs() >= 60;
+            assert!(apart, "default-sized nodes overlap: {xy:?}");
+        }
+    }
 }

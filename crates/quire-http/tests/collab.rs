@@ -734,6 +734,32 @@ async fn the_theme_is_validated_stored_and_locked_by_configuration() {
     assert!(locked.disk(".quire/theme.json").is_none());
 }
 
+/// `GET /ui-config`: what the UI needs before it draws, from the configuration.
+#[tokio::test]
+async fn the_ui_configuration_says_what_the_configuration_allows() {
+    let s = server(&[]);
+    let r = s.get("/api/quire/ui-config").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("content-type").starts_with("application/json"));
+    let v = r.json();
+    assert_eq!(v["space"], "default");
+    assert_eq!(v["theme_locked"], false);
+    assert_eq!(v["search_engine"], "sqlite");
+    assert!(v["version"].as_str().is_some_and(|v| !v.is_empty()), "{v}");
+    assert!(v["public_url"].is_null());
+    assert_eq!(v["features"]["history"], true);
+    assert_eq!(v["features"]["vector_search"], false);
+    assert_eq!(v["features"]["backup"], false);
+    let locked = server(&[(".quire/config.toml", "[ui]\ntheme_locked = true\n")]);
+    assert_eq!(
+        locked.get("/api/quire/ui-config").await.json()["theme_locked"],
+        true
+    );
+    // Not a write: anything but GET is refused.
+    let r = send(&s, Method::POST, "/api/quire/ui-config", "{}").await;
+    assert_eq!(r.status, 405);
+}
+
 #[tokio::test]
 async fn every_id_route_works_under_the_space_named_in_the_url() {
     let s = server(&[("notes/a.md", "# A\n\nfirst line\n")]);

@@ -58,6 +58,38 @@ async fn get_file_returns_raw_markdown_with_etag() {
     assert_eq!(r.header("etag"), format!("\"{}\"", etag.as_str().unwrap()));
 }
 
+/// `GET /raw`: the bytes typed by extension, without ETag semantics, never cached, sandboxed.
+#[tokio::test]
+async fn raw_answers_the_bytes_without_etag_semantics() {
+    let s = TestServer::new();
+    s.put("a.md", "# A\n", "alice").await;
+    let r = s.get("/api/quire/raw?path=a.md").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.text(), "# A\n");
+    assert!(r.header("content-type").starts_with("text/markdown"));
+    assert!(r.headers.get("etag").is_none());
+    assert_eq!(r.header("cache-control"), "no-store");
+    assert_eq!(r.header("content-security-policy"), "sandbox");
+    // An If-None-Match is not a conditional request here.
+    let again = s
+        .call(
+            Method::GET,
+            "/api/quire/raw?path=a.md",
+            &[("if-none-match", "*")],
+            String::new(),
+        )
+        .await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.text(), "# A\n");
+    s.get("/api/quire/raw?path=missing.md")
+        .await
+        .expect_error(404);
+    s.get("/api/quire/raw?path=../etc/passwd")
+        .await
+        .expect_error(400);
+    s.get("/api/quire/raw").await.expect_error(400);
+}
+
 #[tokio::test]
 async fn get_file_errors() {
     let s = TestServer::new();

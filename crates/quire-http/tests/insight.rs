@@ -7,6 +7,7 @@ mod support;
 
 use std::time::{Duration, SystemTime};
 
+use axum::http::Method;
 use quire_service::{AssetRules, Strategy};
 use serde_json::{json, Value};
 use support::{enc, TestServer};
@@ -620,4 +621,85 @@ async fn a_read_scoped_key_may_evaluate_but_not_dismiss() {
         )
         .await;
     dismiss.expect_error(403);
+}
+
+/// `[analytics] track_views`: reads of pages through `GET /file` (and published pages and
+/// share links) are counted; `/analytics/views` answers the counts, `/v2` the engagement.
+#[tokio::test]
+async fn page_views_are_counted_when_tracking_is_on() {
+    let s = TestServer::from_config(
+        "[analytics]\ntrack_views = true\n",
+        &[
+            ("notes/a.md", "# A\n"),
+            ("notes/b.md", "# B\n"),
+            ("pic.png", "not really a png"),
+        ],
+    );
+    let read = |path: &str, actor: &str, client: &str| {
+        let uri = format!("/api/quire/file?path={path}");
+        let headers = [
+            ("x-actor", actor.to_string()),
+            ("x-quire-client", client.to_string()),
+        ];
+        (uri, headers)
+    };
+    for (path, actor, client) in [
+        ("notes/a.md", "ann", "web-ui"),
+        ("notes/a.md", "ann", "web-ui"),
+        ("notes/a.md", "bob", "script"),
+        ("notes/b.md", "ann", "web-ui"),
+        ("pic.png", "ann", "web-ui"),
+    ] {
+        let (uri, headers) = read(path, actor, client);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = s.call(Method::GET, &uri, &headers, String::new()).await;
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    let v = s.get("/api/quire/analytics/views").await.json();
+    assert_eq!(v["tracking"], true, "{v}");
+    assert_eq!(v["days"], 30);
+    assert_eq!(
+        v["total"], 4,
+        "a file that is not a page is no page view: {v}"
+    );
+    assert_eq!(
+        v["pages"],
+        json!([{"path": "notes/a.md", "views": 3}, {"path": "notes/b.md", "views": 1}])
+    );
+    let one = s
+        .get("/api/quire/analytics/views?path=notes/b.md&days=7&limit=5")
+        .await
+        .json();
+    assert_eq!(one["total"], 1, "{one}");
+    let v2 = s
+        .get("/api/quire/analytics/views/v2?path=notes/a.md")
+        .await
+        .json();
+    let a = &v2["pages"][0];
+    assert_eq!(a["views"], 3, "{v2}");
+    assert_eq!(a["viewers"], 2);
+    assert_eq!(a["by_client"], json!({"script": 1, "web-ui": 2}));
+    assert_eq!(a["by_day"].as_array().unwrap().len(), 1);
+    assert!(a["first_viewed"].as_str().unwrap() <= a["last_viewed"].as_str().unwrap());
+    for bad in ["days=0", "days=4000", "limit=0", "days=soon"] {
+        let message = s
+            .get(&format!("/api/quire/analytics/views?{bad}"))
+            .await
+            .expect_error(400);
+        assert!(message.contains('`'), "{bad}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn without_tracking_page_views_are_empty_and_say_so() {
+    let s = TestServer::from_config("", &[("notes/a.md", "# A\n")]);
+    s.get("/api/quire/file?path=notes/a.md").await;
+    let v = s.get("/api/quire/analytics/views").await.json();
+    assert_eq!(v["tracking"], false, "{v}");
+    assert_eq!(v["total"], 0);
+    assert_eq!(v["pages"], json!([]));
+    let v2 = s.get("/api/quire/analytics/views/v2").await.json();
+    assert_eq!(v2["tracking"], false);
+    assert_eq!(v2["pages"], json!([]));
+    assert!(s.disk(".quire/state/page_views.db").is_none());
 }

@@ -301,6 +301,7 @@ async fn a_root_another_process_writes_is_refused_with_its_holder() {
             editorial: Default::default(),
             public_url: None,
             backup: None,
+            janitor: Default::default(),
         }],
         &quire_service::Access::Write {
             kind: "apply".into(),

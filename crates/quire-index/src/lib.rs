@@ -14,6 +14,7 @@
 mod claims;
 mod contents;
 mod error;
+pub mod page_views;
 pub mod pages;
 pub mod search;
 pub mod searches;
@@ -26,6 +27,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 pub use claims::{Claim, ClaimError, Claims, ReleaseError};
 pub use error::IndexError;
+pub use page_views::PageViews;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
 pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};

@@ -60,9 +60,10 @@ impl Operation for Read {
     .rest(Rest::get("/canvas").raw_answer("application/json"))
     .tool(Tool::named("quire_canvas_read"))
     .describe(
-        "Canvas `path` as JSON Canvas: `nodes` (id, type text|file|link|group, \
-x, y, width, height, text/file/url/label) and `edges` (id, fromNode, toNode, label), with its \
-`etag`. `file` nodes name pages by root-relative path.",
+        "Canvas `path` as stored: `nodes` (id, type, x, y and either JSON Canvas's \
+width, height and text/file/url/label for types text|file|link|group, or a `data` object of \
+any type) and `edges` (id, fromNode, toNode, label), with its `etag`. `file` nodes name pages \
+by root-relative path.",
     );
 
     fn run(space: &Space, input: CanvasReadInput, _: &Caller) -> Result<CanvasRead> {

@@ -9,7 +9,7 @@ use quire_api::mcp::{NoInput, PathInput, TextAnswer};
 use quire_api::{
     Comment, CommentCreate, CommentDeleted, CommentResolve, IdInput, NewShare, Publication,
     Publications, PublishBulkRequest, PublishRequest, RulesInput, RulesWrite, RulesWritten,
-    ShareLink, ShareRevoked, SpaceVisibility, Theme,
+    ShareLink, ShareRevoked, SpaceVisibility, Theme, UiConfig,
 };
 use quire_service::{Error, Result, RulesFormat, Space};
 
@@ -32,6 +32,7 @@ pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<Rules>();
     v.op::<RulesPut>();
     v.op::<ThemeGet>();
+    v.op::<UiConfigGet>();
     v.op::<ThemePut>();
     v.op::<Visibility>();
 }
@@ -308,6 +309,25 @@ impl Operation for RulesPut {
             input.if_match,
             caller,
         )
+    }
+}
+
+/// `GET /ui-config`.
+pub struct UiConfigGet;
+
+impl Operation for UiConfigGet {
+    type Input = NoInput;
+    type Output = UiConfig;
+    const META: Meta = Meta::read(
+        "ui_config",
+        AREA,
+        "What the web UI needs before it draws: version, space, public URL, theme lock, \
+search engine, and which parts work here",
+    )
+    .rest(Rest::get("/ui-config"));
+
+    fn run(space: &Space, _: NoInput, _: &Caller) -> Result<UiConfig> {
+        Ok(space.ui_config())
     }
 }
 

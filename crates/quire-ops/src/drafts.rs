@@ -56,10 +56,6 @@ and the tree until merged. At most [drafts] max_active drafts are open.",
             .or(caller.write_options(None, None).actor);
         space.drafts().create(actor.as_deref())
     }
-
-    fn text(output: &DraftSummary) -> String {
-        format!("opened draft {} (branch {})", output.id, output.branch)
-    }
 }
 
 /// `GET /drafts`, `quire_draft_list`.
@@ -224,10 +220,6 @@ impl Operation for Discard {
         Ok(DraftDiscarded {
             discarded: input.id,
         })
-    }
-
-    fn text(output: &DraftDiscarded) -> String {
-        format!("discarded draft {}", output.discarded)
     }
 }
 

@@ -18,6 +18,7 @@ const AREA: &str = "files";
 pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<Read>();
     v.op::<ReadFile>();
+    v.op::<RawFile>();
     v.op::<WriteFile>();
     v.op::<DeleteFile>();
     v.op::<Bulk>();
@@ -45,41 +46,16 @@ title, headings and links without the body, and `if_not_etag` with the etag you 
 `unchanged: true` instead of the text. Cheap: one file from disk.",
         );
 
-    fn run(space: &Space, input: ReadInput, _: &Caller) -> Result<ReadResult> {
-        let files = space.files();
-        let path = match files.read(&input.path) {
-            Ok(_) => input.path.clone(),
-            Err(e) if e.code == ErrorCode::NotFound || e.code == ErrorCode::BadRequest => {
-                let resolved = files.resolve_links(None, std::slice::from_ref(&input.path))?;
-                match resolved.resolved.get(&input.path) {
-                    Some(link) => link.path.clone(),
-                    None => {
-                        return Err(Error::not_found(format!(
-                            "no file {:?}, and no page that name or link resolves to",
-                            input.path
-                        )))
-                    }
-                }
-            }
-            Err(e) => return Err(e),
-        };
-        let content = files.read(&path)?;
-        let mut result = ReadResult {
-            path: path.clone(),
-            etag: content.etag.clone(),
-            size: content.bytes.len(),
-            unchanged: false,
-            content: None,
-            metadata: None,
-        };
-        if input.if_not_etag.as_deref() == Some(content.etag.as_str()) {
-            result.unchanged = true;
-        } else if input.metadata_only {
-            result.metadata = Some(space.pages().peek(&path)?);
-        } else {
-            result.content = String::from_utf8(content.bytes).ok();
+    fn run(space: &Space, input: ReadInput, caller: &Caller) -> Result<ReadResult> {
+        let answer = read(space, input)?;
+        if answer.content.is_some() {
+            space.page_viewed(
+                &answer.path,
+                caller.client.as_deref().or(Some("mcp")),
+                caller.actor.as_deref(),
+            );
         }
-        Ok(result)
+        Ok(answer)
     }
 
     /// The file itself, for hosts that give the model only the text.
@@ -93,6 +69,63 @@ title, headings and links without the body, and `if_not_etag` with the etag you 
                 output.path, output.size, output.etag
             ),
         }
+    }
+}
+
+/// [`Read`]'s work, before the view is counted.
+fn read(space: &Space, input: ReadInput) -> Result<ReadResult> {
+    let files = space.files();
+    let path = match files.read(&input.path) {
+        Ok(_) => input.path.clone(),
+        Err(e) if e.code == ErrorCode::NotFound || e.code == ErrorCode::BadRequest => {
+            let resolved = files.resolve_links(None, std::slice::from_ref(&input.path))?;
+            match resolved.resolved.get(&input.path) {
+                Some(link) => link.path.clone(),
+                None => {
+                    return Err(Error::not_found(format!(
+                        "no file {:?}, and no page that name or link resolves to",
+                        input.path
+                    )))
+                }
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let content = files.read(&path)?;
+    let mut result = ReadResult {
+        path: path.clone(),
+        etag: content.etag.clone(),
+        size: content.bytes.len(),
+        unchanged: false,
+        content: None,
+        metadata: None,
+    };
+    if input.if_not_etag.as_deref() == Some(content.etag.as_str()) {
+        result.unchanged = true;
+    } else if input.metadata_only {
+        result.metadata = Some(space.pages().peek(&path)?);
+    } else {
+        result.content = String::from_utf8(content.bytes).ok();
+    }
+    Ok(result)
+}
+
+/// `GET /raw`: a file's bytes and nothing else — no ETag, no conditional requests, never
+/// cached — for tools that fetch files as they are (images, attachments, exports).
+pub struct RawFile;
+
+impl Operation for RawFile {
+    type Input = PathInput;
+    type Output = FileBytes;
+    const META: Meta = Meta::read(
+        "raw_file",
+        AREA,
+        "A file's raw bytes, typed by its extension, without ETag semantics",
+    )
+    .rest(Rest::get("/raw").raw_answer("application/octet-stream"));
+
+    fn run(space: &Space, input: PathInput, caller: &Caller) -> Result<FileBytes> {
+        ReadFile::run(space, input, caller)
     }
 }
 

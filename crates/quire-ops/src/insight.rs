@@ -2,11 +2,15 @@
 //! pages, the janitor, contradictions, actionable pages, velocity, episodic memory, search
 //! evaluation and the search analytics.
 
-use quire_api::mcp::{LimitInput, MemoryInput, NoInput, PathInput, TrendsInput, VelocityInput};
+use quire_api::mcp::{
+    JanitorInput, LimitInput, MemoryInput, NoInput, PageViewsInput, PathInput, TrendsInput,
+    VelocityInput,
+};
 use quire_api::{
     ContentGaps, Context, Contradiction, DismissGap, Eligible, EvalRequest, FailedSearches,
-    GapDismissed, HealthDashboard, HealthOverview, JanitorReport, MemoryReport, PageHealth,
-    SearchAnalytics, SearchEvaluation, SearchTrends, Sources, StaleEntry, Velocity,
+    GapDismissed, HealthDashboard, HealthOverview, JanitorReport, MemoryReport, PageEngagement,
+    PageHealth, PageViews, SearchAnalytics, SearchEvaluation, SearchTrends, Sources, StaleEntry,
+    Velocity,
 };
 use quire_service::{Result, Space, VelocityQuery};
 
@@ -32,6 +36,8 @@ pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<Gaps>();
     v.op::<DismissGapOp>();
     v.op::<SourcesOp>();
+    v.op::<PageViewCounts>();
+    v.op::<PageViewEngagement>();
 }
 
 /// `GET /context`, `quire_context`.
@@ -142,22 +148,72 @@ impl Operation for Stale {
     }
 }
 
+/// The query of the page-view operations.
+fn views_query(input: PageViewsInput) -> quire_service::PageViewsQuery {
+    quire_service::PageViewsQuery {
+        path: input.path,
+        days: input.days,
+        limit: input.limit,
+    }
+}
+
+/// `GET /analytics/views`.
+pub struct PageViewCounts;
+
+impl Operation for PageViewCounts {
+    type Input = PageViewsInput;
+    type Output = PageViews;
+    const META: Meta = Meta::read(
+        "analytics_views",
+        AREA,
+        "Page views over the last `days` days (default 30), most viewed first; empty with \
+`tracking: false` unless `[analytics] track_views` is on",
+    )
+    .rest(Rest::get("/analytics/views"));
+
+    fn run(space: &Space, input: PageViewsInput, _: &Caller) -> Result<PageViews> {
+        space.insight().page_views(&views_query(input))
+    }
+}
+
+/// `GET /analytics/views/v2`.
+pub struct PageViewEngagement;
+
+impl Operation for PageViewEngagement {
+    type Input = PageViewsInput;
+    type Output = PageEngagement;
+    const META: Meta = Meta::read(
+        "analytics_views_v2",
+        AREA,
+        "Per-page engagement over the last `days` days: views, distinct viewers, first and \
+last view, views per day and per client",
+    )
+    .rest(Rest::get("/analytics/views/v2"));
+
+    fn run(space: &Space, input: PageViewsInput, _: &Caller) -> Result<PageEngagement> {
+        space.insight().page_engagement(&views_query(input))
+    }
+}
+
 /// `GET /janitor`.
 pub struct Janitor;
 
 impl Operation for Janitor {
-    type Input = NoInput;
+    type Input = JanitorInput;
     type Output = JanitorReport;
     const META: Meta = Meta::read(
         "janitor",
         AREA,
         "What the janitor would clean up, with recommendations; stale also covers pages not \
-modified for `[janitor] stale_days` days",
+modified for `stale_days` days (default `[janitor] stale_days`)",
     )
     .rest(Rest::get("/janitor"));
 
-    fn run(space: &Space, _: NoInput, _: &Caller) -> Result<JanitorReport> {
-        space.insight().janitor()
+    fn run(space: &Space, input: JanitorInput, _: &Caller) -> Result<JanitorReport> {
+        match input.stale_days {
+            Some(days) => space.insight().janitor_with(days),
+            None => space.insight().janitor(),
+        }
     }
 }
 

@@ -33,6 +33,7 @@ fn space(files: &[(&str, &str)]) -> TestSpace {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     })
     .expect("space opens");
     space.find().flush();

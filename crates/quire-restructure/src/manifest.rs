@@ -42,6 +42,12 @@ pub enum ManifestError {
     },
     #[error("a manifest needs at least one of moves, merges, edits, rename_tags, relinks, split")]
     Empty,
+    /// The body holds nothing at all: the required `manifest` is missing.
+    #[error(
+        "missing `manifest`: the body is empty; send a manifest with at least one of moves, \
+         merges, edits, rename_tags, relinks, split"
+    )]
+    Missing,
     #[error("{0}")]
     Invalid(String),
 }
@@ -77,7 +83,7 @@ pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, M
         other => other,
     };
     if text.trim().is_empty() {
-        return Err(ManifestError::Empty);
+        return Err(ManifestError::Missing);
     }
     let manifest: Option<Manifest> = match format {
         ManifestFormat::Json => serde_json::from_str(text).map_err(|err| {
@@ -89,7 +95,7 @@ pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, M
             decode_error("YAML", line, err.to_string())
         })?,
     };
-    let manifest = manifest.ok_or(ManifestError::Empty)?;
+    let manifest = manifest.ok_or(ManifestError::Missing)?;
     validate_manifest(&manifest)?;
     Ok(manifest)
 }

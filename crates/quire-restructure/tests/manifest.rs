@@ -21,7 +21,11 @@ fn manifest_errors_name_the_problem() {
             ManifestFormat::Json,
             "a manifest needs at least one of moves, merges, edits, rename_tags, relinks, split",
         ),
-        ("", ManifestFormat::Auto, "a manifest needs at least one of"),
+        (
+            "",
+            ManifestFormat::Auto,
+            "missing `manifest`: the body is empty",
+        ),
         (
             "moves: []\n",
             ManifestFormat::Yaml,

@@ -9,8 +9,7 @@
 //! that cannot finish (remote unreachable, conflicting changes, a push refused) changes
 //! nothing here and says why in the status; writes go on as before.
 
-use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use quire_api::{BackupRebase, BackupStatus, ReplayedCommit};
@@ -21,6 +20,7 @@ use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::now_rfc3339;
 use crate::outside::SYSTEM_ACTOR;
+use crate::periodic::Periodic;
 use crate::pipeline::{Expect, FileOp};
 use crate::settings::BackupSettings;
 
@@ -34,34 +34,7 @@ pub(crate) struct Backup {
     status: Mutex<BackupStatus>,
     /// One round at a time (the thread's, the last one at a stop).
     round: Mutex<()>,
-    /// Shared with the thread, which holds the space itself only weakly (and only during a
-    /// round): a removed space is dropped, and its writer lock released, while the thread
-    /// waits.
-    signal: Arc<Signal>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-}
-
-#[derive(Default)]
-struct Signal {
-    control: Mutex<Control>,
-    wake: Condvar,
-}
-
-impl Signal {
-    fn control(&self) -> std::sync::MutexGuard<'_, Control> {
-        self.control.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn stop(&self) {
-        self.control().stopping = true;
-        self.wake.notify_all();
-    }
-}
-
-#[derive(Default)]
-struct Control {
-    started: bool,
-    stopping: bool,
+    periodic: Periodic,
 }
 
 impl Backup {
@@ -83,8 +56,7 @@ impl Backup {
             remote,
             status: Mutex::new(status),
             round: Mutex::new(()),
-            signal: Arc::default(),
-            thread: Mutex::new(None),
+            periodic: Periodic::default(),
         })
     }
 
@@ -96,34 +68,27 @@ impl Backup {
     }
 }
 
-impl Drop for Backup {
-    fn drop(&mut self) {
-        self.signal.stop();
-    }
-}
-
 /// Starts the backup thread of a space (once): a round now, then one every interval.
 pub(crate) fn start(core: &Arc<SpaceCore>) {
     let Some(backup) = &core.backup else {
         return;
     };
-    {
-        let mut control = backup.signal.control();
-        if control.started || control.stopping {
-            return;
-        }
-        control.started = true;
-    }
-    let weak = Arc::downgrade(core);
-    let signal = backup.signal.clone();
-    let interval = backup.settings.interval;
-    let spawned = std::thread::Builder::new()
-        .name("quire-backup".into())
-        .spawn(move || run(weak, &signal, interval));
-    match spawned {
-        Ok(handle) => *backup.thread.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle),
-        Err(e) => tracing::error!(space = %core.name, "the backup thread could not start: {e}"),
-    }
+    let weak: Weak<SpaceCore> = Arc::downgrade(core);
+    backup.periodic.start(
+        "quire-backup",
+        Duration::ZERO,
+        backup.settings.interval,
+        move || {
+            let Some(core) = weak.upgrade() else {
+                return false;
+            };
+            let Some(backup) = &core.backup else {
+                return false;
+            };
+            round(&core, backup);
+            true
+        },
+    );
 }
 
 /// Stops the thread of a space and makes a last round, so a clean stop leaves the remote
@@ -132,45 +97,8 @@ pub(crate) fn stop(core: &SpaceCore) {
     let Some(backup) = &core.backup else {
         return;
     };
-    let started = backup.signal.control().started;
-    backup.signal.stop();
-    let thread = backup
-        .thread
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
-    if let Some(thread) = thread {
-        if thread.join().is_err() {
-            tracing::error!(space = %core.name, "the backup thread panicked");
-        }
-    }
-    if started {
+    if backup.periodic.stop() {
         round(core, backup);
-    }
-}
-
-fn run(core: Weak<SpaceCore>, signal: &Signal, interval: Duration) {
-    loop {
-        if signal.control().stopping {
-            return;
-        }
-        {
-            let Some(core) = core.upgrade() else {
-                return;
-            };
-            let Some(backup) = &core.backup else {
-                return;
-            };
-            round(&core, backup);
-        }
-        let control = signal.control();
-        let (control, _) = signal
-            .wake
-            .wait_timeout_while(control, interval, |c| !c.stopping)
-            .unwrap_or_else(|p| p.into_inner());
-        if control.stopping {
-            return;
-        }
     }
 }
 

@@ -181,8 +181,8 @@ impl Canvases<'_> {
                 "nodes_only and edges_only cannot both be true",
             ));
         }
-        if let Some(kind) = &query.kind {
-            check_kind(kind)?;
+        if query.kind.as_deref().is_some_and(|k| k.trim().is_empty()) {
+            return Err(Error::bad_request("type, when given, names a node type"));
         }
         let (canvas, _) = self.load(&path)?;
         let needle = query
@@ -370,10 +370,10 @@ impl Canvases<'_> {
                 .map(|n| CanvasNode {
                     id: short_id(&n.id),
                     kind: "file".into(),
-                    x: 0,
-                    y: 0,
-                    width: PAGE_NODE.width,
-                    height: PAGE_NODE.height,
+                    x: 0.0,
+                    y: 0.0,
+                    width: Some(PAGE_NODE.width as f64),
+                    height: Some(PAGE_NODE.height as f64),
                     color: colorize.then(|| (folders[n.group.as_str()] % 6 + 1).to_string()),
                     text: None,
                     file: Some(n.id.clone()),
@@ -484,18 +484,11 @@ fn to_bytes(canvas: &Canvas) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn check_kind(kind: &str) -> Result<()> {
-    match kind {
-        "text" | "file" | "link" | "group" => Ok(()),
-        _ => Err(Error::bad_request(format!(
-            "node type {kind:?} is not text, file, link or group"
-        ))),
-    }
-}
-
-/// The rules of JSON Canvas 1.0 that a reader relies on: unique ids, known node types with
-/// their content, positive sizes, edges between existing nodes, known sides and ends; file
-/// references are root-relative paths that stay inside the root.
+/// The rules of JSON Canvas 1.0 that a reader relies on: unique ids, a type, the content of
+/// JSON Canvas's own types (`text` needs `text`, `file` a `file`, `link` a `url`) unless the
+/// node carries the spec's `data` instead, positive sizes where given, edges between existing
+/// nodes, known sides and ends; file references are root-relative paths that stay inside the
+/// root. Other types are the client's own and are kept as they are.
 fn validate(canvas: &Canvas) -> Result<()> {
     let mut ids = HashSet::new();
     for node in &canvas.nodes {
@@ -508,8 +501,15 @@ fn validate(canvas: &Canvas) -> Result<()> {
                 node.id
             )));
         }
-        check_kind(&node.kind)?;
+        if node.kind.trim().is_empty() {
+            return Err(Error::bad_request(format!(
+                "node {:?} has no type",
+                node.id
+            )));
+        }
+        let has_data = node.extra.contains_key("data");
         let missing = match node.kind.as_str() {
+            _ if has_data => None,
             "text" if node.text.is_none() => Some("text"),
             "file" if node.file.is_none() => Some("file"),
             "link" if node.url.is_none() => Some("url"),
@@ -521,7 +521,7 @@ fn validate(canvas: &Canvas) -> Result<()> {
                 node.kind, node.id
             )));
         }
-        if node.width <= 0 || node.height <= 0 {
+        if node.width.is_some_and(|w| w <= 0.0) || node.height.is_some_and(|h| h <= 0.0) {
             return Err(Error::bad_request(format!(
                 "node {:?} must have a positive width and height",
                 node.id
@@ -720,8 +720,8 @@ fn arrange(canvas: &mut Canvas, algorithm: Algorithm) -> Result<()> {
         .nodes
         .iter()
         .map(|n| Size {
-            width: n.width,
-            height: n.height,
+            width: n.width().round().max(1.0) as i64,
+            height: n.height().round().max(1.0) as i64,
         })
         .collect();
     let edges: Vec<(usize, usize)> = canvas
@@ -736,8 +736,8 @@ fn arrange(canvas: &mut Canvas, algorithm: Algorithm) -> Result<()> {
         .collect();
     let points = quire_layout::layout(algorithm, &sizes, &edges);
     for (node, p) in canvas.nodes.iter_mut().zip(points) {
-        node.x = p.x;
-        node.y = p.y;
+        node.x = p.x as f64;
+        node.y = p.y as f64;
     }
     Ok(())
 }

@@ -68,6 +68,11 @@ pub(crate) struct SpaceCore {
     /// `[backup]`: the remote the history is pushed to, when this process writes the space
     /// and a remote is set (its thread runs once [`crate::backup::start`] is called).
     pub(crate) backup: Option<crate::backup::Backup>,
+    /// `[janitor] interval`, `startup_scan`: the scheduled scans (see `janitor.rs`).
+    pub(crate) janitor_schedule: crate::janitor::JanitorSchedule,
+    pub(crate) janitor: crate::janitor::JanitorThread,
+    /// `[analytics] track_views`: the views counted, when this process writes the space.
+    pub(crate) page_views: Option<quire_index::PageViews>,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -187,6 +192,15 @@ impl SpaceCore {
             }
             _ => None,
         };
+        // Views are counted by the process writing the space; a store that cannot be opened
+        // stops the start (the setting asked for it).
+        let page_views = match (&writer, settings.find.insight.track_views) {
+            (Some(_), true) => Some(
+                quire_index::PageViews::open(root.dir())
+                    .map_err(|e| Error::internal(format!("[analytics] track_views: {e}")))?,
+            ),
+            _ => None,
+        };
         Ok(SpaceCore {
             name: settings.name,
             root,
@@ -214,6 +228,9 @@ impl SpaceCore {
             schemas: Default::default(),
             public_url: settings.public_url,
             backup,
+            janitor_schedule: settings.janitor,
+            janitor: Default::default(),
+            page_views,
         })
     }
 }

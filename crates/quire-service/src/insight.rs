@@ -120,6 +120,11 @@ impl Scan {
 }
 
 impl Insight<'_> {
+    /// The last scheduled janitor scan (`[janitor] interval`), if one ran.
+    pub fn last_janitor_scan(&self) -> Result<Option<crate::janitor::JanitorScan>> {
+        crate::janitor::last(self.0)
+    }
+
     fn find(&self) -> Find<'_> {
         Find(self.0)
     }
@@ -315,9 +320,14 @@ impl Insight<'_> {
     /// What the janitor would clean up. Stale means past `review-by`, or not modified for
     /// `[janitor] stale_days` days (0 turns the second rule off).
     pub fn janitor(&self) -> Result<JanitorReport> {
+        self.janitor_with(self.0.find.insight.stale_days)
+    }
+
+    /// [`Insight::janitor`] with another stale threshold (`quire janitor` asks 90 days).
+    pub fn janitor_with(&self, stale_days: u32) -> Result<JanitorReport> {
         let scan = self.scan()?;
         let today = scan.today();
-        let stale_days = i64::from(self.0.find.insight.stale_days);
+        let stale_days = i64::from(stale_days);
         let paths = |keep: &dyn Fn(&PageData) -> bool| -> Vec<String> {
             scan.pages
                 .iter()

@@ -35,8 +35,12 @@ pub const NOT_PUBLISHED: &str = "no such published page";
 /// What `/p/{path}` serves.
 #[derive(Debug, Clone)]
 pub enum Served {
-    /// A rendered page: a whole HTML document.
-    Page { html: String, etag: String },
+    /// A rendered page (`path`: the page's file): a whole HTML document.
+    Page {
+        path: String,
+        html: String,
+        etag: String,
+    },
     /// An asset a published page links or embeds, as stored.
     Asset {
         bytes: Vec<u8>,
@@ -167,7 +171,11 @@ impl Publishing<'_> {
                 return Err(hidden());
             }
             let (html, etag) = self.render(&page, &text, state.published_at.as_deref());
-            return Ok(Served::Page { html, etag });
+            return Ok(Served::Page {
+                path: page.to_string(),
+                html,
+                etag,
+            });
         }
         if !self.asset_is_public(&requested) {
             return Err(hidden());

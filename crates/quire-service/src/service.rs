@@ -95,7 +95,8 @@ pub struct Service {
     changing: Mutex<()>,
     /// Where this server answers, once announced; told to spaces added later too.
     api: Mutex<Option<String>>,
-    /// Whether backups run (see [`Service::start_backups`]); spaces added later start theirs.
+    /// Whether scheduled work (backups, janitor scans) runs (see
+    /// [`Service::start_schedules`]); spaces added later start theirs.
     backups: std::sync::atomic::AtomicBool,
 }
 
@@ -217,22 +218,24 @@ impl Service {
         }
     }
 
-    /// Starts pushing every space's history to the backup remote (`[backup]`), and that of
-    /// every space added from now on.
-    pub fn start_backups(&self) {
+    /// Starts every space's scheduled work — pushing its history to the backup remote
+    /// (`[backup]`), the janitor scans (`[janitor]`) — and that of every space added from now
+    /// on.
+    pub fn start_schedules(&self) {
         self.backups
             .store(true, std::sync::atomic::Ordering::SeqCst);
         for space in self.spaces() {
-            space.start_backup();
+            space.start_schedules();
         }
     }
 
-    /// Stops the backups, each after a last push (at shutdown, after the last commits).
-    pub fn stop_backups(&self) {
+    /// Stops the scheduled work; each backup makes a last push (at shutdown, after the last
+    /// commits).
+    pub fn stop_schedules(&self) {
         self.backups
             .store(false, std::sync::atomic::Ordering::SeqCst);
         for space in self.spaces() {
-            space.stop_backup();
+            space.stop_schedules();
         }
     }
 
@@ -543,7 +546,7 @@ impl Service {
             .unwrap_or_else(|e| e.into_inner())
             .push(entry);
         if self.backups.load(std::sync::atomic::Ordering::SeqCst) {
-            space.start_backup();
+            space.start_schedules();
         }
         let mut watches = self.watches.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(running) = watches.as_mut() {

@@ -30,6 +30,8 @@ pub struct SpaceSettings {
     pub public_url: Option<String>,
     /// `[backup]`: where the space's history is pushed; `None` when no remote is set.
     pub backup: Option<BackupSettings>,
+    /// `[janitor] interval`, `startup_scan`.
+    pub janitor: crate::janitor::JanitorSchedule,
 }
 
 /// `[backup]` as one space needs it.
@@ -209,6 +211,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
         insight: InsightSettings {
             stale_days: config.janitor.stale_days,
             analytics_stale_days: config.analytics.stale_days,
+            track_views: config.analytics.track_views,
             episodes_prefix: config.memory.episodes_path_prefix.clone(),
         },
     };
@@ -235,6 +238,10 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             .as_ref()
             .map(|url| url.trim_end_matches('/').to_string()),
         backup: backup.clone(),
+        janitor: crate::janitor::JanitorSchedule {
+            interval: config.janitor.interval.into(),
+            startup_scan: config.janitor.startup_scan,
+        },
     };
     // One root is one space: a `[[spaces]]` entry naming the main root (the natural way to
     // give the default space a name) is the default space under that name, not a second
@@ -325,6 +332,8 @@ pub struct InsightSettings {
     /// `[analytics] stale_days`: the dashboard and page health also call a page stale when
     /// its file was not modified for this many days (0: only `review-by`).
     pub analytics_stale_days: u32,
+    /// `[analytics] track_views`: count the reads of pages (`/analytics/views`).
+    pub track_views: bool,
     /// `[memory] episodes_path_prefix`: the folder of episodic pages the memory report reads
     /// when no prefix is given.
     pub episodes_prefix: String,
@@ -337,6 +346,7 @@ impl Default for InsightSettings {
         InsightSettings {
             stale_days: janitor.stale_days,
             analytics_stale_days: quire_config::AnalyticsConfig::default().stale_days,
+            track_views: false,
             episodes_prefix: memory.episodes_path_prefix,
         }
     }

@@ -88,6 +88,41 @@ impl Space {
         self.core.public_url.as_deref()
     }
 
+    /// Counts a read of `path` by `viewer` through `client` (`[analytics] track_views`; see
+    /// `page_views.rs`). Never fails the read.
+    pub fn page_viewed(&self, path: &str, client: Option<&str>, viewer: Option<&str>) {
+        crate::page_views::record(&self.core, path, client, viewer);
+    }
+
+    /// What the web UI needs to know before it draws (`GET /ui-config`): the space, what the
+    /// configuration allows, which parts answer here.
+    pub fn ui_config(&self) -> quire_api::UiConfig {
+        let core = &self.core;
+        let theme_locked = quire_config::Config::load(core.root.dir())
+            .map(|loaded| loaded.config.ui.theme_locked)
+            // A configuration that does not load locks the theme (its PUT is refused too).
+            .unwrap_or(true);
+        quire_api::UiConfig {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            space: core.name.clone(),
+            public_url: core.public_url.clone(),
+            theme_locked,
+            search_engine: match core.find.engine {
+                crate::settings::Engine::Sqlite => "sqlite",
+                crate::settings::Engine::Grep => "grep",
+            }
+            .to_string(),
+            features: quire_api::UiFeatures {
+                drafts: core.drafts.is_ok(),
+                claims: core.claims.is_some(),
+                history: core.history.strategy() == quire_store::Strategy::Git,
+                backup: core.backup.is_some(),
+                vector_search: false,
+                page_views: core.page_views.is_some(),
+            },
+        }
+    }
+
     pub fn root_dir(&self) -> &Path {
         self.core.root.dir()
     }
@@ -288,15 +323,18 @@ impl Space {
             .unwrap_or_default()
     }
 
-    /// Starts pushing the space's history to its backup remote: a round now, then every
-    /// `[backup] interval` (a no-op without a backup, or once started).
-    pub fn start_backup(&self) {
+    /// Starts the space's scheduled work (once): pushing its history to its backup remote
+    /// (a round now, then every `[backup] interval`) and the janitor scans (`[janitor]
+    /// interval`, `startup_scan`).
+    pub fn start_schedules(&self) {
         crate::backup::start(&self.core);
+        crate::janitor::start(&self.core);
     }
 
-    /// Stops the backup thread and makes a last round (at a clean stop, after the last
-    /// writes).
-    pub fn stop_backup(&self) {
+    /// Stops the scheduled work; the backup makes a last round (at a clean stop, after the
+    /// last writes).
+    pub fn stop_schedules(&self) {
+        crate::janitor::stop(&self.core);
         crate::backup::stop(&self.core);
     }
 }

@@ -35,6 +35,7 @@ fn the_wal_is_checkpointed_and_emptied_once_the_index_is_idle() {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     })
     .unwrap();
     let find = space.find();

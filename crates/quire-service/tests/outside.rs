@@ -348,6 +348,7 @@ fn unsaved_texts_and_rereads_serve_a_read_only_space_only() {
             editorial: Default::default(),
             public_url: None,
             backup: None,
+            janitor: Default::default(),
         },
         &quire_service::Access::ReadOnly,
     )

@@ -59,6 +59,7 @@ fn scripted(body: &str, time: Duration) -> Scripted {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     })
     .unwrap();
     let started = Instant::now();
@@ -274,6 +275,7 @@ fn empty_scripts_and_missing_runners_are_refused_before_anything_runs() {
         editorial: Default::default(),
         public_url: None,
         backup: None,
+        janitor: Default::default(),
     })
     .unwrap();
     let e = space

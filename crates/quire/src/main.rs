@@ -38,6 +38,10 @@ enum Command {
     /// Link health: broken wiki links (with the file each most likely meant) and orphan
     /// pages. `quire refactor fix-broken` repairs the broken ones.
     Links(cmd::links::Args),
+    /// The janitor report: stale pages (90 days without a change unless --stale-days says
+    /// otherwise, or past their review-by date), orphans, broken links, empty pages and
+    /// pages without frontmatter, with what to do about each.
+    Janitor(cmd::janitor::Args),
     /// Serve the markdown language server (LSP) on stdin/stdout for an editor: links,
     /// backlinks, diagnostics, completion, heading renames and file renames that keep links.
     /// Reads the root without writing it; the editor applies the edits.
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         Command::Script(args) => cmd::script_child::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
         Command::Links(args) => cmd::links::run(args),
+        Command::Janitor(args) => cmd::janitor::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Token(args) => cmd::token::run(args),
     };

@@ -352,9 +352,9 @@ fn settings_not_built_yet_stop_the_start_naming_the_key_and_what_builds_it() {
             "issue 26",
         ),
         (
-            "[analytics]\ntrack_views = true\n",
-            "analytics.track_views",
-            "issue 23",
+            "[protocols.s3]\nenabled = true\n",
+            "protocols.s3.enabled",
+            "issue 26",
         ),
         (
             "[dataview.custom_fields]\npriority = \"number\"\n",

@@ -1,5 +1,5 @@
 //! The handlers of operations with raw bodies: raw bodies in (`PUT /file`, `POST /file/append`), raw
-//! bytes out (`GET /file`, `/version`, `/diff`, `/template`, `/readlink`), `ETag` headers.
+//! bytes out (`GET /file`, `/raw`, `/version`, `/diff`, `/template`, `/readlink`), `ETag` headers.
 //! Each handler still calls its operation (or the operation's byte-level twin), so REST,
 //! MCP and the command line answer alike.
 //! A JSON body that is one field of the input (the view of `PUT /views/{name}`) is read
@@ -24,6 +24,7 @@ use crate::AppState;
 pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter<AppState>> {
     Some(match O::META.name {
         "read_file" => on(filter, read_file),
+        "raw_file" => on(filter, raw_file),
         "write_file" => on(filter, write_file),
         "append" => on(filter, append),
         "version" => on(filter, version),
@@ -43,8 +44,38 @@ fn query<O: Operation>(raw: &Option<String>) -> ApiResult<O::Input> {
     decode_query::<O>(raw.as_deref().unwrap_or(""), &[])
 }
 
-async fn read_file(SpaceCtx(space): SpaceCtx, RawQuery(raw): RawQuery) -> ApiResult<Response> {
+async fn read_file(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
     let input: PathInput = query::<files::ReadFile>(&raw)?;
+    let path = input.path.clone();
+    let content = blocking(move || {
+        let content = files::ReadFile::bytes(&space, &input.path)?;
+        // A page read through the API is a view of it (`[analytics] track_views`).
+        let client = caller.client.as_deref().or(Some("api"));
+        space.page_viewed(&input.path, client, caller.actor.as_deref());
+        Ok(content)
+    })
+    .await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(content_type_for(&path)),
+            ),
+            (header::ETAG, etag_header(&content.etag)),
+        ],
+        content.bytes,
+    )
+        .into_response())
+}
+
+/// `GET /raw`: the bytes, typed by the extension; no ETag, never cached, and sandboxed so
+/// that an HTML or SVG file of the knowledge base runs no script in the API's origin.
+async fn raw_file(SpaceCtx(space): SpaceCtx, RawQuery(raw): RawQuery) -> ApiResult<Response> {
+    let input: PathInput = query::<files::RawFile>(&raw)?;
     let path = input.path.clone();
     let content = blocking(move || files::ReadFile::bytes(&space, &input.path)).await?;
     Ok((
@@ -53,7 +84,11 @@ async fn read_file(SpaceCtx(space): SpaceCtx, RawQuery(raw): RawQuery) -> ApiRes
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(content_type_for(&path)),
             ),
-            (header::ETAG, etag_header(&content.etag)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static("sandbox"),
+            ),
         ],
         content.bytes,
     )

@@ -134,6 +134,7 @@ impl TestServer {
                 editorial: Default::default(),
                 public_url: None,
                 backup: None,
+                janitor: Default::default(),
             }])
             .expect("service opens"),
         );
@@ -216,6 +217,7 @@ impl TestServer {
                     editorial: Default::default(),
                     public_url: None,
                     backup: None,
+                    janitor: Default::default(),
                 }
             })
             .collect();

@@ -190,6 +190,7 @@ mod tests {
                 editorial: Default::default(),
                 public_url: None,
                 backup: None,
+                janitor: Default::default(),
             },
             &Access::serve(),
         )

@@ -48,6 +48,7 @@ impl TestSpace {
             editorial: Default::default(),
             public_url: None,
             backup: None,
+            janitor: Default::default(),
         })
         .expect("space opens");
         TestSpace { dir, space }

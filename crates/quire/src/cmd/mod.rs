@@ -3,6 +3,7 @@
 pub mod api;
 pub mod find;
 pub mod init;
+pub mod janitor;
 pub mod links;
 pub mod lsp;
 pub mod mcp;

@@ -24,7 +24,6 @@ const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>
 const VECTOR: &str = "vector search";
 const ISSUE_28: Option<&str> = Some("issue 28");
 const ISSUE_26: Option<&str> = Some("issue 26");
-const ITEM_17: Option<&str> = Some("issue 23, item 17");
 
 /// The settings this build does not act on. Set to their default they change nothing and
 /// pass; set to anything else they stop the start.
@@ -44,9 +43,6 @@ const UNBUILT: &[Unbuilt] = &[
     unbuilt("search.vector.store.url", VECTOR, ISSUE_28),
     unbuilt("search.vector.store.api_key", VECTOR, ISSUE_28),
     unbuilt("search.vector.store.collection", VECTOR, ISSUE_28),
-    unbuilt("janitor.interval", "a scheduled janitor scan (GET /janitor answers on request)", ITEM_17),
-    unbuilt("janitor.startup_scan", "a janitor scan at start (GET /janitor answers on request)", ITEM_17),
-    unbuilt("analytics.track_views", "page-view analytics", ITEM_17),
     unbuilt(
         "dataview.max_auto_indexes",
         "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",

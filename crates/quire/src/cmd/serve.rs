@@ -125,7 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         service.watch();
         // After the API is announced: a backup round may write (the remote's commits).
-        service.start_backups();
+        service.start_schedules();
         reload_on_sighup(&args, reload, service.clone(), config.clone());
         if auth_open && !host.is_loopback() {
             tracing::warn!(
@@ -192,7 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     service.flush();
     // The last writes reach the backup remote before the lock is released.
-    service.stop_backups();
+    service.stop_schedules();
     // Requests still running on blocking threads finish their pipeline pass first.
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     tracing::info!("stopped");

@@ -86,8 +86,9 @@ pub fn open_root(root: &Path, purpose: Purpose) -> anyhow::Result<Service> {
     let mut settings = quire_service::settings_from_config(root, &loaded.config);
     // A command keeps the search index only when that is its job (`reindex`, `mcp`); otherwise the
     // next server start finds the index stale and brings it up to date.
-    // `mcp` serves searches for as long as a server would.
-    let keeps_index = matches!(purpose, Purpose::Write("reindex" | "mcp"));
+    // `mcp` serves searches for as long as a server would; `janitor` reads the catalog the
+    // index keeps.
+    let keeps_index = matches!(purpose, Purpose::Write("reindex" | "mcp" | "janitor"));
     let scripts = super::script_child::runner();
     for space in &mut settings {
         space.find.index.maintain = keeps_index;

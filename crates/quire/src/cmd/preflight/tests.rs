@@ -71,6 +71,8 @@ impl Acted {
 const SETTINGS: &str = "crates/quire/tests/settings.rs";
 const SERVE: &str = "crates/quire/tests/serve.rs";
 const BACKUP: &str = "crates/quire/tests/backup.rs";
+const JANITOR: &str = "crates/quire/tests/janitor.rs";
+const HTTP_INSIGHT: &str = "crates/quire-http/tests/insight.rs";
 const HTTP_ADMIN: &str = "crates/quire-http/tests/admin.rs";
 const HTTP_DRAFTS: &str = "crates/quire-http/tests/drafts.rs";
 const HTTP_FIND: &str = "crates/quire-http/tests/find.rs";
@@ -323,6 +325,31 @@ fn acted_keys() -> Vec<Acted> {
             "without_rebase_a_remote_that_moved_ahead_is_an_error_and_keeps_its_commits",
         ),
         acted("janitor.stale_days", "[janitor]\n", "stale_days = 7").space(),
+        acted("janitor.interval", "[janitor]\n", "interval = \"5m\"")
+            .space()
+            .test_mentioning(
+                JANITOR,
+                "the_scheduled_scan_runs_at_start_and_every_interval",
+                "interval",
+            ),
+        acted("janitor.startup_scan", "[janitor]\n", "startup_scan = true")
+            .space()
+            .test_mentioning(
+                JANITOR,
+                "the_scheduled_scan_runs_at_start_and_every_interval",
+                "startup_scan",
+            ),
+        acted(
+            "analytics.track_views",
+            "[analytics]\n",
+            "track_views = true",
+        )
+        .space()
+        .test_mentioning(
+            HTTP_INSIGHT,
+            "page_views_are_counted_when_tracking_is_on",
+            "track_views",
+        ),
         acted("analytics.stale_days", "[analytics]\n", "stale_days = 7")
             .space()
             .test(
@@ -529,9 +556,6 @@ const REFUSED: &[(&str, &str)] = &[
         "search.vector.store.collection",
         "[search.vector.store]\ncollection = \"c\"\n",
     ),
-    ("janitor.interval", "[janitor]\ninterval = \"5m\"\n"),
-    ("janitor.startup_scan", "[janitor]\nstartup_scan = true\n"),
-    ("analytics.track_views", "[analytics]\ntrack_views = true\n"),
     (
         "dataview.max_auto_indexes",
         "[dataview]\nmax_auto_indexes = 5\n",
