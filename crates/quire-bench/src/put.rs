@@ -30,6 +30,10 @@ pub struct Args {
     pub clients: usize,
     #[arg(long, value_enum, default_value_t = Mode::Sync)]
     pub mode: Mode,
+    /// `[search] async_index = true`: a write is acknowledged before the search index has
+    /// it (no read-your-writes in search).
+    #[arg(long)]
+    pub async_index: bool,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
@@ -41,6 +45,7 @@ impl Default for Args {
             writes: 2_000,
             clients: 4,
             mode: Mode::Sync,
+            async_index: false,
             seed: 42,
         }
     }
@@ -74,7 +79,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         assets: AssetRules::default(),
         refactor: Default::default(),
         claims: Default::default(),
-        find: Default::default(),
+        find: quire_service::FindSettings {
+            index: quire_service::IndexSettings {
+                async_index: args.async_index,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
         script: None,
         editorial: Default::default(),
         public_url: None,
@@ -115,9 +126,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .into_iter()
         .map(|writes| {
             let base = format!("http://{addr}/api/quire/file?path=");
-            std::thread::spawn(move || -> anyhow::Result<()> {
+            std::thread::spawn(move || -> anyhow::Result<Vec<Duration>> {
                 let agent = ureq::AgentBuilder::new().build();
+                let mut latencies = Vec::with_capacity(writes.len());
                 for (path, body) in writes {
+                    let sent = Instant::now();
                     let response = agent
                         .put(&format!("{base}{}", encode(&path)))
                         .set("X-Actor", "bench")
@@ -126,14 +139,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     if response.status() >= 300 {
                         bail!("PUT {path}: status {}", response.status());
                     }
+                    latencies.push(sent.elapsed());
                 }
-                Ok(())
+                Ok(latencies)
             })
         })
         .collect();
+    let mut latencies = Vec::with_capacity(args.writes);
     for h in handles {
-        h.join().expect("client thread")?;
+        latencies.extend(h.join().expect("client thread")?);
     }
+    latencies.sort_unstable();
+    let percentile = |p: f64| {
+        let i = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len()) - 1;
+        latencies[i].as_secs_f64() * 1e3
+    };
     let took = start.elapsed();
     service.flush();
     let flushed = start.elapsed();
@@ -159,14 +179,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let commits = commit_count(dir.path())? - commits_before;
     println!(
-        "put ({:?}): {} writes by {} clients into a {}-file repository: {:.2} s = {:.0} writes/s; \
-         {} commits; all committed after {:.2} s; every write in HEAD, git status clean (open: {:.1} s)",
+        "put ({:?}{}): {} writes by {} clients into a {}-file repository: {:.2} s = {:.0} writes/s; \
+         latency p50 {:.1} ms, p99 {:.1} ms; {} commits; all committed after {:.2} s; every write \
+         in HEAD, git status clean (open: {:.1} s)",
         args.mode,
+        if args.async_index { ", async index" } else { "" },
         args.writes,
         args.clients,
         files_in_repo,
         took.as_secs_f64(),
         args.writes as f64 / took.as_secs_f64(),
+        percentile(0.50),
+        percentile(0.99),
         commits,
         flushed.as_secs_f64(),
         open.as_secs_f64(),
