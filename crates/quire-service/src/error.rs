@@ -141,7 +141,9 @@ impl From<StoreError> for Error {
             | StoreError::OutsideRoot { .. }
             | StoreError::NameTooLong { .. } => ErrorCode::BadRequest,
             // The OS's "name too long" met outside the store's checks (a draft's work tree).
-            StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::InvalidFilename => {
+            StoreError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::InvalidFilename =>
+            {
                 ErrorCode::BadRequest
             }
             StoreError::Unavailable { .. } => ErrorCode::NotImplemented,

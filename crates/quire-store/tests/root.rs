@@ -350,7 +350,10 @@ fn a_path_longer_than_the_file_system_takes_is_refused_as_too_long() {
             let Err(e) = result else {
                 panic!("case {i} succeeded")
             };
-            assert!(matches!(e, StoreError::NameTooLong { .. }), "case {i}: {e:?}");
+            assert!(
+                matches!(e, StoreError::NameTooLong { .. }),
+                "case {i}: {e:?}"
+            );
             // The message names the length, not the 5,000 bytes of the path.
             assert!(e.to_string().len() < 200, "{e}");
         }
