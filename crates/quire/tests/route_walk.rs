@@ -524,3 +524,110 @@ fn without_credentials_a_walk_reaches_only_the_public_routes() {
     let (status, body) = send(&agent, &probe, &[("authorization", "Bearer walk-key-1")]);
     assert_eq!(status, 200, "{body}");
 }
+
+/// The MCP address the server printed.
+fn mcp_url(server: &Server) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = server.log();
+        if let Some(i) = log.find("MCP listening on http://") {
+            let rest = &log[i + "MCP listening on ".len()..];
+            return rest.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no MCP address:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_traversal_walk_of_every_mcp_tool_never_errs_leaks_or_writes_outside() {
+    use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (root, outside) = seeded(dir.path());
+    let server = Server::start(&root, &[]);
+    let url = mcp_url(&server);
+    let outside_before = snapshot(&outside);
+    let git_before = git_controls(&root);
+    let names_before = internal_names(&root);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (failures, calls, tools) = runtime.block_on(async {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url),
+        );
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("route-walk", "1.0"),
+        )
+        .serve(transport)
+        .await
+        .expect("the MCP client connects");
+        let tools = client.peer().list_all_tools().await.unwrap();
+        let mut failures = Vec::new();
+        let mut calls = 0;
+        for tool in &tools {
+            let schema = Value::Object((*tool.input_schema).clone());
+            for value in corpus(&outside) {
+                let args = instance(&schema, &schema, &value, 0);
+                let mut params = CallToolRequestParams::new(tool.name.to_string());
+                params.arguments = args.as_object().cloned();
+                calls += 1;
+                let answer = match client.peer().call_tool(params).await {
+                    Ok(result) => serde_json::to_string(&result).unwrap(),
+                    // A protocol error (invalid arguments) is a defined answer; an internal
+                    // one is not.
+                    Err(e) => {
+                        let text = e.to_string();
+                        if text.contains("-32603") || text.to_lowercase().contains("internal") {
+                            failures.push(format!("{}: {text}", tool.name));
+                        }
+                        text
+                    }
+                };
+                if answer.contains(SECRET) || answer.contains("\"code\":\"internal\"") {
+                    failures.push(format!(
+                        "{} {:?}: {}",
+                        tool.name,
+                        &value[..value.len().min(80)],
+                        &answer[..answer.len().min(300)]
+                    ));
+                }
+            }
+        }
+        let _ = client.cancel().await;
+        (failures, calls, tools.len())
+    });
+    let log = server.log();
+    assert!(!log.contains("panicked"), "the server panicked:\n{log}");
+    assert!(tools > 50, "{tools} tools");
+    assert!(
+        failures.is_empty(),
+        "{} of {calls} calls failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        snapshot(&outside),
+        outside_before,
+        "a file outside the root changed"
+    );
+    assert_eq!(git_controls(&root), git_before, ".git/ was written");
+    let planted: Vec<String> = internal_names(&root)
+        .into_iter()
+        .filter(|n| !names_before.contains(n) && n.to_ascii_lowercase().contains("pwned"))
+        .collect();
+    assert!(
+        planted.is_empty(),
+        "files planted in .git/ or .quire/state/: {planted:?}"
+    );
+    eprintln!("{calls} calls over {tools} tools");
+}
