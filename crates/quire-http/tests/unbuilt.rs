@@ -92,10 +92,7 @@ async fn every_route_of_the_spec_answers_something_other_than_404() {
     {
         let (method, path) = line.split_once(' ').unwrap();
         let method: Method = method.parse().unwrap();
-        let uri = path
-            .replace("{path}", "notes/x.md")
-            .replace('{', "")
-            .replace('}', "");
+        let uri = path.replace("{path}", "notes/x.md").replace(['{', '}'], "");
         let uri = match uri.starts_with("/api/") || uri.starts_with("/p/") || !uri.starts_with('/')
         {
             true => uri,
