@@ -95,8 +95,10 @@ pub fn now() -> String {
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// ISO 8601 / RFC 3339 time; default the last 24 hours.
+    #[param(format = DateTime)]
     pub since: Option<String>,
-    /// Default 100, at most 10000.
+    /// Default 100, at most 10000 (a value outside 1–10000 is a 400).
+    #[param(minimum = 1, maximum = 10000)]
     pub limit: Option<usize>,
 }
 

@@ -315,3 +315,16 @@ fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
         assert!(op["responses"][status].is_object(), "{method} {path}: {op}");
     }
 }
+
+#[test]
+fn the_audit_query_declares_its_bounds() {
+    let doc = document();
+    let parameters = doc["paths"]["/api/quire/audit"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let limit = parameters.iter().find(|p| p["name"] == "limit").unwrap();
+    assert_eq!(limit["schema"]["minimum"], 1, "{limit}");
+    assert_eq!(limit["schema"]["maximum"], 10000, "{limit}");
+    let since = parameters.iter().find(|p| p["name"] == "since").unwrap();
+    assert_eq!(since["schema"]["format"], "date-time", "{since}");
+}
