@@ -328,3 +328,17 @@ fn the_audit_query_declares_its_bounds() {
     let since = parameters.iter().find(|p| p["name"] == "since").unwrap();
     assert_eq!(since["schema"]["format"], "date-time", "{since}");
 }
+
+#[test]
+fn a_path_parameter_carries_an_example_page() {
+    let doc = document();
+    let parameters = doc["paths"]["/api/quire/file"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let path = parameters.iter().find(|p| p["name"] == "path").unwrap();
+    assert_eq!(path["in"], "query");
+    assert!(
+        path["example"].as_str().is_some_and(|e| e.ends_with(".md")),
+        "{path}"
+    );
+}
