@@ -92,16 +92,19 @@ pub fn now() -> String {
 
 /// Query of `GET /audit`.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// ISO 8601 / RFC 3339 time; default the last 24 hours.
+    #[param(format = DateTime)]
     pub since: Option<String>,
-    /// Default 100, at most 10000.
+    /// Default 100, at most 10000 (a value outside 1–10000 is a 400).
+    #[param(minimum = 1, maximum = 10000)]
     pub limit: Option<usize>,
 }
 
 /// The audit log: changes made with credentials and refused requests, oldest first. Needs an
 /// admin credential; a key bound to one space sees that space's entries only.
-#[utoipa::path(get, path = "/audit", tag = "admin",
+#[utoipa::path(get, path = "/audit", tag = "admin", operation_id = "audit_list",
     params(AuditQuery),
     responses((status = 200, body = [quire_api::AuditEntry], description = "oldest first"),
         (status = 400, body = crate::ErrorBody, description = "`since` is not a time or `limit` is out of range"),

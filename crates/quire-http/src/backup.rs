@@ -10,7 +10,7 @@ use crate::error::ApiResult;
 /// Where the space's history is pushed, when it last reached the remote and why the last
 /// attempt failed, if it did; `enabled: false` (every other field `null`) without
 /// `[backup] remote`.
-#[utoipa::path(get, path = "/backup", tag = "admin",
+#[utoipa::path(get, path = "/backup", tag = "admin", operation_id = "backup_status",
     responses((status = 200, body = BackupStatus),
         (status = 404, body = crate::ErrorBody, description = "no such space")))]
 pub async fn status(SpaceCtx(space): SpaceCtx) -> ApiResult<Json<BackupStatus>> {

@@ -17,6 +17,7 @@ use crate::error::path_param;
 use crate::error::{blocking, ApiError, ErrorBody, QueryParams};
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PasswordQuery {
     /// The link's password (or header `X-Share-Password`).
     pub password: Option<String>,
@@ -86,7 +87,7 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 /// The page behind a share link, without credentials: rendered HTML when the client asks for
 /// HTML (a browser), the markdown otherwise. Unknown, revoked and expired links are one 404;
 /// a missing or wrong password is one 401 with a `WWW-Authenticate` challenge.
-#[utoipa::path(get, path = "/public/{token}", tag = "collaboration",
+#[utoipa::path(get, path = "/public/{token}", tag = "collaboration", operation_id = "open_share",
     params(("token" = String, Path, description = "the link's token"), PasswordQuery,
         ("X-Share-Password" = Option<String>, Header, description = "the link's password")),
     responses((status = 200, content_type = "text/markdown", body = String,
@@ -170,7 +171,7 @@ pub async fn open_share(
 
 /// A published page rendered as HTML (with or without `.md`), or an asset a published page
 /// uses; no credentials. `ETag` + `If-None-Match` give 304. Anything not published is 404.
-#[utoipa::path(get, path = "/p/{*path}", tag = "collaboration",
+#[utoipa::path(get, path = "/p/{*path}", tag = "collaboration", operation_id = "published_page",
     params(("path" = String, Path, description = "the page's path, `.md` optional")),
     responses((status = 200, content_type = "text/html", body = String,
             headers(("ETag" = String), ("Cache-Control" = String))),

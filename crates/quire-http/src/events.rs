@@ -12,7 +12,7 @@ use crate::context::SpaceCtx;
 
 /// Events after they passed the whole pipeline. The stream stays open; reconnect with backoff.
 /// `Last-Event-ID` is accepted, but events are not replayed: use `/changes` to catch up.
-#[utoipa::path(get, path = "/events", tag = "events",
+#[utoipa::path(get, path = "/events", tag = "events", operation_id = "events",
     responses((status = 200, content_type = "text/event-stream", description = "events `write`, `delete`, `bulk` with `{path, actor, timestamp}` or `{paths, actor, timestamp}`")))]
 pub async fn events(
     axum::extract::State(state): axum::extract::State<crate::AppState>,

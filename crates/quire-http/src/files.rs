@@ -20,7 +20,7 @@ pub(crate) fn content_type_for(path: &str) -> &'static str {
 }
 
 /// Stores an uploaded file under `assets/` (multipart field `file`).
-#[utoipa::path(post, path = "/assets", tag = "files",
+#[utoipa::path(post, path = "/assets", tag = "files", operation_id = "upload_asset",
     request_body(content_type = "multipart/form-data", description = "field `file`"),
     params(("X-Actor" = Option<String>, Header, description = "commit author")),
     responses((status = 200, body = AssetResult), (status = 400, body = ErrorBody),

@@ -15,6 +15,7 @@ use crate::error::{blocking, ApiResult, ErrorBody, QueryParams};
 const FEED_LIMIT: usize = 50;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct FeedParams {
     /// At most this many changes (default 50, at most 500).
     pub limit: Option<usize>,
@@ -39,7 +40,7 @@ async fn feed_entries(
 }
 
 /// Recent changes as an Atom feed.
-#[utoipa::path(get, path = "/feed.atom", tag = "versions", params(FeedParams),
+#[utoipa::path(get, path = "/feed.atom", tag = "versions", operation_id = "feed_atom", params(FeedParams),
     responses((status = 200, body = String, content_type = "application/atom+xml"),
         (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn feed_atom(
@@ -60,7 +61,7 @@ pub async fn feed_atom(
 }
 
 /// Recent changes as a JSON Feed 1.1.
-#[utoipa::path(get, path = "/feed.json", tag = "versions", params(FeedParams),
+#[utoipa::path(get, path = "/feed.json", tag = "versions", operation_id = "feed_json", params(FeedParams),
     responses((status = 200, body = JsonFeed, content_type = "application/feed+json"),
         (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn feed_json(

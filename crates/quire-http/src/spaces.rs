@@ -128,7 +128,7 @@ fn managing_refused() -> ApiError {
 /// The spaces the caller may see, the default first: every space without authentication;
 /// the space of a space-bound key; every space for other keys; the public spaces for a
 /// caller without credentials.
-#[utoipa::path(get, path = "/api/spaces", tag = "spaces",
+#[utoipa::path(get, path = "/api/spaces", tag = "spaces", operation_id = "space_list",
     responses((status = 200, body = SpaceList),
         (status = 401, body = ErrorBody, description = "invalid credentials")))]
 pub async fn list(
@@ -148,7 +148,7 @@ pub async fn list(
 }
 
 /// One space. Without credentials, only a public or unlisted space answers (401 otherwise).
-#[utoipa::path(get, path = "/api/spaces/{name}", tag = "spaces",
+#[utoipa::path(get, path = "/api/spaces/{name}", tag = "spaces", operation_id = "space_get",
     params(("name" = String, Path, description = "Space name")),
     responses((status = 200, body = SpaceSummary),
         (status = 401, body = ErrorBody, description = "no or invalid credentials, and the space is private or unknown"),
@@ -176,7 +176,7 @@ pub async fn get(
 /// and initialised when missing; an existing folder is served as it is. The space is recorded
 /// in `.quire/spaces.json` of the default space (one commit by `X-Actor`) and comes back
 /// after a restart.
-#[utoipa::path(post, path = "/api/spaces", tag = "spaces",
+#[utoipa::path(post, path = "/api/spaces", tag = "spaces", operation_id = "space_add",
     request_body = NewSpace,
     responses((status = 201, body = SpaceSummary),
         (status = 400, body = ErrorBody, description = "a name that is not a plain slug or is taken by a route, a root that is not an absolute path or is a file, or a malformed body"),
@@ -226,7 +226,7 @@ pub async fn add(
 /// served nor opened at start, its pending commits are made and its writer lock released.
 /// Its files, git history and state stay on disk untouched. The default space and
 /// `[[spaces]]` of the configuration cannot be removed (409).
-#[utoipa::path(delete, path = "/api/spaces/{name}", tag = "spaces",
+#[utoipa::path(delete, path = "/api/spaces/{name}", tag = "spaces", operation_id = "space_remove",
     params(("name" = String, Path, description = "Space name")),
     responses((status = 200, body = SpaceRemoved),
         (status = 403, body = ErrorBody, description = "not an admin key, or a key bound to a space"),

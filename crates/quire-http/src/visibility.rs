@@ -67,6 +67,7 @@ pub(crate) fn configured(root: &std::path::Path) -> Visibility {
 }
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PublicQuery {
     /// Root-relative path.
     pub path: Option<String>,
@@ -78,7 +79,7 @@ fn hidden() -> ApiError {
 
 /// A page declaring `visibility: public`, without credentials, when the space is public or
 /// unlisted (reachable by URL); 404 otherwise.
-#[utoipa::path(get, path = "/public/file", tag = "files", params(PublicQuery),
+#[utoipa::path(get, path = "/public/file", tag = "files", operation_id = "public_file", params(PublicQuery),
     responses((status = 200, content_type = "text/markdown", body = String),
         (status = 404, body = ErrorBody, description = "no such page, the page is not public, or the space is private")))]
 pub async fn file(
@@ -111,7 +112,7 @@ pub async fn file(
 
 /// The folder tree with only the pages declaring `visibility: public`, when the space is
 /// public; 404 otherwise (an unlisted space lists nothing).
-#[utoipa::path(get, path = "/public/tree", tag = "files", params(PublicQuery),
+#[utoipa::path(get, path = "/public/tree", tag = "files", operation_id = "public_tree", params(PublicQuery),
     responses((status = 200, body = Vec<TreeNode>),
         (status = 404, body = ErrorBody, description = "the space is not public (private or unlisted) or the folder does not exist")))]
 pub async fn tree(

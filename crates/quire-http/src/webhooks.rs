@@ -30,7 +30,7 @@ fn hooks_of(state: &AppState, space: &str) -> ApiResult<Arc<SpaceHooks>> {
 
 /// Registers a webhook: every `write`, `delete` and `bulk` event whose path the glob matches
 /// is POSTed to `url`, signed with the secret returned here (and never again).
-#[utoipa::path(post, path = "/webhooks", tag = "webhooks",
+#[utoipa::path(post, path = "/webhooks", tag = "webhooks", operation_id = "webhook_create",
     request_body = WebhookRequest,
     responses((status = 201, body = Webhook, description = "registered; `secret` is shown this once"),
         (status = 400, body = ErrorBody, description = "malformed JSON, no `url`, a URL that is not https (http only to loopback), or a bad `path_glob`"),
@@ -57,7 +57,7 @@ pub async fn create(
 }
 
 /// Every webhook of the space, oldest first, without secrets.
-#[utoipa::path(get, path = "/webhooks", tag = "webhooks",
+#[utoipa::path(get, path = "/webhooks", tag = "webhooks", operation_id = "webhook_list",
     responses((status = 200, body = Vec<Webhook>),
         (status = 503, body = ErrorBody, description = "webhooks not enabled")))]
 pub async fn list(
@@ -69,7 +69,7 @@ pub async fn list(
 }
 
 /// Removes a webhook with the deliveries still queued or failed for it.
-#[utoipa::path(delete, path = "/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(delete, path = "/webhooks/{id}", tag = "webhooks", operation_id = "webhook_delete",
     params(("id" = String, Path, description = "the webhook's id")),
     responses((status = 204, description = "removed"),
         (status = 404, body = ErrorBody, description = "no such webhook"),
@@ -86,7 +86,7 @@ pub async fn delete(
 
 /// The deliveries of a webhook that its receiver has not accepted yet (`pending`, `sending`)
 /// or never will (`failed`: every retry used up), oldest first.
-#[utoipa::path(get, path = "/webhooks/{id}/deliveries", tag = "webhooks",
+#[utoipa::path(get, path = "/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "webhook_deliveries",
     params(("id" = String, Path, description = "the webhook's id")),
     responses((status = 200, body = Vec<WebhookDelivery>),
         (status = 404, body = ErrorBody, description = "no such webhook"),

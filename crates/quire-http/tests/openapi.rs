@@ -32,6 +32,10 @@ fn typed(schema: &Value) -> bool {
     if schema.get("$ref").is_some() {
         return true;
     }
+    // An array that is always empty (a list of a subsystem that is absent) has no items.
+    if schema.get("maxItems") == Some(&Value::from(0)) {
+        return true;
+    }
     if let Some(items) = schema.get("items") {
         return typed(items);
     }
@@ -229,5 +233,112 @@ fn operations_of_the_table_document_their_status_query_fields_and_body() {
     assert_eq!(
         op("/api/quire/refactor/plan", "post")["operationId"],
         "refactor_plan"
+    );
+}
+
+/// Every operation of the document as (method, path, operation).
+fn operations(doc: &Value) -> Vec<(String, String, &Value)> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            out.push((method.clone(), path.clone(), op));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_path_parameter_is_in_its_template_and_every_query_parameter_in_the_query() {
+    let doc = document();
+    let mut wrong = Vec::new();
+    for (method, path, op) in operations(&doc) {
+        assert!(!path.contains("{*"), "{path}: the router's wildcard syntax");
+        for parameter in op["parameters"].as_array().into_iter().flatten() {
+            let name = parameter["name"].as_str().unwrap();
+            let in_template = path.contains(&format!("{{{name}}}"));
+            match parameter["in"].as_str().unwrap() {
+                "path" if !in_template || parameter["required"] != true => {
+                    wrong.push(format!("{method} {path}: {name} in path"))
+                }
+                "query" | "header" if in_template => {
+                    wrong.push(format!("{method} {path}: {name} not in path"))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The search's parameters are the query string's, and optional but for `q`.
+    let search = &doc["paths"]["/api/quire/search"]["get"]["parameters"];
+    let limit = search
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap();
+    assert_eq!(limit["in"], "query");
+    assert_eq!(limit["required"], false);
+    let audit = &doc["paths"]["/api/quire/audit"]["get"]["parameters"];
+    assert!(audit.as_array().unwrap().iter().all(|p| p["in"] == "query"));
+    assert!(doc["paths"]["/p/{path}"]["get"].is_object());
+}
+
+#[test]
+fn operation_ids_are_unique() {
+    let doc = document();
+    let mut seen = std::collections::BTreeMap::new();
+    for (method, path, op) in operations(&doc) {
+        let id = op["operationId"]
+            .as_str()
+            .expect("every operation has an id");
+        if let Some(first) = seen.insert(id.to_string(), format!("{method} {path}")) {
+            panic!("{id} names both {first} and {method} {path}");
+        }
+    }
+}
+
+#[test]
+fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
+    let doc = document();
+    for (path, method, status) in [
+        ("/search/semantic", "get", "503"),
+        ("/search/semantic", "post", "503"),
+        ("/suggestions", "get", "503"),
+        ("/embeddings", "get", "503"),
+        ("/import/connections", "get", "200"),
+        ("/import", "post", "501"),
+        ("/import/connections/{id}/run", "post", "501"),
+        ("/export", "get", "501"),
+        ("/ingest", "post", "501"),
+    ] {
+        let op = operation(&doc, method, path);
+        assert!(op["responses"][status].is_object(), "{method} {path}: {op}");
+    }
+}
+
+#[test]
+fn the_audit_query_declares_its_bounds() {
+    let doc = document();
+    let parameters = doc["paths"]["/api/quire/audit"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let limit = parameters.iter().find(|p| p["name"] == "limit").unwrap();
+    assert_eq!(limit["schema"]["minimum"], 1, "{limit}");
+    assert_eq!(limit["schema"]["maximum"], 10000, "{limit}");
+    let since = parameters.iter().find(|p| p["name"] == "since").unwrap();
+    assert_eq!(since["schema"]["format"], "date-time", "{since}");
+}
+
+#[test]
+fn a_path_parameter_carries_an_example_page() {
+    let doc = document();
+    let parameters = doc["paths"]["/api/quire/file"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let path = parameters.iter().find(|p| p["name"] == "path").unwrap();
+    assert_eq!(path["in"], "query");
+    assert!(
+        path["example"].as_str().is_some_and(|e| e.ends_with(".md")),
+        "{path}"
     );
 }

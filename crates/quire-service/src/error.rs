@@ -138,7 +138,14 @@ impl From<StoreError> for Error {
             | StoreError::NotFolder { .. }
             | StoreError::BadRoot { .. }
             | StoreError::NotSymlink { .. }
-            | StoreError::OutsideRoot { .. } => ErrorCode::BadRequest,
+            | StoreError::OutsideRoot { .. }
+            | StoreError::NameTooLong { .. } => ErrorCode::BadRequest,
+            // The OS's "name too long" met outside the store's checks (a draft's work tree).
+            StoreError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::InvalidFilename =>
+            {
+                ErrorCode::BadRequest
+            }
             StoreError::Unavailable { .. } => ErrorCode::NotImplemented,
             // Another process writes the root; this one opened it read-only.
             StoreError::Locked { .. } | StoreError::ReadOnly { .. } => ErrorCode::Conflict,

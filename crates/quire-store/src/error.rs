@@ -1,6 +1,12 @@
 //! The one error type of the store: what went wrong, on which path or commit.
 
 use std::io;
+
+/// The longest name (one path component) a path may hold, in bytes: Linux's `NAME_MAX`.
+pub const NAME_MAX: usize = 255;
+/// The longest root-relative path, in bytes (Linux's `PATH_MAX` is 4,096 for the whole path,
+/// root folder included; the root's own length is checked where the path is joined).
+pub const PATH_MAX: usize = 4096;
 use std::path::PathBuf;
 
 /// Everything the store can refuse or fail at. `Display` is written for the person who sent the
@@ -23,6 +29,10 @@ pub enum StoreError {
     /// `readlink` on something that is not a symbolic link.
     #[error("{path}: is not a symbolic link")]
     NotSymlink { path: String },
+    /// The path, or one of its names, is longer than the file system takes (the operating
+    /// system's "name too long"): a client's mistake, named without echoing the whole path.
+    #[error("path too long ({bytes} bytes): a name may have at most {NAME_MAX} bytes and a path at most {PATH_MAX}")]
+    NameTooLong { bytes: usize },
     /// The path would leave the knowledge root (through `..` or a symbolic link).
     #[error("{path}: leads outside the knowledge root")]
     OutsideRoot { path: String },

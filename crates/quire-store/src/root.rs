@@ -498,6 +498,13 @@ impl Root {
     ) -> Result<PathBuf, StoreError> {
         let outside = || StoreError::OutsideRoot { path: rel.into() };
         let components: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
+        // Refused before any system call: the OS's "name too long" would otherwise surface
+        // from whichever call meets it first, as an error of the server.
+        if self.dir.as_os_str().len() + 1 + rel.len() >= crate::error::PATH_MAX
+            || components.iter().any(|c| c.len() > crate::error::NAME_MAX)
+        {
+            return Err(StoreError::NameTooLong { bytes: rel.len() });
+        }
         // A `.git` folder is the history's, not knowledge: writing there could corrupt it.
         if rel.starts_with('/')
             || components
@@ -723,6 +730,7 @@ fn read_folder(dir: &Path, shown: &str, skip: impl Fn(&str) -> bool) -> Result<F
 fn map_io(rel: &str, e: io::Error) -> StoreError {
     match e.kind() {
         io::ErrorKind::NotFound => StoreError::NotFound { path: rel.into() },
+        io::ErrorKind::InvalidFilename => StoreError::NameTooLong { bytes: rel.len() },
         _ => StoreError::io(rel, e),
     }
 }

@@ -332,3 +332,31 @@ fn etag_is_the_git_blob_id() {
         "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
     );
 }
+
+#[test]
+fn a_path_longer_than_the_file_system_takes_is_refused_as_too_long() {
+    let (dir, root) = root();
+    let long_name = "a".repeat(5000);
+    let long_path = vec!["abcdefgh"; 600].join("/");
+    for path in [format!("{long_name}.md"), format!("{long_path}.md")] {
+        let path = p(&path);
+        let refused = [
+            root.read(&path).map(drop),
+            root.write(&path, b"x"),
+            root.tree(Some(&path)).map(drop),
+            root.readlink(&path).map(drop),
+        ];
+        for (i, result) in refused.into_iter().enumerate() {
+            let Err(e) = result else {
+                panic!("case {i} succeeded")
+            };
+            assert!(
+                matches!(e, StoreError::NameTooLong { .. }),
+                "case {i}: {e:?}"
+            );
+            // The message names the length, not the 5,000 bytes of the path.
+            assert!(e.to_string().len() < 200, "{e}");
+        }
+    }
+    assert!(!dir.path().join("abcdefgh").exists(), "nothing was written");
+}

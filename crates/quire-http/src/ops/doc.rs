@@ -84,6 +84,11 @@ impl Documented {
                 if let Some(d) = schema.get("description") {
                     parameter["description"] = d.clone();
                 }
+                // An example page for the parameters that name one, so that explorers and
+                // example-driven tools (Schemathesis's examples phase) start from a real shape.
+                if name == "path" && schema.get("type") == Some(&Value::from("string")) {
+                    parameter["example"] = json!(EXAMPLE_PAGE);
+                }
                 parameters.push(parameter);
             }
         }
@@ -203,6 +208,9 @@ impl Documented {
         }
     }
 }
+
+/// The page the document's examples name.
+const EXAMPLE_PAGE: &str = "notes/alpha.md";
 
 /// The errors every operation may answer (the spec's table of statuses).
 const ERRORS: [(u16, &str); 7] = [
