@@ -326,7 +326,7 @@ fn needs_quotes(s: &str, context: Context) -> bool {
     let Some(first) = s.chars().next() else {
         return true;
     };
-    if s.trim() != s || s.chars().any(|c| c.is_control() || c == '\u{feff}') {
+    if s.trim() != s || s.chars().any(crate::escape::must_escape) {
         return true;
     }
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) {

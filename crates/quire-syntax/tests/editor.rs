@@ -138,3 +138,35 @@ fn edited_frontmatter_parses_to_the_set_values() {
     assert!(out.starts_with("---\n# c\n"));
     assert!(out.ends_with("---\nbody\n"));
 }
+
+/// Found by the `frontmatter_edit` fuzz target: a value holding a Unicode line or paragraph
+/// separator was written plain, and YAML 1.1 reads those as line breaks, so the page's
+/// frontmatter no longer parsed; a byte order mark inside a value was written raw, which
+/// libyaml refuses.
+#[test]
+fn values_with_line_separators_or_a_byte_order_mark_read_back_unchanged() {
+    for value in [
+        "a\u{2028}b",
+        "a\u{2029}b",
+        "\u{feff}bom",
+        "mid\u{feff}dle",
+        "non\u{fffe}char\u{ffff}",
+    ] {
+        for text in ["---\ntitle: old\n---\nbody\n", "body\n"] {
+            let mut editor = FrontmatterEditor::new(text);
+            editor.set("title", &json!(value));
+            let out = editor.finish();
+            let page = parse(&out);
+            assert!(
+                page.diagnostics.is_empty(),
+                "{out:?}: {:?}",
+                page.diagnostics
+            );
+            assert_eq!(
+                page.frontmatter.map(|fm| fm.value),
+                Some(json!({"title": value})),
+                "{out:?}"
+            );
+        }
+    }
+}
