@@ -78,6 +78,11 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
             message: format!("frontmatter nests more than {MAX_FLOW_DEPTH} levels deep"),
         });
     }
+    full_parse(yaml)
+}
+
+/// The YAML through `serde_yaml_ng`, without the nesting guard of [`parse_yaml`].
+pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
         Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
         Ok(value @ serde_yaml_ng::Value::Mapping(_)) => Ok(to_json(value)),
