@@ -467,8 +467,9 @@ fn next_comma(b: &[u8], from: usize, limit: usize) -> usize {
 /// The tag name inside `range`: trimmed, without a leading `#`.
 fn name_span(line: &str, range: Range<usize>) -> Range<usize> {
     let part = &line[range.clone()];
+    // From the trimmed start, so that a blank part is empty rather than inside out.
     let trimmed_start = range.start + (part.len() - part.trim_start().len());
-    let trimmed_end = range.end - (part.len() - part.trim_end().len());
+    let trimmed_end = trimmed_start + part.trim().len();
     let start = if line[trimmed_start..trimmed_end].starts_with('#') {
         trimmed_start + 1
     } else {

@@ -635,6 +635,30 @@ fn frontmatter_tags_in_every_form_with_spans() {
     }
 }
 
+/// Found by the `frontmatter` fuzz target: a blank quoted tag (`' '`) made the tag locator
+/// slice the line inside out, and `parse` panicked.
+#[test]
+fn blank_quoted_frontmatter_tags_are_skipped_without_panicking() {
+    for text in [
+        "---\ntags: [a, \"b c\", ' ']\n---\n",
+        "---\ntags: ' '\n---\n",
+        "---\ntags:\n  - a\n  - \" \"\n---\n",
+        "---\ntags: [\"\t\", '', a]\n---\n",
+    ] {
+        let page = parse(text);
+        let names: Vec<&str> = page.tags.iter().map(|t| t.name.as_str()).collect();
+        assert!(
+            names.iter().all(|n| !n.trim().is_empty()),
+            "{text:?}: {names:?}"
+        );
+        for tag in &page.tags {
+            if let Some(span) = &tag.span {
+                assert_eq!(&text[span.clone()], tag.name, "{text:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn frontmatter_tags_without_exact_spelling_have_no_span() {
     let text = "---\ntags: [\"esc\\u0061ped\"]\n---\n";
