@@ -60,8 +60,9 @@ fn level(expr: &Expr) -> u8 {
 /// Writes `expr` where the parser reads an operand binding at least `min` tightly.
 fn write_expr(f: &mut fmt::Formatter<'_>, expr: &Expr, min: u8) -> fmt::Result {
     if level(expr) < min {
-        // `!(…)` rather than `(not …)` when a negation needs parentheses anyway.
-        if let ExprKind::Unary(UnaryOp::Not, operand) = &expr.kind {
+        // `!(…)` rather than `(not …)` when a negation needs parentheses anyway, unless a
+        // member or index access follows: `!(a).b` would negate `(a).b`.
+        if let (ExprKind::Unary(UnaryOp::Not, operand), true) = (&expr.kind, min <= PREFIX) {
             f.write_str("!(")?;
             write_expr(f, operand, 0)?;
             return f.write_str(")");
@@ -271,6 +272,8 @@ mod tests {
             ("not not a", "!!a"),
             ("not (a and b)", "not (a and b)"),
             ("(-x).y", "(-x).y"),
+            ("(not a = b).md", "(not a = b).md"),
+            ("(!a)[0]", "(!a)[0]"),
             ("(a + b)[0]", "(a + b)[0]"),
             ("x NOT IN [1, 2,]", "x not in [1, 2]"),
             ("a && b || c", "a and b or c"),
