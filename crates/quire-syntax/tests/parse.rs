@@ -808,3 +808,24 @@ fn deeply_nested_frontmatter_is_a_diagnostic() {
     assert_eq!(page.diagnostics.len(), 1);
     assert_eq!(page.links.len(), 1);
 }
+
+/// Found by the `syntax_parse` fuzz target: a file named `a:b.md` printed into a markdown
+/// link as `a:b.md` reads as a URL with the scheme `a:`, so the rewritten link was lost.
+#[test]
+fn reprinted_markdown_targets_with_a_colon_stay_links() {
+    for text in [
+        "[t](a%3Ab.md)",
+        "[t](<C%3Ax.md>)",
+        "[r]: note%3Adraft.md\n",
+        "[t](10:30.md)",
+    ] {
+        let link = only_link(text);
+        let printed = quire_syntax::print_target(link.kind, link.angle, &link.target);
+        let rewritten = quire_syntax::replace_spans(text, &[(link.target_span.clone(), printed)]);
+        assert_eq!(
+            only_link(&rewritten).target,
+            link.target,
+            "{text:?} → {rewritten:?}"
+        );
+    }
+}
