@@ -51,13 +51,10 @@ fn is_fence(line: &str, fence: &str) -> bool {
 /// Reads the block into `page`: the parsed value, diagnostics, links and tags.
 pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
     let yaml = &text[block.yaml.clone()];
-    let value = match simple_yaml::read(yaml) {
-        Some(map) => Value::Object(map),
-        None => parse_yaml(yaml).unwrap_or_else(|diagnostic| {
-            page.diagnostics.push(diagnostic);
-            Value::Null
-        }),
-    };
+    let value = yaml_value(yaml).unwrap_or_else(|diagnostic| {
+        page.diagnostics.push(diagnostic);
+        Value::Null
+    });
     let lexical = scan_lines(text, block.yaml.clone(), page);
     frontmatter_tags(text, &value, lexical, page);
     page.frontmatter = Some(Frontmatter {
@@ -65,6 +62,15 @@ pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
         yaml_span: block.yaml.clone(),
         value,
     });
+}
+
+/// The YAML of a frontmatter block as a JSON object: the fast path when the YAML is in its
+/// subset, else the full parser.
+pub(crate) fn yaml_value(yaml: &str) -> Result<Value, Diagnostic> {
+    match simple_yaml::read(yaml) {
+        Some(map) => Ok(Value::Object(map)),
+        None => parse_yaml(yaml),
+    }
 }
 
 /// The YAML text of a frontmatter block as a JSON object, through the full YAML parser.

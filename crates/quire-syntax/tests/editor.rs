@@ -170,3 +170,60 @@ fn values_with_line_separators_or_a_byte_order_mark_read_back_unchanged() {
         }
     }
 }
+
+/// Found by the `frontmatter_edit` fuzz target: setting a key whose value carries an anchor
+/// dropped the anchor, and the aliases naming it left the frontmatter unreadable.
+#[test]
+fn a_set_key_keeps_its_anchor_for_the_aliases_naming_it() {
+    let text = "---\nbase: &base\n  owner: alice\nstatus: draft\nderived:\n  <<: *base\n  team: docs\n---\n# Page\n";
+    for value in [
+        json!({"owner": "bob"}),
+        json!({}),
+        json!("plain"),
+        json!([1, 2]),
+    ] {
+        let mut editor = FrontmatterEditor::new(text);
+        editor.set("base", &value);
+        let out = editor.finish();
+        let page = parse(&out);
+        assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+        let fm = page.frontmatter.unwrap().value;
+        assert_eq!(fm["base"], value, "{out}");
+        assert_eq!(
+            fm["derived"]["<<"], value,
+            "the alias follows its anchor:\n{out}"
+        );
+        assert_eq!(fm["status"], "draft");
+        assert!(out.contains("status: draft\nderived:\n  <<: *base\n  team: docs\n---\n# Page\n"));
+    }
+}
+
+/// Found by the `frontmatter_edit` fuzz target: a flow mapping (`{title: x}`) has no line per
+/// key, so a changed key was appended after it and the frontmatter no longer parsed. Such a
+/// block is written again one key a line when an edit changes it, and left as it is otherwise.
+#[test]
+fn flow_mapping_frontmatter_is_written_again_when_an_edit_changes_it() {
+    let text = "---\n{title: Flow style, status: draft}\n---\nBody\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("status", &json!("done"));
+    editor.set("tags", &json!(["a", "b c"]));
+    editor.unset("title");
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"status": "done", "tags": ["a", "b c"]}),
+        "{out}"
+    );
+    assert!(
+        out.starts_with("---\n") && out.ends_with("\n---\nBody\n"),
+        "{out}"
+    );
+    assert!(out.contains("status: done\n"), "one key a line: {out}");
+
+    let mut unchanged = FrontmatterEditor::new(text);
+    unchanged.set("status", &json!("draft"));
+    unchanged.unset("missing");
+    assert_eq!(unchanged.finish(), text);
+}
