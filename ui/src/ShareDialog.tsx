@@ -47,7 +47,7 @@ export function ShareDialog({ path, onClose }: { path: string; onClose: () => vo
       setCopied('Selected: press Ctrl+C to copy');
     }
   };
-  const shares = links.data?.shares ?? [];
+  const shares = links.data ?? [];
   return (
     <Modal title={`Share ${path}`} onClose={onClose} wide>
       <p>Anyone with a share link can read this page without an API key, until the link expires or is revoked.</p>

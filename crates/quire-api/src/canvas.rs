@@ -190,3 +190,56 @@ pub struct GenerateCanvasRequest {
     #[serde(default)]
     pub colorize: Option<bool>,
 }
+
+/// A canvas as stored, with its ETag (`quire_canvas_read`; REST answers the canvas itself,
+/// the ETag in its header).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CanvasRead {
+    pub path: String,
+    /// The canvas exactly as stored (unknown keys included).
+    #[schemars(with = "Canvas")]
+    pub canvas: Value,
+    /// The git blob id: pass it as `if_match` to write.
+    pub etag: String,
+}
+
+/// `PATCH /canvas`: the canvas (a query parameter on REST) and the body's operations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CanvasPatchInput {
+    /// The canvas, root-relative, ending in `.canvas.json`.
+    pub path: String,
+    pub operations: Vec<CanvasOp>,
+}
+
+/// `GET /canvas/query`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanvasQueryInput {
+    /// The canvas, root-relative, ending in `.canvas.json`.
+    pub path: String,
+    /// Text in a node's label, text, file, URL or other keys (an edge's label), any case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
+    /// Node type: `text`, `file`, `link` or `group` (edges: both ends of that type).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// A node id: only its neighbours and the edges touching it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connected: Option<String>,
+    /// Answer nodes only.
+    #[serde(default)]
+    pub nodes_only: bool,
+    /// Answer edges only.
+    #[serde(default)]
+    pub edges_only: bool,
+}
+
+/// `POST /canvas/auto-layout`: the canvas (a query parameter on REST) and the body's layout.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CanvasLayoutInput {
+    /// The canvas, root-relative, ending in `.canvas.json`.
+    pub path: String,
+    /// `dot` (default, layered), `neato` (stress), `fdp` (force-directed) or `circo` (circle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+}

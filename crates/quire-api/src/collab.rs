@@ -106,13 +106,6 @@ pub struct ShareLink {
     pub has_password: bool,
 }
 
-/// Answer of `GET /share?path=`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct ShareList {
-    /// The active links of the page, oldest first, without tokens.
-    pub shares: Vec<ShareLink>,
-}
-
 /// Answer of `DELETE /share/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ShareRevoked {
@@ -186,4 +179,52 @@ pub struct RulesWritten {
     pub bytes: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+}
+
+/// Operations on one comment or one share link by its id (`/comments/{id}`, `/share/{id}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdInput {
+    pub id: String,
+}
+
+/// `POST /comments?path=`: the page (a query parameter on REST) and the comment (the body).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommentCreate {
+    /// The page, root-relative.
+    pub path: String,
+    pub comment: NewComment,
+}
+
+/// `PATCH /comments/{id}`: resolves a comment (or opens it again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommentResolve {
+    /// The comment's id.
+    pub id: String,
+    pub resolved: bool,
+}
+
+/// `GET /rules`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesInput {
+    /// `cursor`, `claude`, `agents` or `openclaw`; omitted: the file as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+}
+
+/// `PUT /rules`: REST sends `text` as the body (raw markdown).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesWrite {
+    /// The whole rules file (markdown, at most 256 KiB).
+    pub text: String,
+    /// The ETag last read: refused (conflict) when the file changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }

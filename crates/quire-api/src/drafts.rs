@@ -214,3 +214,116 @@ pub struct WorkflowBoard {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[schema(value_type = Object)]
 pub struct SchemaDocument(pub serde_json::Value);
+
+/// `GET /drafts/{id}/file`, `DELETE /drafts/{id}/file`: a file of a draft.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftPathInput {
+    /// The draft's id.
+    pub id: String,
+    /// The file, root-relative.
+    pub path: String,
+}
+
+/// `GET /drafts/{id}/tree`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftTreeInput {
+    /// The draft's id.
+    pub id: String,
+    /// A folder; the whole tree when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// `PUT /drafts/{id}/file`: a file written into a draft (REST sends `content` as the body).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftFileWrite {
+    pub id: String,
+    pub path: String,
+    /// The whole new content of the file.
+    pub content: String,
+    /// The ETag of the draft's version last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+}
+
+/// `DELETE /drafts/{id}/file`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftFileDelete {
+    pub id: String,
+    pub path: String,
+    /// The ETag of the draft's version last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+}
+
+/// A file removed from a draft (REST answers `204` without it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DraftFileDeleted {
+    pub path: String,
+    /// Always `true`.
+    pub deleted: bool,
+}
+
+/// A discarded draft (REST answers `204` without it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DraftDiscarded {
+    /// The draft's id.
+    pub discarded: String,
+}
+
+/// What `quire_draft_read` answers: a file as the draft holds it (with `path`), else the
+/// draft with the files it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(extend("type" = "object"))]
+pub enum DraftRead {
+    File(crate::mcp::DraftFileContent),
+    Draft(Draft),
+}
+
+/// What `quire_draft_write` answers: the file written, or removed (with `delete`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(extend("type" = "object"))]
+pub enum DraftWrite {
+    Written(DraftWritten),
+    Deleted(DraftFileDeleted),
+}
+
+/// `GET /schemas/{name}`, `PUT /schemas/{name}`: a page type's schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaNameInput {
+    /// The page type, `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+}
+
+/// A page type's JSON Schema as stored, with its ETag (REST answers the schema itself, the
+/// ETag in its header).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SchemaRead {
+    pub name: String,
+    /// The git blob id of the schema file.
+    pub etag: String,
+    pub schema: SchemaDocument,
+}
+
+/// `PUT /schemas/{name}`: REST sends `schema` as the body (stored as sent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaSave {
+    /// The page type, `[A-Za-z0-9_-]{1,64}`.
+    pub name: String,
+    /// A JSON Schema (checked against its meta-schema; references are never fetched).
+    pub schema: SchemaDocument,
+    /// The ETag of the schema last read: refused (conflict) when it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Commit message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

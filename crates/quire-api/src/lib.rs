@@ -33,17 +33,21 @@ pub use admin::{
 };
 pub use backup::{BackupRebase, BackupStatus, ReplayedCommit};
 pub use canvas::{
-    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasList, CanvasNode, CanvasOp,
-    CanvasPatch, CanvasPatched, CanvasQueryResult, CanvasWritten, GenerateCanvasRequest,
+    AutoLayoutRequest, Canvas, CanvasDeleted, CanvasEdge, CanvasLayoutInput, CanvasList,
+    CanvasNode, CanvasOp, CanvasPatch, CanvasPatchInput, CanvasPatched, CanvasQueryInput,
+    CanvasQueryResult, CanvasRead, CanvasWritten, GenerateCanvasRequest,
 };
 pub use claims::{Claim, ClaimList, ClaimRequest, ReleaseRequest, Released};
 pub use collab::{
-    Comment, CommentDeleted, CommentPatch, NewComment, NewShare, Publication, Publications,
-    PublishBulkRequest, PublishRequest, RulesWritten, ShareLink, ShareList, ShareRevoked, Theme,
+    Comment, CommentCreate, CommentDeleted, CommentPatch, CommentResolve, IdInput, NewComment,
+    NewShare, Publication, Publications, PublishBulkRequest, PublishRequest, RulesInput,
+    RulesWrite, RulesWritten, ShareLink, ShareRevoked, Theme,
 };
 pub use drafts::{
-    BoardCard, Draft, DraftCreate, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWritten,
-    SchemaDocument, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
+    BoardCard, Draft, DraftCreate, DraftDiff, DraftDiscarded, DraftFile, DraftFileDelete,
+    DraftFileDeleted, DraftFileWrite, DraftMerged, DraftPathInput, DraftRead, DraftSummary,
+    DraftTreeInput, DraftWrite, DraftWritten, SchemaDocument, SchemaNameInput, SchemaRead,
+    SchemaSave, Workflow, WorkflowAdvance, WorkflowAssign, WorkflowBoard, WorkflowDeleted,
     WorkflowList, WorkflowPage, WorkflowReorder, WorkflowReordered, WorkflowState,
     WorkflowTransition,
 };
@@ -78,11 +82,11 @@ pub use repair::{
 };
 pub use restructure::{
     Applied, AppliedResult, ApplyRequest, Approval, ApproveRequest, Approved, Conflict,
-    ConflictCode, ContentEdit, EditEntry, FileDiff, Integrity, LinkChange, Manifest, MergeEntry,
-    MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList, Plan, Rejected,
-    RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace, RevertRequest, ScriptRequest,
-    ScriptResponse, Select, SplitEntry, SplitResult, StateChange, Stats, TagRename, TextRange,
-    UnresolvedLink,
+    ConflictCode, ContentEdit, EditEntry, FileDiff, FromWorkspaceEdit, Integrity, LinkChange,
+    Manifest, MergeEntry, MoveEntry, Orphan, PageEdit, PathChange, PendingApproval, PendingList,
+    Plan, PlanAnswer, Rejected, RenameDirRequest, RenameRequest, Renamed, RenamedDir, Replace,
+    RevertAnswer, RevertRequest, ScriptRequest, ScriptResponse, Select, SplitEntry, SplitResult,
+    StateChange, Stats, TagRename, TextRange, UnresolvedLink,
 };
 pub use views::{View, ViewDeleted, ViewGroup, ViewLayout, ViewList, ViewRefresh, ViewResult};
 pub use webhooks::{DeliveryState, Webhook, WebhookDelivery, WebhookPayload, WebhookRequest};

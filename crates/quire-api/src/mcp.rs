@@ -116,11 +116,14 @@ pub struct ChangesInput {
 #[serde(deny_unknown_fields)]
 pub struct SearchInput {
     /// Words (all must match), `AND`, `OR`, `NOT` or `-word`, `"phrases"`, `prefix*`,
-    /// parentheses.
+    /// parentheses, `tag:name` (nested tags too), `path:folder/sub`, `file:name`. Words are
+    /// found in titles, headings, text, tags, aliases, property values and folder and file
+    /// names.
     pub q: String,
     /// At most this many results (default 20, at most 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// Skip this many results first (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
     /// Only pages under this folder.
@@ -143,15 +146,21 @@ pub struct QueryInput {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetaInput {
-    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`.
+    /// An expression over frontmatter, as in a DQL `WHERE`: `status = "open" and priority > 2`;
+    /// or KiwiFS's form `$.field=value` (also `!=`, `>`, `>=`, `<`, `<=`).
     #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
-    /// A field to sort by; `-field` sorts descending.
+    /// A field to sort by (`field` or `$.field`); `-field` sorts descending. Ties (and no
+    /// sort) go by path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
+    /// `asc` (default) or `desc`: the order of `sort`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
     /// At most this many pages (default 50, at most 1,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// Skip this many pages first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
 }
@@ -162,13 +171,13 @@ pub struct MetaInput {
 pub struct AggregateInput {
     /// The frontmatter field to group by.
     pub group: String,
-    /// What to compute per group: `count` (default), `sum(field)`, `avg(field)`, `min(field)`,
-    /// `max(field)`, comma-separated.
+    /// What to compute per group: `count` (default), `sum:field`, `avg:field`, `min:field`,
+    /// `max:field`, comma-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calc: Option<String>,
 }
 
-/// `quire_graph_analytics`.
+/// `quire_graph_analytics` (`GET /graph/analytics`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyticsInput {
@@ -224,6 +233,10 @@ pub struct VelocityInput {
     /// Only pages under this folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The same as `path` (its older name, as clients written for KiwiFS send it); `path`
+    /// wins when both are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// `quire_memory_report`.
@@ -235,14 +248,23 @@ pub struct MemoryInput {
     pub prefix: Option<String>,
 }
 
-/// Tools that take only a `limit` (`quire_eligible`, `quire_feed`).
+/// Operations that take only a `limit` (`quire_eligible`, `quire_feed`, the search
+/// analytics).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LimitInput {
-    /// At most this many entries (`quire_eligible`: default 20; `quire_feed`: default 50;
-    /// at most 500).
+    /// At most this many entries (default 20; `quire_feed`: default 50; at most 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+}
+
+/// `GET /analytics/trends`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrendsInput {
+    /// Days to cover, ending today (default 30, 1 to 366).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u32>,
 }
 
 /// `quire_views_get`.
@@ -299,7 +321,8 @@ pub struct ViewExecuteInput {
 pub struct SectionInput {
     /// The page.
     pub path: String,
-    /// The heading's text (or its slug); the first match wins.
+    /// The heading's text (or its slug); the first match wins. `^id` names the block that
+    /// id marks (`![[page#^id]]`) instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading: Option<String>,
     /// The heading's position among the page's headings, from 0.
@@ -327,6 +350,10 @@ pub struct RefactorPlanInput {
     /// Include a unified diff of every rewritten page (larger answer).
     #[serde(default)]
     pub diffs: bool,
+    /// `workspace-edit` answers the plan as an LSP WorkspaceEdit (refused while the plan has
+    /// errors); absent or `plan`: the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 /// `quire_refactor_apply`. There is no `approved` field: over MCP only the user (through
@@ -345,20 +372,6 @@ pub struct RefactorApplyInput {
     /// Summary line of the commit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-/// `quire_refactor_revert`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RefactorRevertInput {
-    /// The commit to revert (full or abbreviated id).
-    pub commit: String,
-    /// Only answer the revert plan.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Digest of the revert plan reviewed with `dry_run`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
 }
 
 /// What `quire_refactor_apply` answers when it wrote nothing because approval is missing or
@@ -443,14 +456,6 @@ pub struct WorkflowSaveInput {
     pub if_match: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-/// `quire_workflow_advance`: moves a page to `target_state` of its workflow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkflowAdvanceInput {
-    pub path: String,
-    pub target_state: String,
 }
 
 /// `quire_canvas_read`.

@@ -605,3 +605,34 @@ pub struct ScriptResponse {
     pub output: String,
     pub plan: Plan,
 }
+
+/// What `POST /refactor/plan` and `quire_refactor_plan` answer: the plan, or with
+/// `format: workspace-edit` the plan as an LSP WorkspaceEdit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(extend("type" = "object"))]
+pub enum PlanAnswer {
+    Plan(Box<Plan>),
+    WorkspaceEdit(crate::WorkspaceEdit),
+}
+
+/// What `POST /refactor/revert` and `quire_refactor_revert` answer: what was reverted, or
+/// with `dry_run` the revert plan alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(extend("type" = "object"))]
+pub enum RevertAnswer {
+    Applied(Applied),
+    Plan(Plan),
+}
+
+/// `POST /refactor/from-workspace-edit`: the editor's WorkspaceEdit (the body) and whether
+/// to add diffs (a query parameter on REST).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FromWorkspaceEdit {
+    pub edit: crate::WorkspaceEditRequest,
+    /// Adds a unified diff of every written page.
+    #[serde(default)]
+    pub diffs: bool,
+}

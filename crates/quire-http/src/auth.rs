@@ -393,24 +393,12 @@ fn space_relative(route: &str) -> Option<&str> {
         .map(|rest| rest.strip_prefix("/{space}").unwrap_or(rest))
 }
 
-/// Routes a read-scoped key may call with a method other than GET: they write nothing
-/// (planning, running a script that plans, resolving links, linting, evaluating search).
-const READ_ONLY_POSTS: &[&str] = &[
-    "/refactor/plan",
-    "/refactor/from-workspace-edit",
-    "/refactor/script",
-    "/lint",
-    "/eval",
-];
-
 /// Routes only an admin may call: a person approving an agent's plan, the audit log, who
 /// may browse the space, where changes are sent (webhooks, listing them too: their URLs may
 /// carry credentials; the backup status, which names where the history goes).
 const ADMIN_ONLY: &[&str] = &[
-    "/refactor/approve",
     "/audit",
     "/backup",
-    "/space/visibility",
     "/webhooks",
     "/webhooks/{id}",
     "/webhooks/{id}/deliveries",
@@ -421,7 +409,9 @@ const ADMIN_ONLY: &[&str] = &[
 /// * `admin`: `POST /refactor/approve`, `GET /audit`, `GET /backup`, `PUT /space/visibility`, every
 ///   `/webhooks` route, adding and removing spaces (`POST /api/spaces`,
 ///   `DELETE /api/spaces/{name}`);
-/// * `read`: every `GET`/`HEAD`/`OPTIONS`, the planning `POST`s of [`READ_ONLY_POSTS`], and
+/// * operations of the table (`quire-ops`): the scope each declares (planning, linting and
+///   evaluating search are `read` though they are `POST`s);
+/// * `read`: every other `GET`/`HEAD`/`OPTIONS`, and
 ///   `/mcp` (whose tools check the scope themselves: a read scope calls read-only tools only);
 /// * `write`: everything else (every route that changes a file or the service's state).
 pub fn required_scope(method: &Method, route: &str) -> Scope {
@@ -434,11 +424,7 @@ pub fn required_scope(method: &Method, route: &str) -> Scope {
     if rest.is_some_and(|r| ADMIN_ONLY.contains(&r)) || (is_spaces_route(route) && !reads) {
         return Scope::Admin;
     }
-    if reads
-        || rest.is_some_and(|r| READ_ONLY_POSTS.contains(&r))
-        || route == "/mcp"
-        || route.starts_with("/mcp/")
-    {
+    if reads || route == "/mcp" || route.starts_with("/mcp/") {
         return Scope::Read;
     }
     Scope::Write
@@ -577,6 +563,20 @@ mod tests {
         assert!(credentials_optional(&get, "/api/spaces"));
         assert!(!credentials_optional(&post, "/api/spaces"));
         assert!(!credentials_optional(&get, "/api/spacesx"));
+    }
+
+    #[test]
+    fn operations_of_the_table_need_the_scope_they_declare() {
+        let post = Method::POST;
+        for space in ["", "/{space}"] {
+            let route = |r: &str| format!("/api/quire{space}{r}");
+            assert_eq!(required_scope(&post, &route("/lint")), Scope::Read);
+            assert_eq!(required_scope(&post, &route("/reindex")), Scope::Write);
+            assert_eq!(required_scope(&post, &route("/eval")), Scope::Read);
+            let dismiss = route("/analytics/content-gaps/dismiss");
+            assert_eq!(required_scope(&post, &dismiss), Scope::Write);
+            assert_eq!(required_scope(&Method::GET, &route("/search")), Scope::Read);
+        }
     }
 
     #[test]

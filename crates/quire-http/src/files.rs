@@ -7,23 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use quire_api::AssetResult;
 use quire_service::media_type_of;
-use serde::Deserialize;
-use utoipa::IntoParams;
 
 use crate::context::{write_options, SpaceCtx};
 use crate::error::{bad_request, blocking, ApiResult, ErrorBody};
-
-#[derive(Deserialize, IntoParams)]
-pub struct PathQuery {
-    /// Root-relative path, `/`-separated.
-    pub path: String,
-}
-
-#[derive(Deserialize, IntoParams)]
-pub struct OptionalPathQuery {
-    /// Folder to list; omitted = the whole knowledge base.
-    pub path: Option<String>,
-}
 
 pub(crate) fn content_type_for(path: &str) -> &'static str {
     if path.ends_with(".md") {

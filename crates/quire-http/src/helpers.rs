@@ -1,76 +1,23 @@
-//! Helper operations: `POST /lint`, `GET /peek`, `GET /section`, `GET /timeline`, and the feeds
-//! of recent changes `GET /feed.atom` (Atom) and `GET /feed.json` (JSON Feed 1.1).
+//! The feeds of recent changes, `GET /feed.atom` (Atom) and `GET /feed.json` (JSON Feed 1.1):
+//! representations of the `timeline` operation whose links are URLs of this server as the
+//! client reached it, so they stay hand-written REST routes.
 
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use quire_api::{Change, ChangeAction, JsonFeed, LintReport, LintRequest, Peek, Section, Timeline};
-use quire_service::SectionOf;
+use quire_api::{Change, ChangeAction, JsonFeed, Timeline};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::context::SpaceCtx;
-use crate::error::{blocking, ApiResult, ErrorBody, JsonBody, QueryParams};
-use crate::files::PathQuery;
+use crate::error::{blocking, ApiResult, ErrorBody, QueryParams};
 
 /// Changes a feed holds when the caller names no limit.
 const FEED_LIMIT: usize = 50;
 
 #[derive(Deserialize, IntoParams)]
-pub struct SectionParams {
-    /// The page.
-    pub path: String,
-    /// The heading's text (or its slug); the first match wins. `^id` names the block that
-    /// id marks (`![[page#^id]]`) instead.
-    pub heading: Option<String>,
-    /// The heading's position among the page's headings, from 0.
-    pub index: Option<usize>,
-}
-
-#[derive(Deserialize, IntoParams)]
 pub struct FeedParams {
     /// At most this many changes (default 50, at most 500).
     pub limit: Option<usize>,
-}
-
-/// Lints a page (`path`) or text (`content`, linted as if stored at `path` when both are
-/// given): links that do not resolve, `#fragments` naming no heading, empty links, duplicate
-/// headings, heading level jumps, frontmatter that does not parse, trailing whitespace.
-#[utoipa::path(post, path = "/lint", tag = "pages", request_body = LintRequest,
-    responses((status = 200, body = LintReport, description = "`issues` is always an array"),
-        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn lint(
-    SpaceCtx(space): SpaceCtx,
-    JsonBody(request): JsonBody<LintRequest>,
-) -> ApiResult<Json<LintReport>> {
-    Ok(Json(blocking(move || space.pages().lint(&request)).await?))
-}
-
-/// A short look at a page: title, snippet, frontmatter, links both ways, headings, words.
-#[utoipa::path(get, path = "/peek", tag = "pages", params(PathQuery),
-    responses((status = 200, body = Peek), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
-pub async fn peek(
-    SpaceCtx(space): SpaceCtx,
-    QueryParams(q): QueryParams<PathQuery>,
-) -> ApiResult<Json<Peek>> {
-    Ok(Json(blocking(move || space.pages().peek(&q.path)).await?))
-}
-
-/// One section of a page, chosen by `heading` or `index`: the heading and its text up to the
-/// next heading of the same or a higher level.
-#[utoipa::path(get, path = "/section", tag = "pages", params(SectionParams),
-    responses((status = 200, body = Section),
-        (status = 400, body = ErrorBody, description = "neither or both of `heading` and `index`"),
-        (status = 404, body = ErrorBody, description = "no such page, heading or block")))]
-pub async fn section(
-    SpaceCtx(space): SpaceCtx,
-    QueryParams(q): QueryParams<SectionParams>,
-) -> ApiResult<Json<Section>> {
-    let which = SectionOf::from_parts(q.heading, q.index)?;
-    Ok(Json(
-        blocking(move || space.pages().section(&q.path, &which)).await?,
-    ))
 }
 
 /// What both feeds show: the space's name, its URL as the client reached it, and the newest

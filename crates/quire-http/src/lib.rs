@@ -9,30 +9,22 @@
 pub mod audit;
 pub mod auth;
 mod backup;
-mod canvas;
 mod collab;
 mod context;
 mod docs;
-mod drafts;
 mod error;
 mod events;
 mod files;
-mod find;
 pub mod gate;
 mod health;
 mod helpers;
-mod insight;
 mod metrics;
 pub mod oidc;
 mod ops;
-mod refactor;
-mod repair;
 mod settings;
 mod spaces;
-mod views;
 pub mod visibility;
 mod webhooks;
-mod workflows;
 
 use std::sync::Arc;
 
@@ -107,105 +99,16 @@ fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::upload_asset))
         .routes(routes!(events::events))
-        .routes(routes!(refactor::plan))
-        .routes(routes!(refactor::from_workspace_edit))
-        .routes(routes!(refactor::script))
-        .routes(routes!(refactor::rename))
-        .routes(routes!(refactor::rename_dir))
-        .routes(routes!(refactor::apply))
-        .routes(routes!(refactor::approve))
-        .routes(routes!(refactor::pending))
-        .routes(routes!(refactor::revert))
-        .routes(routes!(repair::broken))
-        .routes(routes!(repair::orphans))
-        .routes(routes!(repair::fix_broken))
-        .routes(routes!(repair::raw_moves))
-        .routes(routes!(find::search))
-        .routes(routes!(find::search_verified))
-        .routes(routes!(find::query))
-        .routes(routes!(find::aggregate))
-        .routes(routes!(find::meta))
-        .routes(routes!(find::backlinks))
-        .routes(routes!(find::graph))
-        .routes(routes!(find::analytics))
-        .routes(routes!(find::centrality))
-        .routes(routes!(find::communities))
-        .routes(routes!(find::path))
-        .routes(routes!(find::walk))
-        .routes(routes!(find::reindex))
-        .routes(routes!(views::list))
-        .routes(routes!(views::get, views::put, views::delete))
-        .routes(routes!(views::execute))
-        .routes(routes!(views::refresh))
-        .routes(routes!(drafts::create, drafts::list))
-        .routes(routes!(drafts::get, drafts::discard))
-        .routes(routes!(drafts::diff))
-        .routes(routes!(drafts::merge))
-        .routes(routes!(
-            drafts::read_file,
-            drafts::write_file,
-            drafts::delete_file
-        ))
-        .routes(routes!(drafts::tree))
-        .routes(routes!(workflows::list))
-        .routes(routes!(workflows::get, workflows::put, workflows::delete))
-        .routes(routes!(workflows::assign))
-        .routes(routes!(workflows::advance))
-        .routes(routes!(workflows::reorder))
-        .routes(routes!(workflows::board))
-        .routes(routes!(workflows::schemas))
-        .routes(routes!(workflows::schema, workflows::put_schema))
-        .routes(routes!(helpers::lint))
-        .routes(routes!(helpers::peek))
-        .routes(routes!(helpers::section))
         .routes(routes!(helpers::feed_atom))
         .routes(routes!(helpers::feed_json))
-        .routes(routes!(insight::dashboard))
-        .routes(routes!(insight::overview))
-        .routes(routes!(insight::page_health))
-        .routes(routes!(insight::stale))
-        .routes(routes!(insight::janitor))
-        .routes(routes!(insight::contradictions))
-        .routes(routes!(insight::velocity))
-        .routes(routes!(insight::memory_report))
-        .routes(routes!(insight::context))
-        .routes(routes!(insight::eligible))
-        .routes(routes!(insight::eval))
-        .routes(routes!(insight::searches))
-        .routes(routes!(insight::failed_searches))
-        .routes(routes!(insight::trends))
-        .routes(routes!(insight::content_gaps))
-        .routes(routes!(insight::dismiss_gap))
-        .routes(routes!(insight::sources))
         .routes(routes!(audit::list))
         .routes(routes!(backup::status))
-        .routes(routes!(visibility::put))
         .routes(routes!(visibility::file))
         .routes(routes!(visibility::tree))
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::delete))
         .routes(routes!(webhooks::deliveries))
-        .routes(routes!(collab::list_comments, collab::create_comment))
-        .routes(routes!(collab::patch_comment, collab::delete_comment))
-        .routes(routes!(collab::create_share, collab::list_shares))
-        .routes(routes!(collab::revoke_share))
         .routes(routes!(collab::open_share))
-        .routes(routes!(collab::publish))
-        .routes(routes!(collab::publish_bulk))
-        .routes(routes!(collab::published))
-        .routes(routes!(collab::unpublish))
-        .routes(routes!(collab::rules, collab::put_rules))
-        .routes(routes!(collab::theme, collab::put_theme))
-        .routes(routes!(canvas::list))
-        .routes(routes!(
-            canvas::read,
-            canvas::write,
-            canvas::patch,
-            canvas::delete
-        ))
-        .routes(routes!(canvas::query))
-        .routes(routes!(canvas::auto_layout))
-        .routes(routes!(canvas::generate))
 }
 
 /// The OpenAPI document and the router without state.

@@ -1,16 +1,19 @@
 //! The routes of the operation table (`quire-ops`): each operation bound to REST gets its
 //! route, its handler and its OpenAPI entry from its declaration. Query-carried inputs are
 //! read from the query string (unknown parameters ignored, as browsers and caches add their
-//! own), JSON-carried ones from the body; path parameters of the route (`/views/{name}`) fill
-//! the input's field of that name. Operations the adapter encodes itself (raw bodies, `ETag`
-//! headers) take their handler from `custom.rs`, still calling the operation.
+//! own), JSON-carried ones from the body (or one field of the input, from the body; the
+//! fields the route names, from the query); path parameters of the route (`/views/{name}`)
+//! fill the input's field of that name. A success answers the status the route declares (201,
+//! 204 without a body). Operations the adapter encodes itself (raw bodies, `ETag` headers)
+//! take their handler from `custom.rs` and `areas.rs`, still calling the operation.
 
+mod areas;
 mod custom;
 mod doc;
 
-use axum::extract::{FromRequestParts, RawPathParams, RawQuery};
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, RawQuery, Request};
 use axum::http::request::Parts;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::{Json, Router};
@@ -18,7 +21,7 @@ use quire_ops::{Caller, Carrier, Method, Operation, Visit};
 use quire_service::Error;
 
 use crate::context::SpaceCtx;
-use crate::error::{blocking, ApiError, ApiResult, JsonBody};
+use crate::error::{blocking, ApiError, ApiResult, JsonBody, RawBody};
 use crate::AppState;
 
 pub(crate) use doc::Documented;
@@ -44,12 +47,17 @@ impl Visit for Routes {
             return;
         };
         let filter = method_filter(rest.method);
-        let method_router: MethodRouter<AppState> = match rest.carrier {
-            Carrier::Query => on(filter, query::<O>),
-            Carrier::Json => on(filter, json::<O>),
-            Carrier::Raw(_) => custom::handler::<O>(filter)
-                .unwrap_or_else(|| panic!("operation {} has no custom REST handler", O::META.name)),
-        };
+        // An operation the adapter encodes itself (raw bodies, headers of its own) has its
+        // handler in `custom.rs`; the others take the carrier's.
+        let method_router: MethodRouter<AppState> =
+            match (custom::handler::<O>(filter), rest.carrier) {
+                (Some(handler), _) => handler,
+                (None, Carrier::Query) => on(filter, query::<O>),
+                (None, Carrier::Json) => on(filter, json::<O>),
+                (None, Carrier::Raw(_)) => {
+                    panic!("operation {} has no custom REST handler", O::META.name)
+                }
+            };
         let router = std::mem::take(&mut self.router);
         self.router = router.route(rest.path, method_router);
         self.doc.add::<O>(&rest);
@@ -103,14 +111,25 @@ fn path_params(params: &RawPathParams) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Runs `O` off the async executor and answers its output as JSON.
+/// Runs `O` off the async executor and answers its output as JSON, with the status its
+/// route declares.
 async fn answer<O: Operation>(
     space: std::sync::Arc<quire_service::Space>,
     input: O::Input,
     caller: Caller,
 ) -> ApiResult<Response> {
     let output = blocking(move || O::run(&space, input, &caller)).await?;
-    Ok(Json(output).into_response())
+    Ok(success::<O>(Json(output)))
+}
+
+/// A success of `O` carrying `body`, with the status its route declares (a `204` without
+/// the body).
+pub(crate) fn success<O: Operation>(body: impl IntoResponse) -> Response {
+    let status = O::META.rest.map_or(200, |rest| rest.status);
+    match StatusCode::from_u16(status).unwrap_or(StatusCode::OK) {
+        StatusCode::NO_CONTENT => StatusCode::NO_CONTENT.into_response(),
+        status => (status, body).into_response(),
+    }
 }
 
 /// An operation whose input is the query string.
@@ -143,32 +162,84 @@ pub(crate) fn decode_query<O: Operation>(
         .map_err(|e| ApiError(Error::bad_request(format!("invalid query: {e}"))))
 }
 
-/// An operation whose input is a JSON body.
+/// An operation whose input is a JSON body (and the fields its route reads from the query).
 async fn json<O: Operation>(
     SpaceCtx(space): SpaceCtx,
     RestCaller(caller): RestCaller,
     params: RawPathParams,
-    JsonBody(body): JsonBody<serde_json::Value>,
+    RawQuery(raw): RawQuery,
+    request: Request,
 ) -> ApiResult<Response> {
-    let input = decode_json::<O>(body, &path_params(&params))?;
+    let body = json_body::<O>(request).await?;
+    let input = decode_json::<O>(body, &path_params(&params), raw.as_deref().unwrap_or(""))?;
     answer::<O>(space, input, caller).await
 }
 
-/// Decodes a JSON body, with the route's path parameters set on it, as the input of `O`.
+/// The JSON body of a request to `O`: `{}` when it is empty and the route allows that (then
+/// no `Content-Type` is needed either).
+pub(crate) async fn json_body<O: Operation>(request: Request) -> ApiResult<serde_json::Value> {
+    let empty_allowed = O::META.rest.is_some_and(|rest| rest.empty_body);
+    if !empty_allowed {
+        let JsonBody(body) = JsonBody::<serde_json::Value>::from_request(request, &()).await?;
+        return Ok(body);
+    }
+    let RawBody(bytes) = RawBody::from_request(request, &()).await?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Value::Object(Default::default()));
+    }
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError(Error::bad_request(format!("invalid JSON body: {e}"))))
+}
+
+/// Decodes a JSON body as the input of `O`: the body is the input (or the field its route
+/// names), the route's path parameters and the query fields it declares are set on it.
 pub(crate) fn decode_json<O: Operation>(
-    mut body: serde_json::Value,
+    body: serde_json::Value,
     path: &[(String, String)],
+    query: &str,
 ) -> Result<O::Input, ApiError> {
-    if !path.is_empty() {
-        let Some(object) = body.as_object_mut() else {
-            return Err(ApiError(Error::bad_request(
-                "invalid JSON body: expected an object",
-            )));
-        };
-        for (key, value) in path {
-            object.insert(key.clone(), serde_json::Value::String(value.clone()));
-        }
+    let rest = O::META.rest;
+    let mut body = match rest.and_then(|r| r.body_field) {
+        Some(field) => serde_json::json!({ field: body }),
+        None => body,
+    };
+    let from_query = typed_query::<O>(query, rest.map_or(&[], |r| r.query_fields))?;
+    // Every input is an object (serde would also take an array for a struct).
+    let Some(object) = body.as_object_mut() else {
+        return Err(ApiError(Error::bad_request(
+            "invalid JSON body: expected an object",
+        )));
+    };
+    object.extend(from_query);
+    for (key, value) in path {
+        object.insert(key.clone(), serde_json::Value::String(value.clone()));
     }
     serde_json::from_value(body)
         .map_err(|e| ApiError(Error::bad_request(format!("invalid JSON body: {e}"))))
+}
+
+/// The parameters of query string `raw` named in `fields`, as JSON values of the input of
+/// `O`: a text field keeps its text, any other is read as JSON (`diffs=true`, `limit=5`).
+pub(crate) fn typed_query<O: Operation>(
+    raw: &str,
+    fields: &[&str],
+) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    if fields.is_empty() {
+        return Ok(serde_json::Map::new());
+    }
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw)
+        .map_err(|e| ApiError(Error::bad_request(format!("invalid query: {e}"))))?;
+    let text = doc::text_fields(O::META.name);
+    Ok(pairs
+        .into_iter()
+        .filter(|(key, _)| fields.contains(&key.as_str()))
+        .map(|(key, value)| {
+            let value = if text.contains(&key) {
+                serde_json::Value::String(value)
+            } else {
+                serde_json::from_str(&value).unwrap_or(serde_json::Value::String(value))
+            };
+            (key, value)
+        })
+        .collect())
 }

@@ -1,5 +1,6 @@
-//! Space visibility (`[space] visibility`): `PUT /space/visibility` and the public routes
-//! `GET /public/file`, `GET /public/tree`.
+//! Space visibility (`[space] visibility`): the live setting of every space, and the public
+//! routes `GET /public/file`, `GET /public/tree` (`PUT /space/visibility` is an operation of
+//! the table, `quire_ops::collab::Visibility`, whose handler updates the live setting).
 //!
 //! The public routes need no credentials. `GET /public/file` answers when the space is
 //! `public` or `unlisted` (reachable by URL), `GET /public/tree` only when it is `public`
@@ -13,15 +14,15 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use quire_api::{SpaceVisibility, TreeNode};
+use quire_api::TreeNode;
 use quire_config::Visibility;
 use quire_service::Error;
 
-use crate::context::{write_options, SpaceCtx};
-use crate::error::{blocking, ApiError, ApiResult, ErrorBody, JsonBody, QueryParams};
+use crate::context::SpaceCtx;
+use crate::error::{blocking, ApiError, ApiResult, ErrorBody, QueryParams};
 use crate::AppState;
 
 /// The live visibility of every space.
@@ -65,8 +66,6 @@ pub(crate) fn configured(root: &std::path::Path) -> Visibility {
         .unwrap_or_default()
 }
 
-const CONFIG_PATH: &str = quire_service::CONFIG_FILE;
-
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 pub struct PublicQuery {
     /// Root-relative path.
@@ -75,60 +74,6 @@ pub struct PublicQuery {
 
 fn hidden() -> ApiError {
     ApiError(Error::not_found("no such public page"))
-}
-
-/// Sets who may browse the space; persisted in the space's configuration (one commit by
-/// `X-Actor`) and applied at once. Needs an admin credential.
-#[utoipa::path(put, path = "/space/visibility", tag = "admin",
-    request_body = SpaceVisibility,
-    responses((status = 200, body = SpaceVisibility),
-        (status = 400, body = ErrorBody, description = "not private, unlisted or public; or the configuration file does not parse")))]
-pub async fn put(
-    State(state): State<AppState>,
-    SpaceCtx(space): SpaceCtx,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<SpaceVisibility>,
-) -> ApiResult<Json<SpaceVisibility>> {
-    let visibility: Visibility = body.visibility.trim().parse().map_err(|_| {
-        crate::error::bad_request(format!(
-            "visibility {:?} is not private, unlisted or public",
-            body.visibility
-        ))
-    })?;
-    let mut opts = write_options(&headers);
-    opts.message = Some(format!("space visibility: {visibility}"));
-    let name = space.name().to_string();
-    let written = space.clone();
-    blocking(move || {
-        let text = match written.files().read(CONFIG_PATH) {
-            Ok(content) => String::from_utf8(content.bytes)
-                .map_err(|_| Error::bad_request(format!("{CONFIG_PATH} is not UTF-8")))?,
-            Err(e) if e.code == quire_service::ErrorCode::NotFound => String::new(),
-            Err(e) => return Err(e),
-        };
-        let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| {
-            Error::bad_request(format!(
-                "{CONFIG_PATH} does not parse, nothing changed: {e}"
-            ))
-        })?;
-        let table = doc
-            .entry("space")
-            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
-            .as_table_mut()
-            .ok_or_else(|| {
-                Error::bad_request(format!("[space] of {CONFIG_PATH} is not a table"))
-            })?;
-        table["visibility"] = toml_edit::value(visibility.to_string());
-        written
-            .files()
-            .write_server_file(CONFIG_PATH, doc.to_string().into_bytes(), &opts)
-            .map(|_| ())
-    })
-    .await?;
-    state.visibility.set(&name, visibility);
-    Ok(Json(SpaceVisibility {
-        visibility: visibility.to_string(),
-    }))
 }
 
 /// A page declaring `visibility: public`, without credentials, when the space is public or

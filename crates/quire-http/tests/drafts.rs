@@ -651,3 +651,37 @@ async fn with_async_commits_a_draft_starts_from_and_merges_into_every_acknowledg
     }
     assert_eq!(s.disk("notes/c.md").unwrap(), "# C\n");
 }
+
+#[tokio::test]
+async fn a_merge_takes_its_commit_message_from_an_optional_body() {
+    let s = server();
+    let id = create(&s, "ann").await;
+    write(&s, &id, "notes/new.md", "# New\n").await;
+    // A body that is no merge request is refused, and nothing is merged.
+    for body in ["[]", "{\"message\": 5}", "{\"unknown\": 1}"] {
+        s.call(
+            Method::POST,
+            &format!("/api/quire/drafts/{id}/merge"),
+            &[("content-type", "application/json")],
+            body,
+        )
+        .await
+        .expect_error(400);
+    }
+    assert_eq!(draft_refs(&s).len(), 1, "the draft is kept");
+    assert!(s.disk("notes/new.md").is_none());
+    let r = s
+        .call(
+            Method::POST,
+            &format!("/api/quire/drafts/{id}/merge"),
+            &[("content-type", "application/json"), ("x-actor", "carol")],
+            json!({"message": "Ship the new page"}).to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let repo = s.repo();
+    let commit = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(commit.summary(), Some("Ship the new page"));
+    assert_eq!(commit.author().name(), Some("carol"));
+    assert_eq!(s.disk("notes/new.md").unwrap(), "# New\n");
+}

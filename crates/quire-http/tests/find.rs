@@ -160,20 +160,7 @@ async fn the_index_follows_writes_deletes_and_restructurings() {
 
 #[tokio::test]
 async fn grep_engine_answers_the_same_queries() {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in vault() {
-        let full = dir.path().join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-    }
-    let config = quire_config::Config::from_toml_str("[search]\nengine = \"grep\"\n", &|_| None)
-        .unwrap()
-        .config;
-    let settings = quire_service::settings_from_config(dir.path(), &config);
-    let service = std::sync::Arc::new(quire_service::Service::open(settings).unwrap());
-    service.default_space().find().flush();
-    let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
-    let s = TestServer { dir, service, app };
+    let s = grep_server(&vault());
     let v = s.get("/api/quire/search?q=borrowing").await.json();
     assert_eq!(v["engine"], "grep");
     assert_eq!(v["total"], 2);
@@ -185,6 +172,144 @@ async fn grep_engine_answers_the_same_queries() {
     s.get(&format!("/api/quire/search?q={}", enc("(a")))
         .await
         .expect_error(400);
+}
+
+/// Pages whose tags, properties and paths carry words their texts do not.
+fn tagged_vault() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "projects/q3/sprint-review.md",
+            "---\ntags: [sprint, zz98765]\nderived-from: run:test-abc12345\naliases: [Retro]\n---\n# Velocity\n\nThe team shipped.\n",
+        ),
+        (
+            "projects/q3/planning.md",
+            "---\ntags: [project/alpha]\n---\n# Planning\n\nVelocity targets for the quarter.\n",
+        ),
+        (
+            "notes/daily/2024-01-05.md",
+            "# Standup\n\nWorked on #project/beta and the release.\n",
+        ),
+        ("archive/old.md", "# Old\n\nLast sprint notes.\n"),
+    ]
+}
+
+/// `(query, pages found, sorted)`: what both engines answer over [`tagged_vault`].
+const TAGGED_QUERIES: &[(&str, &[&str])] = &[
+    ("zz98765", &["projects/q3/sprint-review.md"]),
+    ("abc12345", &["projects/q3/sprint-review.md"]),
+    ("retro", &["projects/q3/sprint-review.md"]),
+    ("daily", &["notes/daily/2024-01-05.md"]),
+    ("tag:sprint", &["projects/q3/sprint-review.md"]),
+    ("tag:#Project/Beta", &["notes/daily/2024-01-05.md"]),
+    ("file:sprint", &["projects/q3/sprint-review.md"]),
+    ("file:2024-01-05.md", &["notes/daily/2024-01-05.md"]),
+    ("path:q3 team", &["projects/q3/sprint-review.md"]),
+    (
+        "(tag:sprint OR tag:project/beta) -path:notes",
+        &["projects/q3/sprint-review.md"],
+    ),
+    (
+        "path:archive OR file:planning",
+        &["archive/old.md", "projects/q3/planning.md"],
+    ),
+];
+
+/// Paths found, best first.
+async fn found(s: &TestServer, q: &str) -> Vec<String> {
+    let r = s.get(&format!("/api/quire/search?q={}", enc(q))).await;
+    assert_eq!(r.status, 200, "{q}: {}", r.text());
+    let v = r.json();
+    assert_eq!(v["total"], v["results"].as_array().unwrap().len(), "{q}");
+    paths(&v)
+}
+
+async fn found_sorted(s: &TestServer, q: &str) -> Vec<String> {
+    let mut found = found(s, q).await;
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn search_finds_tags_properties_and_folder_and_file_names() {
+    let s = TestServer::with(support::sync_git(), Default::default(), &tagged_vault());
+    s.service.default_space().find().flush();
+    for (q, expected) in TAGGED_QUERIES {
+        assert_eq!(found_sorted(&s, q).await, *expected, "{q}");
+    }
+    // A folder name finds every page under it.
+    assert_eq!(
+        found_sorted(&s, "q3").await,
+        ["projects/q3/planning.md", "projects/q3/sprint-review.md"]
+    );
+    // Nested tags are below their parent.
+    let project = found_sorted(&s, "tag:project").await;
+    assert_eq!(
+        project,
+        ["notes/daily/2024-01-05.md", "projects/q3/planning.md"]
+    );
+    assert!(found(&s, "tag:proj").await.is_empty());
+    // The tag and file name rank above a mention in a text; the title above the text.
+    assert_eq!(
+        found(&s, "sprint").await,
+        ["projects/q3/sprint-review.md", "archive/old.md"]
+    );
+    assert_eq!(
+        found(&s, "velocity").await,
+        ["projects/q3/sprint-review.md", "projects/q3/planning.md"]
+    );
+}
+
+#[tokio::test]
+async fn an_operator_without_a_value_is_400_with_the_position() {
+    let s = TestServer::with(support::sync_git(), Default::default(), &tagged_vault());
+    s.service.default_space().find().flush();
+    let commits = s.commit_count();
+    for (q, at) in [("tag:", 0), ("velocity path:\"\"", 9), ("file: x", 0)] {
+        let message = s
+            .get(&format!("/api/quire/search?q={}", enc(q)))
+            .await
+            .expect_error(400);
+        assert!(
+            message.contains(&format!("at character {at}")) && message.contains("needs a word"),
+            "{q}: {message}"
+        );
+    }
+    assert_eq!(s.commit_count(), commits);
+}
+
+#[tokio::test]
+async fn grep_engine_understands_the_same_operators() {
+    let s = grep_server(&tagged_vault());
+    for (q, expected) in TAGGED_QUERIES {
+        assert_eq!(found_sorted(&s, q).await, *expected, "{q}");
+    }
+    let v = s.get("/api/quire/search?q=tag:project").await.json();
+    assert_eq!(v["engine"], "grep");
+    assert_eq!(v["total"], 2, "{v}");
+    // Snippets come from the text, not the frontmatter.
+    let v = s.get("/api/quire/search?q=team").await.json();
+    assert_eq!(
+        v["results"][0]["snippet"],
+        "# Velocity\n\nThe <mark>team</mark> shipped.\n"
+    );
+}
+
+/// A server over `files` whose search engine is grep.
+fn grep_server(files: &[(&str, &str)]) -> TestServer {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    let config = quire_config::Config::from_toml_str("[search]\nengine = \"grep\"\n", &|_| None)
+        .unwrap()
+        .config;
+    let settings = quire_service::settings_from_config(dir.path(), &config);
+    let service = std::sync::Arc::new(quire_service::Service::open(settings).unwrap());
+    service.default_space().find().flush();
+    let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
+    TestServer { dir, service, app }
 }
 
 #[tokio::test]
@@ -252,6 +377,49 @@ async fn meta_filters_and_sorts_frontmatter() {
         .expect_error(400);
     assert!(message.contains("invalid `where` at"), "{message}");
     s.get(&format!("/api/quire/meta?sort={}", enc("(")))
+        .await
+        .expect_error(400);
+}
+
+/// KiwiFS's client sends `where=$.field=value`, `sort=$.field`, `order` and `limit`.
+#[tokio::test]
+async fn meta_takes_the_kiwifs_forms() {
+    let s = server();
+    let v = s
+        .get(&format!(
+            "/api/quire/meta?where={}&sort={}&order=desc&limit=1",
+            enc("$.status=open"),
+            enc("$.priority")
+        ))
+        .await
+        .json();
+    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["pages"][0]["path"], "notes/rust.md");
+    let r = s
+        .get(&format!(
+            "/api/quire/meta?where={}&sort={}&order=asc",
+            enc("$.priority>=2"),
+            enc("$.priority")
+        ))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["total"], 2, "{v}");
+    assert_eq!(v["pages"][0]["path"], "notes/cafe.md");
+    assert_eq!(v["pages"][1]["path"], "notes/rust.md");
+    let v = s
+        .get(&format!(
+            "/api/quire/meta?sort={}&order=desc&limit=2",
+            enc("$.priority")
+        ))
+        .await
+        .json();
+    assert_eq!(v["pages"][0]["path"], "notes/rust.md", "{v}");
+    assert_eq!(v["pages"][1]["path"], "notes/cafe.md", "{v}");
+    s.get("/api/quire/meta?order=sideways")
+        .await
+        .expect_error(400);
+    s.get(&format!("/api/quire/meta?where={}", enc("$.status")))
         .await
         .expect_error(400);
 }
@@ -458,4 +626,34 @@ fn a_bad_computed_field_stops_the_start_with_its_name() {
         );
         assert!(error.message.contains(says), "{}", error.message);
     }
+}
+
+#[tokio::test]
+async fn reindex_takes_a_bare_post_without_a_body() {
+    let s = server();
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/reindex",
+            &[],
+            axum::body::Body::empty(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["pages"], 4);
+}
+
+#[tokio::test]
+async fn verified_search_without_a_query_is_400_naming_it() {
+    let s = server();
+    let commits = s.commit_count();
+    let message = s
+        .get("/api/quire/search/verified?limit=3")
+        .await
+        .expect_error(400);
+    assert!(message.contains("`q`"), "{message}");
+    s.get("/api/quire/search/verified?q=rust&limit=many")
+        .await
+        .expect_error(400);
+    assert_eq!(s.commit_count(), commits);
 }

@@ -302,3 +302,49 @@ fn assert_well_formed(xml: &str) {
     }
     assert!(stack.is_empty(), "unclosed {stack:?}");
 }
+
+#[tokio::test]
+async fn a_read_scoped_key_may_lint_but_the_lint_writes_nothing() {
+    let config = quire_config::Config::from_toml_str(
+        "[auth]\ntype = \"perspace\"\n\
+         [[auth.api_keys]]\nkey = \"key-a-read\"\nspace = \"a\"\nscope = \"read\"\n",
+        &|_| None,
+    )
+    .unwrap()
+    .config;
+    let s = TestServer::spaces(&["a"], &config);
+    let root = s.dir.path().join("a");
+    let head = || {
+        let repo = git2::Repository::open(&root).unwrap();
+        let head = repo.head().ok().and_then(|h| h.target());
+        head
+    };
+    let before = head();
+    let headers = [
+        ("authorization", "Bearer key-a-read"),
+        ("content-type", "application/json"),
+    ];
+    let lint = s
+        .call(
+            Method::POST,
+            "/api/quire/lint",
+            &headers,
+            r#"{"content":"[[nowhere]]","path":"new.md"}"#,
+        )
+        .await;
+    assert_eq!(lint.status, 200, "{}", lint.text());
+    assert!(lint.json()["issues"]
+        .as_array()
+        .is_some_and(|i| !i.is_empty()));
+    assert!(!root.join("new.md").exists(), "linting never writes");
+    assert_eq!(head(), before);
+    // Its bad input is a 400 for the read key too.
+    s.call(
+        Method::POST,
+        "/api/quire/lint",
+        &headers,
+        r#"{"pth":"x.md"}"#,
+    )
+    .await
+    .expect_error(400);
+}

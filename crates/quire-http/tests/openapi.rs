@@ -127,3 +127,107 @@ fn plan_and_error_shapes_are_described() {
         "apply's ops never go on the wire"
     );
 }
+
+/// The operation `method path` of the document.
+fn operation<'a>(doc: &'a Value, method: &str, path: &str) -> &'a Value {
+    let op = &doc["paths"][format!("/api/quire{path}")][method];
+    assert!(op.is_object(), "no {method} {path}");
+    op
+}
+
+#[test]
+fn finding_is_documented_from_the_operation_table() {
+    let doc = document();
+    let search = operation(&doc, "get", "/search");
+    assert_eq!(search["operationId"], "search");
+    assert_eq!(search["tags"], serde_json::json!(["search"]));
+    let names: Vec<&str> = search["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for name in ["q", "limit", "offset", "path", "tag"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    assert_eq!(
+        operation(&doc, "get", "/graph/walk")["tags"],
+        serde_json::json!(["graph"])
+    );
+    let aggregate = operation(&doc, "get", "/query/aggregate");
+    assert_eq!(
+        aggregate["responses"]["200"]["content"]["application/json"]["schema"]["type"],
+        "array"
+    );
+    // Reindex takes no body: a bare POST.
+    let reindex = operation(&doc, "post", "/reindex");
+    assert_eq!(reindex["operationId"], "reindex");
+    assert!(reindex.get("requestBody").is_none(), "{reindex}");
+}
+
+#[test]
+fn a_saved_view_is_put_as_its_own_json_body() {
+    let doc = document();
+    let put = operation(&doc, "put", "/views/{name}");
+    assert_eq!(put["operationId"], "views_save");
+    assert_eq!(
+        put["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/View"
+    );
+    let params = put["parameters"].as_array().unwrap();
+    assert!(params
+        .iter()
+        .any(|p| p["name"] == "name" && p["in"] == "path" && p["required"] == true));
+    assert!(params.iter().all(|p| p["name"] != "view"), "{params:?}");
+    let execute = operation(&doc, "get", "/views/{name}/execute");
+    assert_eq!(execute["operationId"], "views_execute");
+    assert!(operation(&doc, "post", "/view/refresh")
+        .get("requestBody")
+        .is_none());
+}
+
+#[test]
+fn operations_of_the_table_document_their_status_query_fields_and_body() {
+    let doc = document();
+    let op = |path: &str, method: &str| doc["paths"][path][method].clone();
+    // `POST /drafts` creates (201, its body optional); `DELETE /drafts/{id}` answers nothing.
+    let create = op("/api/quire/drafts", "post");
+    assert!(
+        create["responses"]["201"]["content"].is_object(),
+        "{create}"
+    );
+    assert_eq!(create["requestBody"]["required"], false);
+    let discard = op("/api/quire/drafts/{id}", "delete");
+    assert!(discard["responses"]["204"].is_object(), "{discard}");
+    assert!(discard["responses"]["204"].get("content").is_none());
+    assert!(discard["responses"].get("200").is_none());
+    // `PATCH /canvas` reads `path` from the query, the operations from the body.
+    let patch = op("/api/quire/canvas", "patch");
+    let params = patch["parameters"].as_array().unwrap();
+    assert!(params
+        .iter()
+        .any(|p| p["name"] == "path" && p["in"] == "query" && p["required"] == true));
+    assert!(!params.iter().any(|p| p["name"] == "operations"));
+    assert!(patch["requestBody"]["content"]["application/json"]["schema"].is_object());
+    // `PUT /workflows/{name}` takes the workflow itself as its body.
+    let save = op("/api/quire/workflows/{name}", "put");
+    assert_eq!(
+        save["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Workflow"
+    );
+    // `PUT /canvas` stores the canvas as sent: a JSON body of the canvas's schema.
+    let write = op("/api/quire/canvas", "put");
+    assert_eq!(
+        write["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Canvas"
+    );
+    // Scopes come with the declaration: an admin route, a planning POST.
+    assert_eq!(
+        op("/api/quire/space/visibility", "put")["operationId"],
+        "space_visibility"
+    );
+    assert_eq!(
+        op("/api/quire/refactor/plan", "post")["operationId"],
+        "refactor_plan"
+    );
+}

@@ -348,3 +348,81 @@ async fn a_view_page_with_a_broken_query_shows_the_error() {
     let text = s.disk("bad.md").unwrap();
     assert!(text.contains("> quire-view: the query failed"), "{text}");
 }
+
+fn head_message(s: &TestServer) -> String {
+    let repo = s.repo();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    head.message().unwrap().trim().to_string()
+}
+
+#[tokio::test]
+async fn a_view_save_and_delete_take_a_message_and_refuse_a_stale_etag() {
+    let s = server();
+    let r = s
+        .call(
+            Method::PUT,
+            "/api/quire/views/mine?message=Keep%20my%20view",
+            &[("content-type", "application/json")],
+            json!({"query": "LIST FROM \"notes\""}).to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(head_message(&s), "Keep my view");
+    let commits = s.commit_count();
+    let stored = s.disk(".quire/views/mine.json").unwrap();
+    let r = s
+        .call(
+            Method::PUT,
+            "/api/quire/views/mine",
+            &[
+                ("content-type", "application/json"),
+                ("if-match", "\"0000\""),
+            ],
+            json!({"query": "TABLE status FROM \"notes\""}).to_string(),
+        )
+        .await;
+    r.expect_error(409);
+    assert_eq!(s.disk(".quire/views/mine.json").unwrap(), stored);
+    assert_eq!(s.commit_count(), commits);
+    let r = s
+        .call(
+            Method::DELETE,
+            "/api/quire/views/mine?message=Drop%20it",
+            &[("x-actor", "bob")],
+            Body::empty(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(head_message(&s), "Drop it");
+    assert_eq!(s.head_author(), "bob");
+    s.assert_clean();
+}
+
+#[tokio::test]
+async fn view_refresh_takes_a_bare_post_without_a_body() {
+    let s = server();
+    let r = s
+        .call(Method::POST, "/api/quire/view/refresh", &[], Body::empty())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["refreshed"], 0);
+}
+
+#[tokio::test]
+async fn a_view_body_that_is_no_view_is_400_and_writes_nothing() {
+    let s = server();
+    let commits = s.commit_count();
+    put_view(&s, "odd", json!(["not", "a", "view"]))
+        .await
+        .expect_error(400);
+    s.call(
+        Method::PUT,
+        "/api/quire/views/odd",
+        &[("content-type", "text/plain")],
+        "query",
+    )
+    .await
+    .expect_error(400);
+    assert!(s.disk(".quire/views/odd.json").is_none());
+    assert_eq!(s.commit_count(), commits);
+}

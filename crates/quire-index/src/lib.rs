@@ -34,7 +34,8 @@ pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
 pub const INDEX_FILE: &str = ".quire/state/index.db";
 
 /// The schema this build writes; any other value in `schema_version` means "recreate".
-pub const SCHEMA_VERSION: i64 = 3;
+/// 4: the full-text row holds tags, aliases, property values and path words.
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a statement waits for another connection (another process on the same root, such
 /// as `quire refactor apply --root`) to finish writing before it fails.

@@ -1,15 +1,18 @@
 //! The page tables: what the service feeds ([`PageRecord`]s) and how they are stored —
-//! `pages`, typed `frontmatter` rows, `links`, `tags`, `headings`, the FTS5 table `fts` — plus
-//! the lookups on them (backlinks, tag counts) and the content stamp in `meta`.
+//! `pages`, typed `frontmatter` rows, `links`, `tags`, `headings`, the FTS5 table `fts` (its
+//! columns made by [`crate::search::document`]) — plus the lookups on them (backlinks, tag
+//! counts) and the content stamp in `meta`.
 //!
 //! `pages.id` is the FTS5 rowid of the page, so a search joins the two without a lookup by
 //! path. Writes replace whole pages in one transaction, so a reader never sees half a page;
 //! rows a replacement would write back unchanged stay (see `replace_page`).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use serde_json::Value;
 
-use crate::search::text::space_cjk;
+use crate::search::document::{labels_and_properties, SearchRow};
 use crate::{Index, IndexError};
 
 /// The tables derived from pages. [`Index::rebuild`] drops and recreates them.
@@ -24,9 +27,10 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         frontmatter TEXT NOT NULL,
         trusted     INTEGER NOT NULL,
         -- What a replacement compares (see `replace_page`): hashes of the searchable text
-        -- (title, headings, body), of the links and of the tags, and the line the body
-        -- starts on.
+        -- (title, headings, body), of the searchable words of tags, aliases and properties,
+        -- of the links and of the tags, and the line the body starts on.
         text_hash   INTEGER NOT NULL,
+        meta_hash   INTEGER NOT NULL,
         links_hash  INTEGER NOT NULL,
         tags_hash   INTEGER NOT NULL,
         body_line   INTEGER NOT NULL
@@ -58,7 +62,7 @@ pub(crate) const CONTENT_SCHEMA: &str = "
         line  INTEGER NOT NULL
     );
     CREATE VIRTUAL TABLE fts USING fts5 (
-        path UNINDEXED, title, headings, body,
+        path UNINDEXED, title, headings, body, labels, properties, place, file, tagged,
         tokenize = 'unicode61 remove_diacritics 2'
     );
 ";
@@ -178,15 +182,59 @@ fn iso_date(s: &str) -> Option<String> {
     None
 }
 
-/// Deletes every row of `path`.
-fn delete_page(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
+/// The full-text writes of one transaction, made after all its other writes, in rowid order
+/// ([`SearchWrites::apply`]). FTS5 keeps the entries a transaction adds in memory and writes
+/// them out as a new segment whenever another statement opens a savepoint: written between
+/// the other rows of each page, a key set on 10,000 pages made 10,000 one-page segments and
+/// as many merges (10 s where 1 s was spent before the full-text row held properties).
+#[derive(Default)]
+struct SearchWrites<'p> {
+    deleted: BTreeSet<i64>,
+    inserted: BTreeMap<i64, &'p PageRecord>,
+}
+
+impl<'p> SearchWrites<'p> {
+    /// The row `id` goes (with any row queued for it).
+    fn delete(&mut self, id: i64) {
+        self.deleted.insert(id);
+        self.inserted.remove(&id);
+    }
+
+    /// The row of `page` goes in as `id` (after the old row `id`, if that goes).
+    fn insert(&mut self, id: i64, page: &'p PageRecord) {
+        self.inserted.insert(id, page);
+    }
+
+    fn apply(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        let mut ids: Vec<i64> = self.deleted.iter().copied().collect();
+        ids.extend(self.inserted.keys().copied());
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            if self.deleted.contains(&id) {
+                tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+                    .execute([id])?;
+            }
+            if let Some(page) = self.inserted.get(&id) {
+                insert_search_row(tx, id, page)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deletes every row of `path` (its full-text row through `search`).
+fn delete_page(
+    tx: &Transaction<'_>,
+    path: &str,
+    search: &mut SearchWrites<'_>,
+) -> rusqlite::Result<()> {
     let id: Option<i64> = tx
         .prepare_cached("SELECT id FROM pages WHERE path = ?1")?
         .query_row([path], |row| row.get(0))
         .optional()?;
     if let Some(id) = id {
-        tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
-            .execute([id])?;
+        search.delete(id);
         tx.prepare_cached("DELETE FROM pages WHERE id = ?1")?
             .execute([id])?;
     }
@@ -213,6 +261,9 @@ struct Kept {
 #[derive(PartialEq, Eq)]
 struct Hashes {
     text: i64,
+    /// The words of tags, aliases and property values (the other columns of the `fts` row
+    /// derive from the path, which is the row's own).
+    meta: i64,
     links: i64,
     tags: i64,
     body_line: i64,
@@ -236,6 +287,7 @@ impl Hashes {
                 }
                 page.body.hash(h);
             }),
+            meta: hash(&|h| labels_and_properties(page).hash(h)),
             links: hash(&|h| {
                 for link in &page.links {
                     link.target_text.hash(h);
@@ -257,16 +309,21 @@ impl Hashes {
     }
 }
 
-/// Replaces the rows of `page`. A page indexed before with the same searchable text keeps its
-/// id and its FTS5 row (removing an FTS5 row costs a tokenization of its old text, the
-/// dearest part of a replacement), its headings and, when they are the same, its links and
-/// tags — rows moved down by as many lines as the frontmatter grew. Any other page is deleted
-/// and inserted.
-fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()> {
+/// Replaces the rows of `page`. A page indexed before with the same searchable text (title,
+/// headings, body) keeps its id, its headings and, when they are the same, its links and
+/// tags — rows moved down by as many lines as the frontmatter grew — and its FTS5 row while
+/// the words of its tags, aliases and property values are the same too (removing an FTS5 row
+/// costs a tokenization of its old text, the dearest part of a replacement; when they
+/// changed, only that row is written again). Any other page is deleted and inserted.
+fn replace_page<'p>(
+    tx: &Transaction<'_>,
+    page: &'p PageRecord,
+    search: &mut SearchWrites<'p>,
+) -> rusqlite::Result<()> {
     let hashes = Hashes::of(page);
     let kept: Option<Kept> = tx
         .prepare_cached(
-            "SELECT id, text_hash, links_hash, tags_hash, body_line, frontmatter
+            "SELECT id, text_hash, meta_hash, links_hash, tags_hash, body_line, frontmatter
              FROM pages WHERE path = ?1",
         )?
         .query_row([&page.path], |row| {
@@ -274,25 +331,29 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
                 id: row.get(0)?,
                 hashes: Hashes {
                     text: row.get(1)?,
-                    links: row.get(2)?,
-                    tags: row.get(3)?,
-                    body_line: row.get(4)?,
+                    meta: row.get(2)?,
+                    links: row.get(3)?,
+                    tags: row.get(4)?,
+                    body_line: row.get(5)?,
                 },
-                frontmatter: row.get(5)?,
+                frontmatter: row.get(6)?,
             })
         })
         .optional()?;
     let kept = match kept {
         Some(kept) if kept.hashes.text == hashes.text => kept,
         _ => {
-            delete_page(tx, &page.path)?;
-            return insert_page(tx, page);
+            delete_page(tx, &page.path, search)?;
+            let id = insert_page(tx, page)?;
+            search.insert(id, page);
+            return Ok(());
         }
     };
     let frontmatter = page.frontmatter.to_string();
     tx.prepare_cached(
         "UPDATE pages SET size = ?2, mtime_ms = ?3, word_count = ?4, frontmatter = ?5,
-         trusted = ?6, links_hash = ?7, tags_hash = ?8, body_line = ?9 WHERE id = ?1",
+         trusted = ?6, links_hash = ?7, tags_hash = ?8, body_line = ?9, meta_hash = ?10
+         WHERE id = ?1",
     )?
     .execute(params![
         kept.id,
@@ -304,7 +365,12 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
         hashes.links,
         hashes.tags,
         hashes.body_line,
+        hashes.meta,
     ])?;
+    if kept.hashes.meta != hashes.meta {
+        search.delete(kept.id);
+        search.insert(kept.id, page);
+    }
     let moved = hashes.body_line - kept.hashes.body_line;
     if moved != 0 {
         tx.prepare_cached("UPDATE headings SET line = line + ?2 WHERE path = ?1")?
@@ -329,14 +395,15 @@ fn replace_page(tx: &Transaction<'_>, page: &PageRecord) -> rusqlite::Result<()>
     Ok(())
 }
 
-/// Inserts every row of `page`, whose path has no rows yet.
-fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<()> {
+/// Inserts every row of `page`, whose path has no rows yet, but its full-text row (the
+/// caller's, see [`SearchWrites`]); answers the page's id.
+fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<i64> {
     let hashes = Hashes::of(page);
     connection
         .prepare_cached(
             "INSERT INTO pages (path, title, size, mtime_ms, word_count, frontmatter, trusted,
-             text_hash, links_hash, tags_hash, body_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             text_hash, meta_hash, links_hash, tags_hash, body_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?
         .execute(params![
             page.path,
@@ -347,27 +414,12 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
             page.frontmatter.to_string(),
             is_trusted(&page.frontmatter),
             hashes.text,
+            hashes.meta,
             hashes.links,
             hashes.tags,
             hashes.body_line,
         ])?;
     let id = connection.last_insert_rowid();
-    let headings_text: String = page
-        .headings
-        .iter()
-        .flat_map(|heading| [heading.text.as_str(), "\n"])
-        .collect();
-    connection
-        .prepare_cached(
-            "INSERT INTO fts (rowid, path, title, headings, body) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            id,
-            page.path,
-            space_cjk(&page.title),
-            space_cjk(&headings_text),
-            space_cjk(&page.body),
-        ])?;
     let mut insert = connection.prepare_cached(
         "INSERT INTO headings (path, level, text, slug, line) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
@@ -382,7 +434,31 @@ fn insert_page(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
     }
     insert_frontmatter(connection, page)?;
     insert_links(connection, page)?;
-    insert_tags(connection, page)
+    insert_tags(connection, page)?;
+    Ok(id)
+}
+
+/// The FTS5 row of `page`, whose `pages` row has the id `id`.
+fn insert_search_row(connection: &Connection, id: i64, page: &PageRecord) -> rusqlite::Result<()> {
+    let row = SearchRow::of(page);
+    connection
+        .prepare_cached(
+            "INSERT INTO fts (rowid, path, title, headings, body, labels, properties, place,
+             file, tagged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?
+        .execute(params![
+            id,
+            page.path,
+            row.title,
+            row.headings,
+            row.body,
+            row.labels,
+            row.properties,
+            row.place,
+            row.file,
+            row.tagged,
+        ])?;
+    Ok(())
 }
 
 /// The typed rows of the frontmatter: one per key, or per item of a list.
@@ -482,9 +558,11 @@ impl Index {
         let tx = connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
+        let mut search = SearchWrites::default();
         for page in pages {
-            replace_page(&tx, page).map_err(sql)?;
+            replace_page(&tx, page, &mut search).map_err(sql)?;
         }
+        search.apply(&tx).map_err(sql)?;
         tx.commit().map_err(sql)
     }
 
@@ -495,9 +573,11 @@ impl Index {
         let tx = connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
+        let mut search = SearchWrites::default();
         for path in paths {
-            delete_page(&tx, path).map_err(sql)?;
+            delete_page(&tx, path, &mut search).map_err(sql)?;
         }
+        search.apply(&tx).map_err(sql)?;
         tx.commit().map_err(sql)
     }
 
@@ -527,7 +607,9 @@ impl Index {
             .map_err(sql)?;
         let mut done = 0;
         for page in pages {
-            insert_page(&tx, &page).map_err(sql)?;
+            // Ids only grow here, and nothing is deleted: each row may go in with its page.
+            let id = insert_page(&tx, &page).map_err(sql)?;
+            insert_search_row(&tx, id, &page).map_err(sql)?;
             done += 1;
             progress(done);
         }
@@ -677,6 +759,58 @@ mod tests {
     }
 
     #[test]
+    fn an_index_of_schema_3_is_recreated_so_properties_become_searchable() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(crate::INDEX_FILE);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        Connection::open(&file)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE schema_version (version INTEGER NOT NULL);
+                 INSERT INTO schema_version VALUES (3);
+                 CREATE TABLE pages (id INTEGER PRIMARY KEY, path TEXT);
+                 INSERT INTO pages VALUES (1, 'old.md');
+                 CREATE VIRTUAL TABLE fts USING fts5 (path UNINDEXED, title, headings, body);",
+            )
+            .unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        assert_eq!(index.page_count().unwrap(), 0, "the old rows are gone");
+        assert_eq!(index.stamp().unwrap(), None, "so the service rebuilds it");
+        let mut a = page("a.md", "body");
+        a.frontmatter = json!({"derived-from": "run:test-abc12345"});
+        index.replace_pages(&[a]).unwrap();
+        let found = index
+            .search(&crate::SearchRequest::new("abc12345"))
+            .unwrap();
+        assert_eq!(found.total, 1);
+    }
+
+    #[test]
+    fn a_frontmatter_edit_replaces_the_search_row_only_when_its_words_change() {
+        let (_dir, index) = index();
+        let mut a = page("a.md", "same words");
+        a.frontmatter = json!({"status": "draft", "n": 1});
+        index.replace_pages(&[a.clone()]).unwrap();
+        let id = rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts");
+        // The same values in another order, and a key with no value: the same words.
+        a.frontmatter = json!({"n": 1, "status": "draft", "empty": null});
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts"), id);
+        a.frontmatter = json!({"status": "done", "n": 1});
+        index.replace_pages(&[a]).unwrap();
+        assert_eq!(rows(&index, "SELECT properties FROM fts"), ["1\ndone"]);
+        let found = index.search(&crate::SearchRequest::new("done")).unwrap();
+        assert_eq!(found.total, 1);
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("draft"))
+                .unwrap()
+                .total,
+            0
+        );
+    }
+
+    #[test]
     fn replace_pages_swaps_every_row_of_a_path() {
         let (_dir, index) = index();
         let mut a = page("a.md", "first");
@@ -711,20 +845,58 @@ mod tests {
     }
 
     #[test]
-    fn a_frontmatter_edit_keeps_the_search_row_and_replaces_the_rest() {
+    fn a_frontmatter_edit_without_new_words_keeps_the_search_row_and_replaces_the_rest() {
         let (_dir, index) = index();
         let mut a = page("a.md", "same words");
         a.frontmatter = json!({"status": "draft"});
         a.tags = vec!["old".into()];
         index.replace_pages(&[a.clone()]).unwrap();
-        let id = rows(&index, "SELECT CAST(id AS TEXT) FROM pages");
+        let fts_rows = "SELECT CAST(rowid AS TEXT) || ' ' || body FROM fts";
+        let kept = rows(&index, fts_rows);
 
-        a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
-        a.tags = vec!["new".into()];
+        // A key without a value adds no word to search for.
+        a.frontmatter = json!({"status": "draft", "reviewed": null});
         a.size += 30;
         index.replace_pages(&[a.clone()]).unwrap();
-        assert_eq!(rows(&index, "SELECT CAST(id AS TEXT) FROM pages"), id);
-        assert_eq!(rows(&index, "SELECT body FROM fts"), ["same words"]);
+        assert_eq!(rows(&index, fts_rows), kept);
+        assert_eq!(
+            rows(
+                &index,
+                "SELECT key || '=' || coalesce(value_text, 'null') FROM frontmatter ORDER BY key"
+            ),
+            ["reviewed=null", "status=draft"]
+        );
+        assert_eq!(
+            rows(&index, "SELECT CAST(size AS TEXT) FROM pages"),
+            [(a.size).to_string()]
+        );
+
+        // New values and tags are words to search for: the search row is written again,
+        // under the page's id, which stays.
+        let page_id = rows(&index, "SELECT CAST(id AS TEXT) FROM pages");
+        a.frontmatter = json!({"status": "done", "reviewed": "2025-01-01"});
+        a.tags = vec!["new".into()];
+        index.replace_pages(&[a.clone()]).unwrap();
+        assert_eq!(rows(&index, "SELECT CAST(id AS TEXT) FROM pages"), page_id);
+        assert_eq!(rows(&index, "SELECT CAST(rowid AS TEXT) FROM fts"), page_id);
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("done new"))
+                .unwrap()
+                .total,
+            1
+        );
+        assert_eq!(
+            index
+                .search(&crate::SearchRequest::new("draft"))
+                .unwrap()
+                .total,
+            0
+        );
+        assert_eq!(
+            rows(&index, "SELECT labels || ' | ' || properties FROM fts"),
+            ["new | 2025-01-01\ndone"]
+        );
         assert_eq!(
             rows(
                 &index,
@@ -733,10 +905,6 @@ mod tests {
             ["reviewed=2025-01-01", "status=done"]
         );
         assert_eq!(index.tags().unwrap(), [("new".to_string(), 1)]);
-        assert_eq!(
-            rows(&index, "SELECT CAST(size AS TEXT) FROM pages"),
-            [(a.size).to_string()]
-        );
 
         // A new title is searchable text: the row is replaced.
         a.title = "Renamed".into();
@@ -764,7 +932,7 @@ mod tests {
         a.body_line = 4;
         a.headings[0].line = 5;
         a.links[0].line = 7;
-        a.frontmatter = json!({"added": true});
+        a.frontmatter = json!({"added": null});
         index.replace_pages(&[a.clone()]).unwrap();
         assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 7)]);
         assert_eq!(
@@ -803,7 +971,7 @@ mod tests {
 
         // A key added after `up`: the body moves down, the frontmatter link does not.
         a.body_line = 4;
-        a.frontmatter = json!({"up": "[[b]]", "reviewed": "2025-01-01"});
+        a.frontmatter = json!({"up": "[[b]]", "reviewed": null});
         a.links[1].line = 5;
         index.replace_pages(&[a.clone()]).unwrap();
         assert_eq!(index.backlinks("b.md").unwrap(), [("a.md".to_string(), 2)]);
@@ -811,7 +979,7 @@ mod tests {
 
         // A key added before `up`: both move.
         a.body_line = 5;
-        a.frontmatter = json!({"first": 1, "up": "[[b]]", "reviewed": "2025-01-01"});
+        a.frontmatter = json!({"first": null, "up": "[[b]]", "reviewed": null});
         a.links[0].line = 3;
         a.links[1].line = 6;
         index.replace_pages(&[a]).unwrap();

@@ -11,7 +11,10 @@
 
 mod bridge;
 mod http;
+mod origin;
+mod protocol;
 mod resources;
+mod stdio;
 mod tools;
 
 use std::borrow::Cow;
@@ -20,16 +23,17 @@ use std::sync::{Arc, Mutex};
 
 use quire_service::{Service, Space};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 pub use bridge::bridge_stdio;
-pub use http::{router as http_router, MCP_PATH};
+pub use http::{router as http_router, Access, MCP_PATH};
+pub use origin::AllowedOrigins;
 
 /// What every session of the MCP server shares.
 #[derive(Clone)]
@@ -96,7 +100,7 @@ impl McpServer {
     /// Serves one client over stdin/stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         use rmcp::ServiceExt;
-        let running = self.serve(rmcp::transport::stdio()).await?;
+        let running = self.serve(stdio::stdio()).await?;
         running.waiting().await?;
         Ok(())
     }
@@ -266,6 +270,15 @@ impl ServerHandler for McpServer {
             request.uri,
             context.peer.clone(),
         )
+    }
+
+    /// A request rmcp could not read: invalid params when the method exists.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(protocol::unread(&request))
     }
 
     #[allow(deprecated)]

@@ -197,23 +197,10 @@ fn mime_of(path: &str) -> &'static str {
     }
 }
 
-/// Percent-decoding of a URI's path part (`%20` → space); other text is kept.
+/// The path part of a `quire://file/…` or `quire://tree/…` URI: percent-decoded by the
+/// project's one decoder (escapes that do not decode stay as written), without trailing `/`.
 fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out)
+    quire_syntax::percent_decode(s)
         .trim_end_matches('/')
         .to_string()
 }
@@ -244,6 +231,8 @@ mod tests {
         assert_eq!(decode("a%20b/c.md"), "a b/c.md");
         assert_eq!(decode("notes/"), "notes");
         assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%aé.md"), "%aé.md");
+        assert_eq!(decode("caf%C3%A9.md"), "café.md");
     }
 
     #[test]

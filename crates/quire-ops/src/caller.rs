@@ -43,4 +43,21 @@ impl Caller {
             ),
         }
     }
+
+    /// [`Caller::write_options`] for an input that names an `actor` too: the protocol's
+    /// actor (`X-Actor`, the agent's session) wins, the input's fills in.
+    pub fn write_options_by(
+        &self,
+        actor: Option<String>,
+        message: Option<String>,
+        if_match: Option<String>,
+    ) -> WriteOptions {
+        let mut opts = self.write_options(message, if_match);
+        if opts.actor.is_none() {
+            opts.actor = actor
+                .map(|a| a.trim().to_string())
+                .filter(|a| !a.is_empty());
+        }
+        opts
+    }
 }

@@ -21,8 +21,8 @@ pub struct Entry {
     pub input_schema: fn() -> Schema,
     /// The JSON Schema of the output.
     pub output_schema: fn() -> Schema,
-    /// Decodes the arguments (an error names the operation as the caller knows it, the
-    /// last argument, and the problem), runs, encodes.
+    /// Decodes the arguments, runs, encodes. A decode error names the problem and the
+    /// operation as the caller called it (the `&str`: an MCP tool's name, the operation's).
     pub call: fn(&Space, serde_json::Value, &Caller, &str) -> Result<Output>,
 }
 
@@ -45,25 +45,29 @@ impl Entry {
     }
 }
 
-/// Decodes `args` as the input of `O`: a problem is a 400 naming the operation `shown` (its
-/// name, or its tool's name for an agent).
-pub fn decode<O: Operation>(args: serde_json::Value, shown: &str) -> Result<O::Input> {
+/// Decodes `args` as the input of `O`: a problem is a 400 naming the operation.
+pub fn decode<O: Operation>(args: serde_json::Value) -> Result<O::Input> {
+    decode_as::<O>(args, O::META.name)
+}
+
+/// [`decode`] for a caller who knows the operation as `called` (an agent, by its tool).
+fn decode_as<O: Operation>(args: serde_json::Value, called: &str) -> Result<O::Input> {
     // Tools without arguments may be called with none at all.
     let args = match args {
         serde_json::Value::Null => serde_json::Value::Object(Default::default()),
         other => other,
     };
     serde_json::from_value(args)
-        .map_err(|e| Error::bad_request(format!("invalid arguments for {shown}: {e}")))
+        .map_err(|e| Error::bad_request(format!("invalid arguments for {called}: {e}")))
 }
 
 fn call<O: Operation>(
     space: &Space,
     args: serde_json::Value,
     caller: &Caller,
-    shown: &str,
+    called: &str,
 ) -> Result<Output> {
-    let input = decode::<O>(args, shown)?;
+    let input = decode_as::<O>(args, called)?;
     let output = O::run(space, input, caller)?;
     let text = O::text(&output);
     let value = serde_json::to_value(&output).map_err(Error::internal)?;
@@ -103,6 +107,40 @@ pub fn find_tool(tool: &str) -> Option<&'static Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_input_is_named_as_the_caller_called_the_operation() {
+        let e =
+            decode_as::<crate::find::Search>(serde_json::json!({}), "quire_search").unwrap_err();
+        assert_eq!(e.code, quire_service::ErrorCode::BadRequest);
+        assert!(
+            e.message
+                .starts_with("invalid arguments for quire_search: "),
+            "{e}"
+        );
+        assert!(e.message.contains("`q`"), "{e}");
+        let e = decode::<crate::find::Search>(serde_json::json!({"q": 1})).unwrap_err();
+        assert!(
+            e.message.starts_with("invalid arguments for search: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn each_area_is_listed_in_one_run() {
+        let mut seen: Vec<&str> = Vec::new();
+        for e in table() {
+            if seen.last() != Some(&e.meta.area) {
+                assert!(
+                    !seen.contains(&e.meta.area),
+                    "area {} is listed in two places ({})",
+                    e.meta.area,
+                    e.meta.name
+                );
+                seen.push(e.meta.area);
+            }
+        }
+    }
 
     #[test]
     fn names_tools_and_routes_are_unique() {

@@ -15,8 +15,18 @@ mod caller;
 mod entry;
 mod meta;
 
+pub mod canvas;
+pub mod collab;
+pub mod drafts;
 pub mod files;
+pub mod find;
 pub mod history;
+pub mod insight;
+pub mod pages;
+pub mod refactor;
+pub mod repair;
+pub mod views;
+pub mod workflows;
 
 pub use caller::Caller;
 pub use entry::{decode, find, find_tool, table, Entry, Output};
@@ -57,4 +67,14 @@ pub trait Visit {
 pub fn visit(v: &mut impl Visit) {
     files::visit(v);
     history::visit(v);
+    find::visit(v);
+    pages::visit(v);
+    insight::visit(v);
+    views::visit(v);
+    drafts::visit(v);
+    workflows::visit(v);
+    canvas::visit(v);
+    collab::visit(v);
+    refactor::visit(v);
+    repair::visit(v);
 }

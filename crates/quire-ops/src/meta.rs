@@ -54,46 +54,89 @@ pub struct Rest {
     /// The route, with `{name}` path parameters (`/views/{name}`).
     pub path: &'static str,
     pub carrier: Carrier,
+    /// Input fields a JSON-carried route reads from the query string (`PATCH /canvas?path=`):
+    /// given there, they are set on the body (as path parameters are).
+    pub query_fields: &'static [&'static str],
+    /// The input field a JSON body is, when the body is not the whole input (`PUT
+    /// /workflows/{name}` sends the workflow itself, not `{"workflow": …}`).
+    pub body_field: Option<&'static str>,
+    /// An empty JSON body (or none) is read as `{}`: a `POST` whose every field is optional.
+    pub empty_body: bool,
+    /// The status of a success: 200, 201 (created) or 204 (no content: the output is not
+    /// sent; other adapters still get it).
+    pub status: u16,
 }
 
 impl Rest {
-    pub const fn get(path: &'static str) -> Rest {
+    const fn route(method: Method, path: &'static str, carrier: Carrier) -> Rest {
         Rest {
-            method: Method::Get,
+            method,
             path,
-            carrier: Carrier::Query,
+            carrier,
+            query_fields: &[],
+            body_field: None,
+            empty_body: false,
+            status: 200,
         }
+    }
+
+    pub const fn get(path: &'static str) -> Rest {
+        Rest::route(Method::Get, path, Carrier::Query)
     }
 
     pub const fn delete(path: &'static str) -> Rest {
-        Rest {
-            method: Method::Delete,
-            path,
-            carrier: Carrier::Query,
-        }
+        Rest::route(Method::Delete, path, Carrier::Query)
     }
 
     pub const fn post(path: &'static str) -> Rest {
-        Rest {
-            method: Method::Post,
-            path,
-            carrier: Carrier::Json,
-        }
+        Rest::route(Method::Post, path, Carrier::Json)
     }
 
     pub const fn put(path: &'static str) -> Rest {
-        Rest {
-            method: Method::Put,
-            path,
-            carrier: Carrier::Json,
-        }
+        Rest::route(Method::Put, path, Carrier::Json)
     }
 
     pub const fn patch(path: &'static str) -> Rest {
+        Rest::route(Method::Patch, path, Carrier::Json)
+    }
+
+    /// The same JSON route, reading `fields` of the input from the query string.
+    pub const fn query_fields(self, fields: &'static [&'static str]) -> Rest {
         Rest {
-            method: Method::Patch,
-            path,
-            carrier: Carrier::Json,
+            query_fields: fields,
+            ..self
+        }
+    }
+
+    /// The same JSON route, whose body is input field `field`.
+    pub const fn body_field(self, field: &'static str) -> Rest {
+        Rest {
+            body_field: Some(field),
+            ..self
+        }
+    }
+
+    /// The same JSON route, reading an empty body as `{}`.
+    pub const fn empty_body(self) -> Rest {
+        Rest {
+            empty_body: true,
+            ..self
+        }
+    }
+
+    /// The same route, answering `201 Created`.
+    pub const fn created(self) -> Rest {
+        Rest {
+            status: 201,
+            ..self
+        }
+    }
+
+    /// The same route, answering `204 No Content` (the output is not sent).
+    pub const fn no_content(self) -> Rest {
+        Rest {
+            status: 204,
+            ..self
         }
     }
 
@@ -101,6 +144,15 @@ impl Rest {
     pub const fn json(self) -> Rest {
         Rest {
             carrier: Carrier::Json,
+            ..self
+        }
+    }
+
+    /// The same route with its input in the query string (a `POST` that takes no body: any
+    /// body sent is ignored).
+    pub const fn query(self) -> Rest {
+        Rest {
+            carrier: Carrier::Query,
             ..self
         }
     }

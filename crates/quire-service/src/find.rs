@@ -10,6 +10,7 @@ use quire_api::{
     TopPage,
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
+use quire_index::search::grep::GrepPage;
 use quire_index::{SearchError, SearchRequest};
 use quire_query::dql::{self, Calc, ExecLimits, GroupSpan, PageData, QueryError, ViewShape};
 use quire_query::EvalContext;
@@ -41,9 +42,93 @@ pub struct MetaQuery {
     pub filter: Option<String>,
     /// A field to sort by; `-field` sorts descending. Ties (and no sort) go by path.
     pub sort: Option<String>,
+    /// `asc` or `desc` (KiwiFS's clients send the order apart from the field).
+    pub order: Option<String>,
     /// At most this many pages (default 50, at most 1,000).
     pub limit: Option<usize>,
     pub offset: Option<usize>,
+}
+
+/// KiwiFS's forms of `/meta`: `where=$.field=value` and `sort=$.field`, turned into the
+/// expression language's `fm["field"] = value` and `fm["field"]`.
+mod kiwi {
+    /// `$.a.b` → `fm["a"]["b"]`; anything else as it is.
+    pub(super) fn field(text: &str) -> String {
+        let text = text.trim();
+        match text.strip_prefix("$.") {
+            Some(path) => path
+                .split('.')
+                .map(|key| format!("[{}]", quote(key)))
+                .fold(String::from("fm"), |acc, k| acc + &k),
+            None => text.to_string(),
+        }
+    }
+
+    /// `$.field<op>value` (op `=`, `!=`, `>=`, `<=`, `>`, `<`) as an expression; anything that
+    /// does not start with `$.` is already one.
+    pub(super) fn filter(text: &str) -> Result<String, String> {
+        let text = text.trim();
+        let Some(rest) = text.strip_prefix("$.") else {
+            return Ok(text.to_string());
+        };
+        let at = rest.find(['=', '!', '<', '>']).ok_or_else(|| {
+            format!("`where` {text:?} names a field but no comparison (`$.field=value`)")
+        })?;
+        let (path, tail) = rest.split_at(at);
+        let op = ["!=", ">=", "<=", "=", ">", "<"]
+            .into_iter()
+            .find(|op| tail.starts_with(op))
+            .ok_or_else(|| format!("`where` {text:?}: unknown comparison"))?;
+        let value = tail[op.len()..].trim();
+        if path.trim().is_empty() {
+            return Err(format!("`where` {text:?} names no field"));
+        }
+        Ok(format!(
+            "{} {op} {}",
+            field(&format!("$.{path}")),
+            literal(value)
+        ))
+    }
+
+    /// A value as the expression language reads it: numbers and booleans as they are, the
+    /// rest (quotes taken off) as a string.
+    fn literal(value: &str) -> String {
+        let unquoted = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')));
+        if let Some(text) = unquoted {
+            return quote(text);
+        }
+        if value == "true" || value == "false" || value.parse::<f64>().is_ok() {
+            return value.to_string();
+        }
+        quote(value)
+    }
+
+    fn quote(text: &str) -> String {
+        serde_json::to_string(text).unwrap_or_default()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn kiwi_forms_become_expressions() {
+            assert_eq!(filter("$.status=open").unwrap(), r#"fm["status"] = "open""#);
+            assert_eq!(filter("$.priority>=2").unwrap(), r#"fm["priority"] >= 2"#);
+            assert_eq!(
+                filter("$.a.b!=\"x y\"").unwrap(),
+                r#"fm["a"]["b"] != "x y""#
+            );
+            assert_eq!(filter("$.done=true").unwrap(), r#"fm["done"] = true"#);
+            assert_eq!(filter("status = \"open\"").unwrap(), "status = \"open\"");
+            assert!(filter("$.status").is_err());
+            assert_eq!(field("$.priority"), r#"fm["priority"]"#);
+            assert_eq!(field("priority"), "priority");
+        }
+    }
 }
 
 /// Finding things: search, queries, backlinks and the graph.
@@ -70,8 +155,10 @@ impl Find<'_> {
         Ok(indexer)
     }
 
-    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"` and
-    /// `prefix*`. A malformed query is a bad request naming the position of the fault.
+    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"`, `prefix*`,
+    /// parentheses, and `tag:`, `path:`, `file:`. Words are found in titles, headings, text,
+    /// tags, aliases, property values and folder and file names. A malformed query is a bad
+    /// request naming the position of the fault.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResults> {
         self.run_search(query, false, true)
     }
@@ -169,20 +256,36 @@ impl Find<'_> {
             .tag
             .as_deref()
             .map(|t| t.trim().trim_start_matches('#').to_lowercase());
+        // Tags need a parse of the page: only for a tag filter or a `tag:` term.
+        let tagged = tag.is_some() || query.uses(quire_index::search::Field::Tag);
         let texts = pages.into_iter().filter_map(|(path, title)| {
             let bytes = self.0.root.read(&path).ok()?;
             let text = String::from_utf8(bytes).ok()?;
+            let mut page = GrepPage {
+                path: path.to_string(),
+                title,
+                body_start: quire_syntax::body_start(&text),
+                text,
+                tags: Vec::new(),
+            };
+            if tagged {
+                page.tags = quire_syntax::parse(&page.text)
+                    .tags
+                    .into_iter()
+                    .map(|t| t.name)
+                    .collect();
+            }
             if let Some(tag) = &tag {
                 let nested = format!("{tag}/");
-                let has = quire_syntax::parse(&text).tags.iter().any(|t| {
-                    let t = t.name.to_lowercase();
+                let has = page.tags.iter().any(|t| {
+                    let t = t.to_lowercase();
                     t == *tag || t.starts_with(&nested)
                 });
                 if !has {
                     return None;
                 }
             }
-            Some((path.to_string(), title, text))
+            Some(page)
         });
         Ok(quire_index::search::grep::search(&query, texts, request))
     }
@@ -274,9 +377,20 @@ impl Find<'_> {
         };
         let mut dql = String::from("TABLE WITHOUT ID file.path, title, fm");
         if let Some(filter) = query.filter.as_deref().filter(|f| !f.trim().is_empty()) {
-            check("where", filter)?;
+            let filter = kiwi::filter(filter).map_err(Error::bad_request)?;
+            check("where", &filter)?;
             dql.push_str(&format!(" WHERE ({filter})"));
         }
+        let descending = match query.order.as_deref().map(str::trim) {
+            None | Some("") => false,
+            Some(o) if o.eq_ignore_ascii_case("asc") => false,
+            Some(o) if o.eq_ignore_ascii_case("desc") => true,
+            Some(o) => {
+                return Err(Error::bad_request(format!(
+                    "`order` is `asc` or `desc`, not {o:?}"
+                )))
+            }
+        };
         match query
             .sort
             .as_deref()
@@ -285,9 +399,11 @@ impl Find<'_> {
         {
             Some(sort) => {
                 let (field, order) = match sort.strip_prefix('-') {
-                    Some(field) => (field, "DESC"),
-                    None => (sort, "ASC"),
+                    Some(field) => (kiwi::field(field), "DESC"),
+                    None if descending => (kiwi::field(sort), "DESC"),
+                    None => (kiwi::field(sort), "ASC"),
                 };
+                let field = field.as_str();
                 check("sort", field)?;
                 dql.push_str(&format!(" SORT ({field}) {order}, file.path ASC"));
             }

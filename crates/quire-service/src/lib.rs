@@ -41,6 +41,7 @@ mod theme;
 mod unsaved;
 mod versions;
 mod views;
+mod visibility;
 mod watching;
 mod workflows;
 

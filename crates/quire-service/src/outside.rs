@@ -97,7 +97,13 @@ impl SpaceCore {
         recorded.moves = moves_of(&differs, &seen.moves);
         let changes: Vec<FileChange> = differs
             .iter()
-            .map(|d| FileChange::of(d.path.clone(), d.disk.clone(), d.now.is_some()))
+            .map(|d| {
+                let change = FileChange::of(d.path.clone(), d.disk.clone(), d.now.is_some());
+                match &d.now {
+                    Some(bytes) => change.with_content(bytes.as_slice()),
+                    None => change,
+                }
+            })
             .collect();
         for d in &differs {
             match d.now {
@@ -106,6 +112,15 @@ impl SpaceCore {
             }
         }
         let message = describe(&recorded);
+        // A write still queued for a batch commit (an API write the editor overwrote within
+        // the window) is committed first, as its own author with its own bytes; folded into
+        // this change it would be lost from history.
+        let names: Vec<&DiskName> = differs.iter().map(|d| &d.disk).collect();
+        if let Err(e) = self.history.commit_others_before(&names, SYSTEM_ACTOR) {
+            return Err(Error::internal(format!(
+                "committing queued writes before an outside change failed: {e}"
+            )));
+        }
         match self.history.record(&changes, SYSTEM_ACTOR, &message) {
             Ok(Recorded::Committed(id)) => recorded.commit = Some(id),
             Ok(_) => {}

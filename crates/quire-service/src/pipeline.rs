@@ -250,9 +250,17 @@ impl SpaceCore {
         }
         fault::point("after-write");
 
+        // With the bytes written: a batch commit made later records this version even when
+        // another program saves the file before it.
         let changes: Vec<FileChange> = prepared
             .iter()
-            .map(|p| FileChange::of(p.path.clone(), p.disk.clone(), p.after.is_some()))
+            .map(|p| {
+                let change = FileChange::of(p.path.clone(), p.disk.clone(), p.after.is_some());
+                match &p.after {
+                    Some(bytes) => change.with_content(bytes.as_slice()),
+                    None => change,
+                }
+            })
             .collect();
         let message = match (change.message.as_str(), prepared.as_slice()) {
             ("", [only]) => {

@@ -67,6 +67,69 @@ fn an_outside_edit_is_one_commit_by_quire_indexed_and_announced() {
     assert_eq!(names, ["b.md", "c.md"]);
 }
 
+/// Async batching whose batches close only when flushed, so an editor's save lands "within
+/// the window" deterministically.
+fn long_batches() -> quire_service::HistoryOptions {
+    quire_service::HistoryOptions {
+        async_commit: true,
+        batch_window: std::time::Duration::from_secs(600),
+        ..quire_service::HistoryOptions::default()
+    }
+}
+
+/// `(author, text)` of every version of `path`, newest first.
+fn history_of(t: &TestSpace, path: &str) -> Vec<(String, String)> {
+    let versions = t.space.versions();
+    versions
+        .of(path)
+        .unwrap()
+        .into_iter()
+        .map(|v| {
+            let text = versions.content(path, &v.hash).unwrap();
+            (v.author, String::from_utf8(text).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn an_editor_save_within_the_batch_window_keeps_the_queued_api_version_and_its_author() {
+    for watcher_first in [false, true] {
+        let t = TestSpace::with(long_batches(), Default::default(), &files());
+        let written = t
+            .space
+            .files()
+            .write(
+                "page.md",
+                b"# One\n".to_vec(),
+                &WriteOptions::by("api-client"),
+            )
+            .unwrap();
+        assert_eq!(written.commit, None, "acknowledged before its commit");
+        std::fs::write(t.root().join("page.md"), "# One, edited in an editor\n").unwrap();
+        if !watcher_first {
+            // The batch closes before the watcher reports the save.
+            t.space.versions().of("b.md").unwrap();
+        }
+        let done = t.space.record_outside_changes(&seen(&["page.md"])).unwrap();
+        assert_eq!(
+            done.written,
+            [p("page.md")],
+            "watcher first: {watcher_first}"
+        );
+        assert_eq!(
+            history_of(&t, "page.md"),
+            [
+                (
+                    SYSTEM_ACTOR.to_string(),
+                    "# One, edited in an editor\n".to_string()
+                ),
+                ("api-client".to_string(), "# One\n".to_string()),
+            ],
+            "watcher first: {watcher_first}"
+        );
+    }
+}
+
 #[test]
 fn quires_own_writes_are_not_echoed_back() {
     let t = TestSpace::new(&files());

@@ -54,7 +54,7 @@ impl Fixture {
     }
 
     /// What the write pipeline does: commit another actor's queued version of the path,
-    /// write the file, record it.
+    /// write the file, record it with the bytes written.
     fn write(&self, path: &str, text: &str, actor: &str) -> Recorded {
         self.write_with(path, text, actor, &format!("Update {path}"))
     }
@@ -63,13 +63,40 @@ impl Fixture {
         let disk = DiskName::from(&p(path));
         self.history.commit_others_before(&[&disk], actor).unwrap();
         self.root.write(&p(path), text.as_bytes()).unwrap();
+        let change = FileChange::new(p(path), ChangeAction::Write).with_content(text.as_bytes());
+        self.history.record(&[change], actor, message).unwrap()
+    }
+
+    /// Another program (an editor) saves the file, behind quire's back.
+    fn save_outside(&self, path: &str, text: &str) {
+        std::fs::write(self.dir.path().join(path), text).unwrap();
+    }
+
+    /// What the service does with an edit seen on disk: commit another actor's queued
+    /// version first, then record the bytes found as `quire`.
+    fn record_outside(&self, path: &str) {
+        let disk = DiskName::from(&p(path));
         self.history
-            .record(
-                &[FileChange::new(p(path), ChangeAction::Write)],
-                actor,
-                message,
-            )
-            .unwrap()
+            .commit_others_before(&[&disk], "quire")
+            .unwrap();
+        let bytes = std::fs::read(self.dir.path().join(path)).unwrap();
+        let change = FileChange::new(p(path), ChangeAction::Write).with_content(bytes);
+        self.history
+            .record(&[change], "quire", "Record changes made outside quire")
+            .unwrap();
+    }
+
+    /// The paths `git status` reports, with their status.
+    fn dirty(&self) -> Vec<String> {
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        let repo = self.repo();
+        let statuses = repo.statuses(Some(&mut opts)).unwrap();
+        let dirty = statuses
+            .iter()
+            .map(|s| format!("{:?} {}", s.status(), s.path().unwrap_or("?")))
+            .collect();
+        dirty
     }
 
     fn delete(&self, path: &str, actor: &str) {
@@ -312,6 +339,75 @@ fn overwrite_by_another_actor_of_a_queued_path_keeps_both_versions() {
         owned(&[("bob", "bob's version"), ("alice", "alice's version")])
     );
     assert_eq!(f.versions("other.md"), owned(&[("carol", "carol's page")]));
+}
+
+#[test]
+fn a_queued_write_commits_its_own_bytes_when_an_editor_saves_the_file_before_the_batch() {
+    let f = Fixture::new(unbounded());
+    let start = f.commit_count();
+    f.write("page.md", "# One\n", "api-client");
+    f.save_outside("page.md", "# Edited in an editor\n");
+    // The batch commits before the watcher reports the edit.
+    f.history.flush().unwrap();
+    assert_eq!(
+        f.versions("page.md"),
+        owned(&[("api-client", "# One\n")]),
+        "the batch holds the bytes the API wrote, not the editor's"
+    );
+    assert_eq!(
+        f.dirty(),
+        ["Status(WT_MODIFIED) page.md"],
+        "git sees the editor's save as a change still to record"
+    );
+    f.record_outside("page.md");
+    f.history.flush().unwrap();
+    assert_eq!(f.commit_count(), start + 2);
+    assert_eq!(
+        f.versions("page.md"),
+        owned(&[
+            ("quire", "# Edited in an editor\n"),
+            ("api-client", "# One\n")
+        ])
+    );
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn an_editor_save_reported_before_the_batch_commits_the_queued_write_first() {
+    let f = Fixture::new(unbounded());
+    let start = f.commit_count();
+    f.write("page.md", "# One\n", "api-client");
+    f.write("other.md", "# Other\n", "api-client");
+    f.save_outside("page.md", "# Edited in an editor\n");
+    // The watcher reports the edit while the API's write is still queued.
+    f.record_outside("page.md");
+    f.history.flush().unwrap();
+    assert_eq!(f.commit_count(), start + 2);
+    assert_eq!(
+        f.versions("page.md"),
+        owned(&[
+            ("quire", "# Edited in an editor\n"),
+            ("api-client", "# One\n")
+        ])
+    );
+    assert_eq!(
+        f.versions("other.md"),
+        owned(&[("api-client", "# Other\n")])
+    );
+    assert_clean(&f.repo());
+}
+
+#[test]
+fn a_queued_write_of_a_file_removed_outside_is_committed_and_the_removal_shows() {
+    let f = Fixture::new(unbounded());
+    f.write("gone.md", "# Written\n", "api-client");
+    std::fs::remove_file(f.dir.path().join("gone.md")).unwrap();
+    f.history.flush().unwrap();
+    assert_eq!(
+        f.versions("gone.md"),
+        owned(&[("api-client", "# Written\n")])
+    );
+    assert_eq!(f.dirty(), ["Status(WT_DELETED) gone.md"]);
 }
 
 #[test]

@@ -6,9 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use git2::Repository;
-use quire_store::{
-    ChangeAction, DiskName, FileChange, HistoryOptions, JournalEntry, Recorded, Root, Strategy,
-};
+use quire_store::{DiskName, FileChange, HistoryOptions, JournalEntry, Recorded, Root, Strategy};
 use quire_vault::{PagePath, Shadowed};
 
 mod common;
@@ -196,11 +194,7 @@ fn commits_record_the_name_on_disk_and_history_queries_find_it_by_path() {
     let path = p(NFC);
     let disk = root.disk_name(&path).unwrap();
     root.write(&path, b"one\ntwo\n").unwrap();
-    let change = FileChange {
-        path: path.clone(),
-        action: ChangeAction::Write,
-        disk: disk.clone(),
-    };
+    let change = FileChange::of(path.clone(), disk.clone(), true);
     let Recorded::Committed(second) = history.record(&[change], "alice", "edit").unwrap() else {
         panic!("a synchronous git record commits");
     };
@@ -220,11 +214,7 @@ fn commits_record_the_name_on_disk_and_history_queries_find_it_by_path() {
 
     // A removal is committed under the name it had.
     root.remove_on_disk(&disk).unwrap();
-    let change = FileChange {
-        path: path.clone(),
-        action: ChangeAction::Delete,
-        disk,
-    };
+    let change = FileChange::of(path.clone(), disk, false);
     history.record(&[change], "alice", "remove").unwrap();
     assert!(head_names(dir.path()).is_empty());
 }
@@ -236,11 +226,7 @@ fn revert_input_names_the_file_as_git_holds_it() {
     let path = p(NFC);
     let disk = root.disk_name(&path).unwrap();
     root.write(&path, b"two\n").unwrap();
-    let change = FileChange {
-        path: path.clone(),
-        action: ChangeAction::Write,
-        disk,
-    };
+    let change = FileChange::of(path.clone(), disk, true);
     let Recorded::Committed(id) = history.record(&[change], "alice", "edit").unwrap() else {
         panic!("a synchronous git record commits");
     };

@@ -20,7 +20,10 @@ mod slug;
 pub use canvas::parse_canvas;
 pub use editor::FrontmatterEditor;
 pub use model::*;
-pub use printer::{percent_decode, print_target, replace_spans, try_replace_spans, SpanError};
+pub use printer::{
+    percent_decode, percent_decode_strict, print_target, replace_spans, try_replace_spans,
+    PercentError, SpanError,
+};
 pub use section::{block, heading_section, section_at, Part};
 pub use slug::slug;
 
@@ -53,6 +56,12 @@ pub fn parse_frontmatter(text: &str) -> Option<Frontmatter> {
     let mut page = ParsedPage::default();
     frontmatter::read(text, &block, &mut page);
     page.frontmatter
+}
+
+/// Where a page's body starts: the byte after its frontmatter block, 0 without one. Only
+/// finds the block's fences, so it is cheaper still than [`parse_frontmatter`].
+pub fn body_start(text: &str) -> usize {
+    frontmatter::locate(text).map_or(0, |block| block.span.end)
 }
 
 /// Parses a page: frontmatter, headings, links, tags and block ids, in one pass.

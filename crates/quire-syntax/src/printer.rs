@@ -103,6 +103,37 @@ pub fn percent_decode(s: &str) -> String {
     out
 }
 
+/// Why [`percent_decode_strict`] refused a text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PercentError {
+    #[error("the `%` at byte {at} is not followed by two hex digits")]
+    BadEscape { at: usize },
+    #[error("the escapes decode to bytes that are not UTF-8")]
+    NotUtf8,
+}
+
+/// Decodes `%XX` escapes, refusing what [`percent_decode`] keeps literally: a `%` not followed
+/// by two hex digits, or escapes whose bytes are not UTF-8. For callers that must tell a
+/// malformed text from a literal one (a `file:` URI, a path in a commit trailer).
+pub fn percent_decode_strict(s: &str) -> Result<String, PercentError> {
+    let bytes = s.as_bytes();
+    if !bytes.contains(&b'%') {
+        return Ok(s.to_owned());
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(escape_at(bytes, i).ok_or(PercentError::BadEscape { at: i })?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| PercentError::NotUtf8)
+}
+
 fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
     if bytes.get(i) != Some(&b'%') {
         return None;
@@ -234,10 +265,33 @@ mod tests {
             ("%C3", "%C3"),
             ("plain", "plain"),
             ("ü%20ü", "ü ü"),
+            ("%aé.md", "%aé.md"),
+            ("%é", "%é"),
+            ("a%", "a%"),
         ];
         for (input, want) in cases {
             assert_eq!(percent_decode(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn percent_decode_strict_refuses_what_the_lenient_one_keeps() {
+        assert_eq!(percent_decode_strict("a%20b").as_deref(), Ok("a b"));
+        assert_eq!(percent_decode_strict("caf%C3%A9").as_deref(), Ok("café"));
+        assert_eq!(percent_decode_strict("ü").as_deref(), Ok("ü"));
+        assert_eq!(
+            percent_decode_strict("100%"),
+            Err(PercentError::BadEscape { at: 3 })
+        );
+        assert_eq!(
+            percent_decode_strict("%aé"),
+            Err(PercentError::BadEscape { at: 0 })
+        );
+        assert_eq!(
+            percent_decode_strict("%+1"),
+            Err(PercentError::BadEscape { at: 0 })
+        );
+        assert_eq!(percent_decode_strict("%C3"), Err(PercentError::NotUtf8));
     }
 
     #[test]

@@ -535,6 +535,11 @@ fn frontmatter_fences_and_edge_cases() {
     ];
     for (text, present, value) in cases {
         let page = parse(text);
+        assert_eq!(
+            quire_syntax::body_start(text),
+            page.body_start,
+            "body_start agrees with parse: {text:?}"
+        );
         assert_eq!(page.frontmatter.is_some(), *present, "{text:?}");
         if let Some(fm) = page.frontmatter {
             assert_eq!(fm.value, *value, "{text:?}");

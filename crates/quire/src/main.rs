@@ -27,7 +27,7 @@ enum Command {
     /// Restructure the knowledge base: plan and apply manifests (moves, merges, relinks, bulk
     /// edits, tag renames, splits) as one commit that keeps every link working; revert.
     Refactor(cmd::refactor::Args),
-    /// Full-text search: words, AND, OR, NOT, "phrases", prefix*.
+    /// Full-text search: words, AND, OR, NOT, "phrases", prefix*, tag:, path:, file:.
     Search(cmd::find::SearchArgs),
     /// Run a DQL query (TABLE, LIST, COUNT, DISTINCT … FROM … WHERE … SORT … LIMIT) and
     /// print a table.

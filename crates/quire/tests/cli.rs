@@ -1,4 +1,7 @@
-//! The command line: `quire init` and `quire refactor plan` against a root.
+//! The command line: `quire init` and `quire refactor plan` against a root, and `quire api`
+//! through a server.
+
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -370,4 +373,58 @@ fn refactor_apply_shows_a_long_plan_in_part_unless_asked_for_all() {
         130
     );
     assert!(!stdout.contains("more change"), "{stdout}");
+}
+
+#[test]
+fn api_through_a_server_sends_query_fields_path_fields_and_a_body_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root_with_pages(dir.path());
+    let server = support::Server::start(&root, &[]);
+    let host = server.host.as_str();
+    let api = |args: &[&str]| {
+        let mut all = vec!["api"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--server", host, "--actor", "ann"]);
+        quire(&all, dir.path())
+    };
+    // `POST /comments?path=`: the page in the query, the comment as the body.
+    let out = api(&[
+        "comment_create",
+        "path=notes/a.md",
+        r#"comment={"line": 1, "body": "Why this title?"}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let comment: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(comment["body"], "Why this title?");
+    let out = api(&["comments", "path=notes/a.md"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(listed[0]["id"], comment["id"]);
+    // `PUT /workflows/{name}`: the name in the path, the workflow as the body, the commit
+    // message in the query.
+    let out = api(&[
+        "workflow_save",
+        "name=flow",
+        r#"workflow={"states": [{"name": "todo"}, {"name": "done"}]}"#,
+        "message=Add the flow",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = api(&["workflow", "name=flow"]);
+    let flow: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(flow["states"][1]["name"], "done");
+    // A route answering 204 prints nothing and succeeds.
+    let out = api(&["draft_create"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let draft: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let id = format!("id={}", draft["id"].as_str().unwrap());
+    let out = api(&["draft_discard", &id]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // Bad input: the server's refusal, nothing written.
+    let out = api(&["comment_create", r#"comment={"body": "no page"}"#]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("path"), "{}", text(&out.stderr));
+    let out = api(&["comments", "path=notes/a.md"]);
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(listed.as_array().unwrap().len(), 1);
 }

@@ -259,6 +259,41 @@ fn a_root_apply_while_another_command_writes_is_refused_and_a_plan_still_reads()
 }
 
 #[test]
+fn an_editor_save_within_the_batch_window_keeps_the_api_version_and_its_author() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("kb");
+    // The defaults: async batching, writes within 200 ms share one commit.
+    let server = Server::start(&root, &["--versioning", "git"]);
+    assert_eq!(put(&server, "page.md", "# One\n", "api-client"), 200);
+    // An editor saves the file at once, within the batch window.
+    std::fs::write(root.join("page.md"), "# One, edited in an editor\n").unwrap();
+    let url = format!("{}/versions?path=page.md", server.base);
+    eventually("both versions are committed", || {
+        get_json(&url).as_array().is_some_and(|v| v.len() == 2)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let versions = get_json(&url);
+    let versions = versions.as_array().unwrap();
+    let text = |hash: &serde_json::Value| {
+        ureq::get(&format!(
+            "{}/version?path=page.md&version={}",
+            server.base,
+            hash.as_str().unwrap()
+        ))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap()
+    };
+    assert_eq!(versions.len(), 2, "{versions:?}");
+    assert_eq!(versions[1]["author"], "api-client", "{versions:?}");
+    assert_eq!(text(&versions[1]["hash"]), "# One\n");
+    assert_eq!(versions[0]["author"], "quire", "{versions:?}");
+    assert_eq!(text(&versions[0]["hash"]), "# One, edited in an editor\n");
+    assert_clean(&root);
+}
+
+#[test]
 fn edits_moves_and_commits_made_outside_quire_while_it_serves_are_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("kb");

@@ -50,6 +50,42 @@ fn required(schema: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The numbers of MCP tools the README and the decisions state ("N `quire_*` tools",
+/// "**Tools advertised** (N)").
+fn documented_tool_counts() -> Vec<(String, usize)> {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut found = Vec::new();
+    for file in ["README.md", "docs/decisions.md"] {
+        let text = std::fs::read_to_string(top.join(file)).unwrap();
+        for (marker, number_before) in
+            [("`quire_*` tools", true), ("**Tools advertised** (", false)]
+        {
+            for (at, _) in text.match_indices(marker) {
+                let digits: String = if number_before {
+                    let before = text[..at].trim_end();
+                    let start = before
+                        .rfind(|c: char| !c.is_ascii_digit())
+                        .map_or(0, |i| i + 1);
+                    before[start..].to_string()
+                } else {
+                    text[at + marker.len()..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect()
+                };
+                if let Ok(n) = digits.parse() {
+                    found.push((file.to_string(), n));
+                }
+            }
+        }
+    }
+    assert!(
+        !found.is_empty(),
+        "the documentation states no tool count any more"
+    );
+    found
+}
+
 #[test]
 fn every_operation_reaches_each_adapter_it_declares_with_one_error_body() {
     let dir = tempfile::tempdir().unwrap();
@@ -170,6 +206,15 @@ fn every_operation_reaches_each_adapter_it_declares_with_one_error_body() {
             checked_bad_input >= 5,
             "only {checked_bad_input} operations compared"
         );
+        // Counts the documentation states follow the code.
+        for (file, count) in documented_tool_counts() {
+            assert_eq!(
+                count,
+                tools.len(),
+                "{file} says {count} MCP tools; the server lists {}",
+                tools.len()
+            );
+        }
         client.cancel().await.ok();
     });
 }

@@ -2,19 +2,21 @@
 //! bytes out (`GET /file`, `/version`, `/diff`, `/template`, `/readlink`), `ETag` headers.
 //! Each handler still calls its operation (or the operation's byte-level twin), so REST,
 //! MCP and the command line answer alike.
+//! A JSON body that is one field of the input (the view of `PUT /views/{name}`) is read
+//! here too, the other fields coming from the URL and the query.
 
-use axum::extract::RawQuery;
+use axum::extract::{RawPathParams, RawQuery};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Json;
-use quire_api::mcp::PathInput;
-use quire_ops::{files, history, Operation};
+use quire_api::mcp::{PathInput, ViewSaveInput};
+use quire_ops::{files, history, views, Operation};
 use serde::Deserialize;
 
 use super::{decode_query, RestCaller};
 use crate::context::SpaceCtx;
-use crate::error::{blocking, ApiResult, RawBody};
+use crate::error::{blocking, path_param, ApiResult, JsonBody, RawBody};
 use crate::files::content_type_for;
 use crate::AppState;
 
@@ -28,7 +30,8 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "diff" => on(filter, diff),
         "template" => on(filter, template),
         "readlink" => on(filter, readlink),
-        _ => return None,
+        "views_save" => on(filter, views_save),
+        _ => return super::areas::handler::<O>(filter),
     })
 }
 
@@ -147,4 +150,31 @@ async fn template(space: SpaceCtx, RawQuery(raw): RawQuery) -> ApiResult<Respons
 
 async fn readlink(space: SpaceCtx, RawQuery(raw): RawQuery) -> ApiResult<Response> {
     text_answer::<files::Readlink>(space, raw, "text/plain; charset=utf-8").await
+}
+
+/// The query of `PUT /views/{name}`: the body is the view, the name is in the URL.
+#[derive(Deserialize)]
+struct ViewSaveQuery {
+    if_match: Option<String>,
+    message: Option<String>,
+}
+
+async fn views_save(
+    SpaceCtx(space): SpaceCtx,
+    RestCaller(caller): RestCaller,
+    params: RawPathParams,
+    RawQuery(raw): RawQuery,
+    JsonBody(view): JsonBody<quire_api::View>,
+) -> ApiResult<Response> {
+    let name = path_param(&params, "name")?;
+    let q: ViewSaveQuery = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
+        .map_err(|e| crate::error::bad_request(format!("invalid query: {e}")))?;
+    let input = ViewSaveInput {
+        name,
+        view,
+        if_match: q.if_match,
+        message: q.message,
+    };
+    let saved = blocking(move || views::ViewsSave::run(&space, input, &caller)).await?;
+    Ok(Json(saved).into_response())
 }

@@ -60,22 +60,26 @@ impl Documented {
             Carrier::Raw(raw) => Some(raw),
             _ => None,
         };
-        if is_bodiless(rest) || raw.is_some() {
+        let (properties, required) = self.fields(&input);
+        if is_bodiless(rest) || raw.is_some() || !rest.query_fields.is_empty() {
             let in_body: Vec<&str> = raw
                 .and_then(|r| r.body)
                 .map(|(field, _)| field)
                 .into_iter()
                 .collect();
-            let (properties, required) = self.fields(&input);
-            for (name, schema) in properties {
+            for (name, schema) in &properties {
                 if in_path.contains(&name.as_str()) || in_body.contains(&name.as_str()) {
+                    continue;
+                }
+                // A JSON route lists only the fields it reads from the query.
+                if rest.carrier == Carrier::Json && !rest.query_fields.contains(&name.as_str()) {
                     continue;
                 }
                 let mut parameter = json!({
                     "name": name,
                     "in": "query",
-                    "required": required.contains(&name),
-                    "schema": strip_description(&schema),
+                    "required": required.contains(name),
+                    "schema": strip_description(schema),
                 });
                 if let Some(d) = schema.get("description") {
                     parameter["description"] = d.clone();
@@ -83,17 +87,32 @@ impl Documented {
                 parameters.push(parameter);
             }
         }
+        let field_schema = |field: &str| {
+            properties
+                .iter()
+                .find(|(name, _)| name == field)
+                .map(|(_, schema)| strip_description(schema))
+        };
         match (raw.and_then(|r| r.body), rest.carrier) {
-            (Some((_, media)), _) => {
+            (Some((field, media)), _) => {
+                // A JSON or YAML body is the field's type; any other is text (or bytes).
+                let structured = media.contains("json") || media.contains("yaml");
+                let schema = field_schema(field)
+                    .filter(|_| structured)
+                    .unwrap_or_else(|| json!({"type": "string"}));
                 operation.insert(
                     "requestBody".into(),
-                    json!({"required": true, "content": {media: {"schema": {"type": "string"}}}}),
+                    json!({"required": true, "content": {media: {"schema": schema}}}),
                 );
             }
             (None, Carrier::Json) => {
+                let schema = match rest.body_field {
+                    Some(field) => field_schema(field).unwrap_or_else(|| input.to_value()),
+                    None => input.to_value(),
+                };
                 operation.insert(
                     "requestBody".into(),
-                    json!({"required": true, "content": {"application/json": {"schema": input.to_value()}}}),
+                    json!({"required": !rest.empty_body, "content": {"application/json": {"schema": schema}}}),
                 );
             }
             _ => {}
@@ -113,10 +132,11 @@ impl Documented {
             Some(media) => json!({media: {"schema": {"type": "string"}}}),
             None => json!({"application/json": {"schema": output.to_value()}}),
         };
-        responses.insert(
-            "200".into(),
-            json!({"description": meta.summary, "content": answer}),
-        );
+        let success = match rest.status {
+            204 => json!({"description": meta.summary}),
+            _ => json!({"description": meta.summary, "content": answer}),
+        };
+        responses.insert(rest.status.to_string(), success);
         for (status, description) in ERRORS {
             responses.insert(
                 status.to_string(),
@@ -221,24 +241,49 @@ fn strip_description(schema: &Value) -> Value {
     schema
 }
 
-/// The field names of each operation's input (the query parameters REST reads).
-pub(crate) fn input_fields(operation: &str) -> &'static BTreeSet<String> {
-    static FIELDS: OnceLock<HashMap<&'static str, BTreeSet<String>>> = OnceLock::new();
-    static NONE: OnceLock<BTreeSet<String>> = OnceLock::new();
+/// The field names of an operation's input, and those of them that are text.
+#[derive(Default)]
+struct Fields {
+    all: BTreeSet<String>,
+    text: BTreeSet<String>,
+}
+
+fn fields_of(operation: &str) -> &'static Fields {
+    static FIELDS: OnceLock<HashMap<&'static str, Fields>> = OnceLock::new();
+    static NONE: OnceLock<Fields> = OnceLock::new();
     let all = FIELDS.get_or_init(|| {
         quire_ops::table()
             .iter()
             .map(|entry| {
                 let schema = (entry.input_schema)();
-                let names = schema
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .map(|p| p.keys().cloned().collect())
-                    .unwrap_or_default();
-                (entry.meta.name, names)
+                let mut fields = Fields::default();
+                let properties = schema.get("properties").and_then(Value::as_object);
+                for (name, property) in properties.into_iter().flatten() {
+                    fields.all.insert(name.clone());
+                    let is_text = match property.get("type") {
+                        Some(Value::String(t)) => t == "string",
+                        Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+                        _ => false,
+                    };
+                    if is_text {
+                        fields.text.insert(name.clone());
+                    }
+                }
+                (entry.meta.name, fields)
             })
             .collect()
     });
     all.get(operation)
-        .unwrap_or_else(|| NONE.get_or_init(BTreeSet::new))
+        .unwrap_or_else(|| NONE.get_or_init(Fields::default))
+}
+
+/// The field names of each operation's input (the query parameters REST reads).
+pub(crate) fn input_fields(operation: &str) -> &'static BTreeSet<String> {
+    &fields_of(operation).all
+}
+
+/// The fields of an operation's input whose values are text (a query parameter of one is
+/// never read as JSON).
+pub(crate) fn text_fields(operation: &str) -> &'static BTreeSet<String> {
+    &fields_of(operation).text
 }

@@ -3,74 +3,118 @@
 //! diacritics, CJK characters one token each, phrases as adjacent tokens, `*` as a prefix on
 //! the last token — so both tiers find the same pages.
 //!
-//! Hits are ordered by the number of matches of the query's positive terms (title and text),
-//! then by path. The snippet is HTML like the FTS tier's, around the first match in the text.
-//! Grep knows no metadata: `tag` and `trust_boost` of the request are not applied here (the
-//! caller filters the pages it passes); `path_prefix`, `limit` and `offset` are.
+//! The text is the whole file, so words in the frontmatter (tags, aliases, property values)
+//! are found as in the FTS tier; words of the path are matched too, and `tag:`, `path:` and
+//! `file:` by the rules of [`super::document`].
+//!
+//! Hits are ordered by the number of matches of the query's positive terms (title, text and
+//! path), then by path. The snippet is HTML like the FTS tier's, around the first match in the
+//! text. Grep knows no other metadata: the `tag` filter and `trust_boost` of the request are
+//! not applied here (the caller filters the pages it passes); `path_prefix`, `limit` and
+//! `offset` are.
 
-use super::query::{Prefix, Query, Term};
-use super::text::{escape_html, tokens, Token};
+use super::document::{file_name, place, tag_and_parents};
+use super::query::{Field, Prefix, Query, Term};
+use super::text::{escape_html, fold, tokens, Token};
 use super::{folder, SearchHit, SearchRequest, SearchResults};
 
 /// Tokens of context on each side of the first match in a snippet.
 const CONTEXT_TOKENS: usize = 10;
 
-/// Searches `pages` — `(path, title, text)` — for `query`.
-pub fn search<P, T, X>(
+/// One page as the grep tier reads it.
+#[derive(Debug, Clone, Default)]
+pub struct GrepPage {
+    pub path: String,
+    pub title: String,
+    /// The whole file, frontmatter included.
+    pub text: String,
+    /// Where the body starts in `text` (after the frontmatter): snippets come from the body,
+    /// like the FTS tier's.
+    pub body_start: usize,
+    /// Its tags without `#` (nested as `parent/child`); only a query with a `tag:` term reads
+    /// them, so a caller may leave them out otherwise ([`Query::uses`]).
+    pub tags: Vec<String>,
+}
+
+/// Searches `pages` for `query`.
+pub fn search(
     query: &Query,
-    pages: impl IntoIterator<Item = (P, T, X)>,
+    pages: impl IntoIterator<Item = GrepPage>,
     request: &SearchRequest,
-) -> SearchResults
-where
-    P: AsRef<str>,
-    T: AsRef<str>,
-    X: AsRef<str>,
-{
+) -> SearchResults {
     let terms = Compiled::new(query);
     let folder = folder(request.path_prefix.as_deref());
     let mut hits = Vec::new();
-    for (path, title, text) in pages {
-        let path = path.as_ref();
+    for page in pages {
+        let path = page.path.as_str();
         if folder.as_deref().is_some_and(|f| !path.starts_with(f)) {
             continue;
         }
-        let (title, text) = (title.as_ref(), text.as_ref());
-        let title_tokens = tokens(title);
-        let text_tokens = tokens(text);
-        let fields = [&title_tokens[..], &text_tokens[..]];
+        let title_tokens = tokens(&page.title);
+        let text_tokens = tokens(&page.text);
+        let place_tokens = tokens(place(path));
+        let file_tokens = tokens(file_name(path));
+        let everywhere = [&title_tokens[..], &text_tokens[..], &place_tokens[..]];
         let mut counts = vec![0usize; terms.terms.len()];
         for (count, term) in counts.iter_mut().zip(&terms.terms) {
-            *count = fields.iter().map(|f| occurrences(term, f).count()).sum();
+            *count = match term.field {
+                None => everywhere
+                    .iter()
+                    .map(|f| occurrences(term, f).count())
+                    .sum(),
+                Some(Field::Path) => occurrences(term, &place_tokens).count(),
+                Some(Field::File) => occurrences(term, &file_tokens).count(),
+                Some(Field::Tag) => page.tags.iter().filter(|t| term.tagged(t)).count(),
+            };
         }
         if !terms.matches(query, &counts, &mut 0) {
             continue;
         }
         let score = terms.positive_count(query, &counts, &mut 0);
-        hits.push(SearchHit {
-            path: path.to_string(),
-            title: title.to_string(),
-            score: score as f64,
-            snippet: snippet(text, &text_tokens, &terms, query),
-        });
+        hits.push((score, page));
     }
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.path.cmp(&b.path))
-    });
+    hits.sort_by(|(a, a_page), (b, b_page)| b.cmp(a).then_with(|| a_page.path.cmp(&b_page.path)));
     let total = hits.len();
+    // Snippets for the hits asked for only.
     let hits = hits
         .into_iter()
         .skip(request.offset)
         .take(request.limit)
+        .map(|(score, page)| {
+            let body = page.text.get(page.body_start..).unwrap_or(&page.text);
+            SearchHit {
+                snippet: snippet(body, &tokens(body), &terms, query),
+                path: page.path,
+                title: page.title,
+                score: score as f64,
+            }
+        })
         .collect();
     SearchResults { total, hits }
 }
 
-/// A term cut into folded tokens.
+/// A term cut into folded tokens (a tag: the whole folded tag), and the field it must match
+/// in (`None`: anywhere).
 struct CompiledTerm {
     tokens: Vec<String>,
     prefix: Prefix,
+    field: Option<Field>,
+}
+
+impl CompiledTerm {
+    /// Whether the page tag `tag` is this `tag:` term's tag or one nested below it.
+    fn tagged(&self, tag: &str) -> bool {
+        let Some(wanted) = self.tokens.first() else {
+            return false;
+        };
+        tag_and_parents(tag).any(|name| {
+            let name = fold(name);
+            match self.prefix {
+                Prefix::Exact => name == *wanted,
+                Prefix::Prefix => name.starts_with(wanted.as_str()),
+            }
+        })
+    }
 }
 
 /// The terms of a query in the order a depth-first walk meets them.
@@ -85,6 +129,17 @@ impl Compiled {
                 Query::Term(Term { text, prefix }) => out.push(CompiledTerm {
                     tokens: tokens(text).into_iter().map(|t| t.folded).collect(),
                     prefix: *prefix,
+                    field: None,
+                }),
+                Query::Field(Field::Tag, Term { text, prefix }) => out.push(CompiledTerm {
+                    tokens: vec![fold(text)],
+                    prefix: *prefix,
+                    field: Some(Field::Tag),
+                }),
+                Query::Field(field, Term { text, prefix }) => out.push(CompiledTerm {
+                    tokens: tokens(text).into_iter().map(|t| t.folded).collect(),
+                    prefix: *prefix,
+                    field: Some(*field),
                 }),
                 Query::And(parts) | Query::Or(parts) => {
                     parts.iter().for_each(|p| collect(p, out));
@@ -101,7 +156,7 @@ impl Compiled {
     /// terms in [`Compiled::new`]'s order).
     fn matches(&self, query: &Query, counts: &[usize], next: &mut usize) -> bool {
         match query {
-            Query::Term(_) => {
+            Query::Term(_) | Query::Field(..) => {
                 *next += 1;
                 counts[*next - 1] > 0
             }
@@ -127,7 +182,7 @@ impl Compiled {
     /// Occurrences of the terms that are not under a negation.
     fn positive_count(&self, query: &Query, counts: &[usize], next: &mut usize) -> usize {
         match query {
-            Query::Term(_) => {
+            Query::Term(_) | Query::Field(..) => {
                 *next += 1;
                 counts[*next - 1]
             }
@@ -142,11 +197,12 @@ impl Compiled {
         }
     }
 
-    /// Which terms are positive, in walk order.
+    /// Which terms are positive words (marked in snippets), in walk order.
     fn positive(&self, query: &Query) -> Vec<bool> {
         fn walk(query: &Query, negated: bool, out: &mut Vec<bool>) {
             match query {
                 Query::Term(_) => out.push(!negated),
+                Query::Field(..) => out.push(false),
                 Query::And(parts) | Query::Or(parts) => {
                     parts.iter().for_each(|p| walk(p, negated, out));
                 }

@@ -2,9 +2,14 @@
 //! ([`Index::search`]), the query language ([`query`]) and the grep tier ([`grep`]) that
 //! evaluates the same queries over raw text when `[search] engine = "grep"`.
 //!
-//! *Ranking*: BM25 with field weights title 10, headings 5, body 1, so a page that has the
-//! words in its title outranks one that only mentions them. [`SearchHit::score`] is the BM25
-//! value negated (higher is better).
+//! *What is searched*: a page's title, headings and text, its tags and aliases, its property
+//! values (every scalar and list item of the frontmatter) and the folder and file names of
+//! its path ([`document`]); `tag:`, `path:` and `file:` match in one of them ([`query`]).
+//!
+//! *Ranking*: BM25 with field weights title 10, tags and aliases 10, headings 5, file name 5
+//! (3 of its own, 2 as part of the path), folder names 2, property values 2, text 1, so a page
+//! that has the words in its title or tags outranks one that only mentions them.
+//! [`SearchHit::score`] is the BM25 value negated (higher is better).
 //!
 //! *Trust boost* (`/search/verified`): with [`SearchRequest::trust_boost`], pages whose
 //! frontmatter has `status: verified` or `source-of-truth: true` (stored as `pages.trusted`
@@ -18,6 +23,7 @@
 //! *Filters*: `path_prefix` is a folder (`notes` and `notes/` both mean "under `notes/`");
 //! `tag` matches the tag and its nested tags (`project` matches `project/alpha`), ignoring case.
 
+pub(crate) mod document;
 pub mod grep;
 pub mod query;
 pub(crate) mod text;
@@ -25,7 +31,7 @@ pub(crate) mod text;
 use rusqlite::params;
 
 use crate::{Index, IndexError};
-pub use query::{Prefix, Query, SearchSyntaxError, Term};
+pub use query::{Field, Prefix, Query, SearchSyntaxError, Term};
 
 /// One search, as the service receives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +120,10 @@ fn html_snippet(raw: &str) -> String {
     out
 }
 
+/// The score of a match: BM25 negated, with the weights of the `fts` columns in their
+/// order (`path` and `tagged` hold no words anyone searches for).
+const SCORE: &str = "-bm25(fts, 0.0, 10.0, 5.0, 1.0, 10.0, 2.0, 2.0, 3.0, 0.0)";
+
 const FILTERS: &str = "
       AND (?2 IS NULL OR substr(p.path, 1, length(?2)) = ?2)
       AND (?3 IS NULL OR EXISTS (
@@ -155,7 +165,7 @@ impl Index {
         let mut ranked: Vec<Ranked> = if joined {
             let mut stmt = connection
                 .prepare_cached(&format!(
-                    "SELECT p.id, -bm25(fts, 0.0, 10.0, 5.0, 1.0), p.trusted, p.path
+                    "SELECT p.id, {SCORE}, p.trusted, p.path
                      FROM fts JOIN pages p ON p.id = fts.rowid
                      WHERE fts MATCH ?1 {FILTERS}"
                 ))
@@ -173,9 +183,9 @@ impl Index {
             rows.collect::<Result<_, _>>().map_err(sql)?
         } else {
             let mut stmt = connection
-                .prepare_cached(
-                    "SELECT rowid, -bm25(fts, 0.0, 10.0, 5.0, 1.0) FROM fts WHERE fts MATCH ?1",
-                )
+                .prepare_cached(&format!(
+                    "SELECT rowid, {SCORE} FROM fts WHERE fts MATCH ?1"
+                ))
                 .map_err(sql)?;
             let rows = stmt
                 .query_map(params![matching], |row| {

@@ -6,8 +6,19 @@
 //! or      := and ("OR" and)*
 //! and     := unary (["AND"] unary)*        words side by side must all match
 //! unary   := ("NOT" | "-") primary | primary
-//! primary := word ["*"] | '"' phrase '"' ["*"] | "(" or ")"
+//! primary := term | field ":" term | "(" or ")"
+//! term    := word ["*"] | '"' phrase '"' ["*"]
+//! field   := "tag" | "path" | "file"       any case
 //! ```
+//!
+//! A word or phrase matches a page's title, headings, text, tags, aliases, property values
+//! (frontmatter) and the folder and file names of its path. The fields are the operators of
+//! Obsidian's search: `tag:project` matches pages tagged `#project` or a tag nested below it
+//! (`#project/alpha`), ignoring case, `#` optional; `path:notes/daily` matches pages whose path
+//! (without `.md`) holds those words in that order, as folder or file names; `file:meeting`
+//! matches pages whose file name (without `.md`) holds the words. A field takes a word or a
+//! quoted phrase (`path:"daily notes"`) and `*`. `tag:`, `path:` or `file:` with nothing
+//! after it is a [`SearchSyntaxError`].
 //!
 //! `AND`, `OR` and `NOT` are operators only in capitals; `and` is a word. `-` negates when it
 //! starts a word, a phrase or a group (`-draft`, `-"old plan"`, `-(a b)`). A trailing `*` makes
@@ -22,7 +33,7 @@
 //! *Architecture Invariant*: [`Query::to_fts5`] quotes every term, so nothing a user types can
 //! reach FTS5 as syntax; a parsed query never makes SQLite report a syntax error.
 
-use super::text::{is_token_char, space_cjk};
+use super::text::{is_token_char, space_cjk, tag_token};
 
 /// A fault in a query, at a character (not byte) offset into it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +50,8 @@ pub enum Query {
     /// A word or phrase: its text (tokenized later, like the indexed text) and whether its last
     /// token is a prefix.
     Term(Term),
+    /// A term that must match in one field of the page (`tag:`, `path:`, `file:`).
+    Field(Field, Term),
     /// Every part must match; [`Query::Not`] parts must not.
     And(Vec<Query>),
     /// At least one part must match.
@@ -60,6 +73,66 @@ pub struct Term {
 pub enum Prefix {
     Exact,
     Prefix,
+}
+
+/// The part of a page a [`Query::Field`] term must match in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// A tag or a tag nested below it; the term is the tag without `#`.
+    Tag,
+    /// The page's path without `.md`: folder names and the file name, in order.
+    Path,
+    /// The file name without `.md`.
+    File,
+}
+
+impl Field {
+    /// The field an operator word names (`tag`, `path`, `file`, any case).
+    fn named(name: &str) -> Option<Field> {
+        match name.to_ascii_lowercase().as_str() {
+            "tag" => Some(Field::Tag),
+            "path" => Some(Field::Path),
+            "file" => Some(Field::File),
+            _ => None,
+        }
+    }
+
+    /// The operator as typed in a query.
+    pub fn operator(self) -> &'static str {
+        match self {
+            Field::Tag => "tag:",
+            Field::Path => "path:",
+            Field::File => "file:",
+        }
+    }
+
+    /// The FTS5 column holding the field (see `pages::CONTENT_SCHEMA`).
+    fn column(self) -> &'static str {
+        match self {
+            Field::Tag => "tagged",
+            Field::Path => "place",
+            Field::File => "file",
+        }
+    }
+
+    /// The value as the field compares it: a tag without `#` and trailing `/`, a path or file
+    /// name without surrounding `/` and without `.md`.
+    fn normalize(self, value: &str) -> String {
+        let value = value.trim();
+        match self {
+            Field::Tag => value
+                .trim_start_matches('#')
+                .trim_end_matches('/')
+                .to_string(),
+            Field::Path | Field::File => {
+                let value = value.trim_matches('/');
+                let stem = value.len().checked_sub(3).filter(|&cut| {
+                    value.is_char_boundary(cut) && value[cut..].eq_ignore_ascii_case(".md")
+                });
+                stem.map_or(value, |cut| &value[..cut]).to_string()
+            }
+        }
+    }
 }
 
 impl Query {
@@ -95,20 +168,31 @@ impl Query {
         out
     }
 
+    /// Whether some term of the query is a `field` term.
+    pub fn uses(&self, field: Field) -> bool {
+        match self {
+            Query::Term(_) => false,
+            Query::Field(f, _) => *f == field,
+            Query::And(parts) | Query::Or(parts) => parts.iter().any(|p| p.uses(field)),
+            Query::Not(inner) => inner.uses(field),
+        }
+    }
+
     fn render(&self, out: &mut String) {
         match self {
-            Query::Term(term) => {
-                out.push('"');
-                for c in space_cjk(&term.text).chars() {
-                    if c == '"' {
-                        out.push('"');
+            Query::Term(term) => quoted(&space_cjk(&term.text), term.prefix, out),
+            Query::Field(field, term) => {
+                // In parentheses, so the column filter never binds to a neighbour.
+                out.push('(');
+                out.push_str(field.column());
+                out.push_str(" : ");
+                match field {
+                    Field::Tag => quoted(&tag_token(&term.text), term.prefix, out),
+                    Field::Path | Field::File => {
+                        quoted(&space_cjk(&term.text), term.prefix, out);
                     }
-                    out.push(c);
                 }
-                out.push('"');
-                if term.prefix == Prefix::Prefix {
-                    out.push_str(" *");
-                }
+                out.push(')');
             }
             Query::Or(parts) => {
                 out.push('(');
@@ -146,6 +230,21 @@ impl Query {
     }
 }
 
+/// `text` as an FTS5 string (`"` doubled), with ` *` after it for a prefix.
+fn quoted(text: &str, prefix: Prefix, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        if c == '"' {
+            out.push('"');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    if prefix == Prefix::Prefix {
+        out.push_str(" *");
+    }
+}
+
 fn error(position: usize, message: impl Into<String>) -> SearchSyntaxError {
     SearchSyntaxError {
         position,
@@ -161,6 +260,7 @@ enum Kind {
     Or,
     Not,
     Term(Term),
+    Field(Field, Term),
 }
 
 #[derive(Debug, Clone)]
@@ -217,23 +317,11 @@ fn lex(input: &str) -> Result<Vec<Lexeme>, SearchSyntaxError> {
             }),
             '"' => {
                 let start = i;
-                let close = chars[i + 1..].iter().position(|&n| n == '"');
-                let Some(close) = close.map(|offset| i + 1 + offset) else {
-                    return Err(error(start, "this `\"` is never closed"));
-                };
-                let text: String = chars[start + 1..close]
-                    .iter()
-                    .map(|&n| if n.is_control() { ' ' } else { n })
-                    .collect();
-                i = close;
-                let mut prefix = Prefix::Exact;
-                while chars.get(i + 1) == Some(&'*') {
-                    prefix = Prefix::Prefix;
-                    i += 1;
-                }
-                if text.chars().any(is_token_char) {
+                let term;
+                (term, i) = phrase(&chars, start)?;
+                if term.text.chars().any(is_token_char) {
                     out.push(Lexeme {
-                        kind: Kind::Term(Term { text, prefix }),
+                        kind: Kind::Term(term),
                         position: start,
                     });
                 }
@@ -244,26 +332,51 @@ fn lex(input: &str) -> Result<Vec<Lexeme>, SearchSyntaxError> {
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().collect();
+                if let Some((field, value)) = word
+                    .split_once(':')
+                    .and_then(|(name, value)| Some((Field::named(name)?, value)))
+                {
+                    let (term, end) = if value.is_empty() && chars.get(i) == Some(&'"') {
+                        phrase(&chars, i)?
+                    } else {
+                        (word_term(value), i - 1)
+                    };
+                    let text = field.normalize(&term.text);
+                    if !text.chars().any(is_token_char) {
+                        return Err(error(
+                            start,
+                            format!(
+                                "`{}` needs a word to match after it, as in `{}project`",
+                                field.operator(),
+                                field.operator()
+                            ),
+                        ));
+                    }
+                    out.push(Lexeme {
+                        kind: Kind::Field(
+                            field,
+                            Term {
+                                text,
+                                prefix: term.prefix,
+                            },
+                        ),
+                        position: start,
+                    });
+                    i = end + 1;
+                    continue;
+                }
                 i -= 1;
                 let kind = match word.as_str() {
                     "AND" => Kind::And,
                     "OR" => Kind::Or,
                     "NOT" => Kind::Not,
                     _ => {
-                        let text = word.trim_end_matches('*');
-                        let prefix = if text.len() < word.len() {
-                            Prefix::Prefix
-                        } else {
-                            Prefix::Exact
-                        };
-                        if !text.chars().any(is_token_char) {
+                        let term = word_term(&word);
+                        if !term.text.chars().any(is_token_char) {
                             i += 1;
                             continue;
                         }
-                        Kind::Term(Term {
-                            text: text.to_string(),
-                            prefix,
-                        })
+                        Kind::Term(term)
                     }
                 };
                 out.push(Lexeme {
@@ -275,6 +388,40 @@ fn lex(input: &str) -> Result<Vec<Lexeme>, SearchSyntaxError> {
         i += 1;
     }
     Ok(out)
+}
+
+/// A word as a term: a trailing `*` makes it a prefix.
+fn word_term(word: &str) -> Term {
+    let text = word.trim_end_matches('*');
+    let prefix = if text.len() < word.len() {
+        Prefix::Prefix
+    } else {
+        Prefix::Exact
+    };
+    Term {
+        text: text.to_string(),
+        prefix,
+    }
+}
+
+/// The quoted phrase whose `"` is at `start`, with a `*` after it making a prefix; and the
+/// index of its last character.
+fn phrase(chars: &[char], start: usize) -> Result<(Term, usize), SearchSyntaxError> {
+    let close = chars[start + 1..].iter().position(|&n| n == '"');
+    let Some(close) = close.map(|offset| start + 1 + offset) else {
+        return Err(error(start, "this `\"` is never closed"));
+    };
+    let text: String = chars[start + 1..close]
+        .iter()
+        .map(|&n| if n.is_control() { ' ' } else { n })
+        .collect();
+    let mut end = close;
+    let mut prefix = Prefix::Exact;
+    while chars.get(end + 1) == Some(&'*') {
+        prefix = Prefix::Prefix;
+        end += 1;
+    }
+    Ok((Term { text, prefix }, end))
 }
 
 struct Parser {
@@ -312,7 +459,7 @@ impl Parser {
     fn starts_operand(&self) -> bool {
         matches!(
             self.peek().map(|l| &l.kind),
-            Some(Kind::Term(_) | Kind::Open | Kind::Not)
+            Some(Kind::Term(_) | Kind::Field(..) | Kind::Open | Kind::Not)
         )
     }
 
@@ -354,7 +501,9 @@ impl Parser {
         {
             self.next += 1;
             return match self.peek().map(|l| &l.kind) {
-                Some(Kind::Term(_) | Kind::Open) => Ok(Query::Not(Box::new(self.primary()?))),
+                Some(Kind::Term(_) | Kind::Field(..) | Kind::Open) => {
+                    Ok(Query::Not(Box::new(self.primary()?)))
+                }
                 Some(Kind::Not) => Err(error(position, "`NOT` cannot be doubled")),
                 _ => Err(error(position, "`NOT` needs a term after it")),
             };
@@ -369,6 +518,7 @@ impl Parser {
         self.next += 1;
         match lexeme.kind {
             Kind::Term(term) => Ok(Query::Term(term)),
+            Kind::Field(field, term) => Ok(Query::Field(field, term)),
             Kind::Open => {
                 if matches!(self.peek().map(|l| &l.kind), Some(Kind::Close)) {
                     return Err(error(lexeme.position, "these parentheses are empty"));
@@ -446,6 +596,23 @@ mod tests {
     }
 
     #[test]
+    fn fields_render_as_column_filters() {
+        assert_eq!(
+            fts("tag:#Project/ path:notes/daily.md file:x*"),
+            "((tagged : \"t70726f6a656374\") AND (place : \"notes/daily\") \
+             AND (file : \"x\" *))"
+        );
+        assert_eq!(
+            fts("a -tag:b OR path:\"my notes\"*"),
+            "(((\"a\") NOT (tagged : \"t62\")) OR (place : \"my notes\" *))"
+        );
+        // Other prefixes are words.
+        assert_eq!(fts("tags:x"), r#""tags:x""#);
+        assert!(Query::parse("x tag:y").unwrap().uses(Field::Tag));
+        assert!(!Query::parse("x path:y").unwrap().uses(Field::Tag));
+    }
+
+    #[test]
     fn lowercase_operators_are_words_and_punctuation_is_ignored() {
         assert_eq!(fts("cats and dogs"), r#"("cats" AND "and" AND "dogs")"#);
         assert_eq!(fts("a & b"), r#"("a" AND "b")"#);
@@ -480,6 +647,28 @@ mod tests {
             ("x OR -b", 5, ONLY_NEGATIVE),
             ("x (-b)", 3, ONLY_NEGATIVE),
             ("é \"ü", 2, "this `\"` is never closed"),
+            (
+                "tag:",
+                0,
+                "`tag:` needs a word to match after it, as in `tag:project`",
+            ),
+            (
+                "a path:\"/\"",
+                2,
+                "`path:` needs a word to match after it, as in `path:project`",
+            ),
+            (
+                "file: x",
+                0,
+                "`file:` needs a word to match after it, as in `file:project`",
+            ),
+            (
+                "tag:#/",
+                0,
+                "`tag:` needs a word to match after it, as in `tag:project`",
+            ),
+            ("x path:\"open", 7, "this `\"` is never closed"),
+            ("-tag:a", 0, ONLY_NEGATIVE),
         ];
         for &(input, position, message) in cases {
             assert_eq!(fault(input), (position, message.to_string()), "{input:?}");

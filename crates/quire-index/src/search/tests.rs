@@ -79,6 +79,17 @@ fn fixture() -> Fixture {
             &[],
             json!({"status": "draft"}),
         ),
+        page(
+            "notes/sprint-review.md",
+            "Velocity",
+            "Velocity went up.",
+            &["sprint", "zz98765"],
+            json!({
+                "tags": ["sprint", "zz98765"],
+                "aliases": ["Retro"],
+                "derived-from": "run:test-abc12345",
+            }),
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     let index = Index::open(dir.path()).unwrap();
@@ -107,12 +118,46 @@ impl Fixture {
 
     fn grep(&self, request: &SearchRequest) -> SearchResults {
         let query = Query::parse(&request.query).unwrap();
-        let pages = self
-            .pages
-            .iter()
-            .map(|p| (p.path.as_str(), p.title.as_str(), p.body.as_str()));
+        let pages = self.pages.iter().map(|p| {
+            let text = file_text(p);
+            grep::GrepPage {
+                path: p.path.clone(),
+                title: p.title.clone(),
+                body_start: text.len() - p.body.len(),
+                text,
+                tags: p.tags.clone(),
+            }
+        });
         grep::search(&query, pages, request)
     }
+}
+
+/// The file a record stands for, as the grep tier reads it: its frontmatter, then its body.
+fn file_text(page: &PageRecord) -> String {
+    let serde_json::Value::Object(map) = &page.frontmatter else {
+        return page.body.clone();
+    };
+    if map.is_empty() {
+        return page.body.clone();
+    }
+    let scalar = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut text = String::from("---\n");
+    for (key, value) in map {
+        let value = match value {
+            serde_json::Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(scalar).collect();
+                format!("[{}]", items.join(", "))
+            }
+            other => scalar(other),
+        };
+        text.push_str(&format!("{key}: {value}\n"));
+    }
+    text.push_str("---\n");
+    text.push_str(&page.body);
+    text
 }
 
 fn sorted(mut paths: Vec<String>) -> Vec<String> {
@@ -160,6 +205,70 @@ const SEMANTICS: &[(&str, &[&str])] = &[
     ("大阪", &[]),
     ("and", &["notes/tea.md"]),
     ("b", &["notes/markup.md"]),
+    // Tags, aliases and property values.
+    ("zz98765", &["notes/sprint-review.md"]),
+    ("abc12345", &["notes/sprint-review.md"]),
+    ("\"test abc12345\"", &["notes/sprint-review.md"]),
+    ("retro", &["notes/sprint-review.md"]),
+    ("sprint velocity", &["notes/sprint-review.md"]),
+    // Folder and file names.
+    ("guides", &["guides/coffee.md"]),
+    ("journal", &["journal/tokyo.md"]),
+    ("review", &["notes/sprint-review.md"]),
+    (
+        "notes",
+        &[
+            "notes/markup.md",
+            "notes/plans.md",
+            "notes/sprint-review.md",
+            "notes/tea.md",
+        ],
+    ),
+    // tag:
+    ("tag:sprint", &["notes/sprint-review.md"]),
+    ("tag:#Sprint", &["notes/sprint-review.md"]),
+    ("tag:project", &["guides/coffee.md", "notes/plans.md"]),
+    ("tag:project/beta", &["notes/plans.md"]),
+    ("tag:proj", &[]),
+    ("tag:proj*", &["guides/coffee.md", "notes/plans.md"]),
+    ("tag:alpha", &[]),
+    ("tag:drinks -tag:project", &["notes/tea.md"]),
+    ("tag:drinks coffee", &["guides/coffee.md", "notes/tea.md"]),
+    (
+        "tag:drinks OR tag:sprint",
+        &["guides/coffee.md", "notes/sprint-review.md", "notes/tea.md"],
+    ),
+    // path: and file:
+    (
+        "path:notes",
+        &[
+            "notes/markup.md",
+            "notes/plans.md",
+            "notes/sprint-review.md",
+            "notes/tea.md",
+        ],
+    ),
+    ("path:notes/tea", &["notes/tea.md"]),
+    ("path:notes/tea.md", &["notes/tea.md"]),
+    ("path:\"notes tea\"", &["notes/tea.md"]),
+    ("path:guides/coffee", &["guides/coffee.md"]),
+    ("path:note", &[]),
+    ("path:jour*", &["journal/tokyo.md"]),
+    ("file:tea", &["notes/tea.md"]),
+    ("FILE:Sprint", &["notes/sprint-review.md"]),
+    ("file:notes", &[]),
+    ("path:notes coffee", &["notes/markup.md", "notes/tea.md"]),
+    ("coffee -path:notes", &["guides/coffee.md"]),
+    (
+        "coffee OR path:journal",
+        &[
+            "guides/coffee.md",
+            "journal/tokyo.md",
+            "notes/markup.md",
+            "notes/tea.md",
+        ],
+    ),
+    ("(tag:drinks OR file:markup) -tea", &["notes/markup.md"]),
 ];
 
 #[test]
@@ -266,11 +375,12 @@ fn grep_orders_by_match_count_then_path() {
     let f = fixture();
     let hits = f.grep(&SearchRequest::new("tea OR coffee")).hits;
     let got: Vec<(&str, f64)> = hits.iter().map(|h| (h.path.as_str(), h.score)).collect();
+    // Path words count too: `notes/tea` and `guides/coffee`.
     assert_eq!(
         got,
         [
-            ("notes/tea.md", 4.0),
-            ("guides/coffee.md", 2.0),
+            ("notes/tea.md", 5.0),
+            ("guides/coffee.md", 3.0),
             ("notes/markup.md", 1.0)
         ]
     );
@@ -354,15 +464,17 @@ fn searching_works_on_a_read_only_index() {
         .expect("an index");
     let results = index.search(&SearchRequest::new("東京")).unwrap();
     assert_eq!(results.total, 1);
-    assert_eq!(index.page_count().unwrap(), 5);
+    assert_eq!(index.page_count().unwrap(), 6);
 }
 
+/// The index's own tables, in memory, with one page.
 fn fts_table() -> rusqlite::Connection {
     let c = rusqlite::Connection::open_in_memory().unwrap();
-    c.execute_batch(
-        "CREATE VIRTUAL TABLE fts USING fts5 (path UNINDEXED, title, headings, body,
-             tokenize = 'unicode61 remove_diacritics 2');
-         INSERT INTO fts VALUES ('a', 'Café', 'x', 'east 東\u{200B}京 NEAR and OR not');",
+    c.execute_batch(crate::pages::CONTENT_SCHEMA).unwrap();
+    c.execute(
+        "INSERT INTO fts VALUES ('a', 'Café', 'x', 'east 東\u{200B}京 NEAR and OR not', 'b',
+                                 'c', 'a', 'a', ?1)",
+        [crate::search::text::tag_token("a/b")],
     )
     .unwrap();
     c
@@ -381,7 +493,8 @@ proptest! {
                     Just("AND"), Just("OR"), Just("NOT"), Just("NEAR"), Just("-"), Just("("),
                     Just(")"), Just("\""), Just("*"), Just("a"), Just("é"), Just("東京"),
                     Just("x:y"), Just("^"), Just("\u{0}"), Just("\u{301}"), Just("\u{200B}"),
-                    Just(" "), Just("-b"),
+                    Just(" "), Just("-b"), Just("tag:"), Just("path:"), Just("file:"),
+                    Just("TAG:a/"), Just("#"), Just("/"), Just(".md"),
                 ],
                 0..12,
             ).prop_map(|parts| parts.concat()),

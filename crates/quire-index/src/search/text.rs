@@ -81,6 +81,23 @@ pub(crate) fn fold(text: &str) -> String {
     out
 }
 
+/// The one token that stands for a tag in the index (the `tagged` column, see `pages.rs`)
+/// and in a `tag:` query: `t` and the hexadecimal bytes of the folded tag, `/` included. A
+/// tag's characters would otherwise be cut into several tokens (`project/alpha`,
+/// `kind-1`), and `tag:alpha` must not find `#project/alpha`; one token per tag, and one per
+/// parent of a nested tag, makes "this tag or one below it" an exact token match. The hex of
+/// a tag's start is the start of the tag's hex, so `tag:proj*` is a prefix match as well.
+pub(crate) fn tag_token(tag: &str) -> String {
+    use std::fmt::Write as _;
+    let folded = fold(tag);
+    let mut out = String::with_capacity(1 + folded.len() * 2);
+    out.push('t');
+    for byte in folded.bytes() {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
 /// A token of some text: its folded form and where it stands (bytes) in the original.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Token {

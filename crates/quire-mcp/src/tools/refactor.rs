@@ -1,157 +1,65 @@
-//! Restructuring: rename, plan, apply (asking the user when the plan needs approval), script,
-//! revert.
+//! `quire_refactor_apply`, the one tool of the operation table (`quire_ops::refactor::Apply`)
+//! that the MCP adapter does not run through the table's generic call: when an agent's plan
+//! needs approval it asks the user first (elicitation), waiting on the async side, and its
+//! input has no `approved` of its own (only the user or a person approves, never the agent).
+//! Everything else (the digest check, the approval rules, the pending list, the commit) is
+//! the service's apply, exactly as `POST /refactor/apply` runs it.
 
 use std::sync::Arc;
 
-use quire_api::mcp::{NotApplied, RefactorApplyInput, RefactorPlanInput, RefactorRevertInput};
-use quire_api::{Applied, RenameRequest, ScriptRequest};
-use quire_service::{ApplyRequest, Error, ErrorCode, Expect, Relink, Space};
+use quire_api::mcp::{NotApplied, RefactorApplyInput};
+use quire_api::{Applied, Plan};
+use quire_service::{ApplyRequest, Error, ErrorCode, Space};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::service::{ElicitationError, Peer};
 use rmcp::RoleServer;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{input, no_handler, ok, opts, parse, Answer, Area, Def};
+use super::{schema_object, Answer};
 use crate::Caller;
 
-/// The one tool that runs on the async side (it may wait for the user's answer).
+/// The tool's name.
 pub(super) const APPLY: &str = "quire_refactor_apply";
 
-pub(super) const AREA: Area = Area {
-    tools: &[
-        Def {
-            name: "quire_rename",
-            description: "Move or rename one file and rewrite every link to it (default \
-`relink: true`), as one commit. Never overwrites an existing file. Cost grows with the number \
-of pages linking to it.",
-            schema: input::<RenameRequest>,
-            read_only: false,
-        },
-        Def {
-            name: "quire_refactor_plan",
-            description:
-                "Plan a restructuring from a manifest (moves, merges, edits, tag renames, \
-relinks, split) without writing anything: which files move, every link rewritten, conflicts, \
-integrity and the `digest` to apply it with. Says whether the user must confirm it \
-(`approval`). Reads only the pages it rewrites.",
-            schema: input::<RefactorPlanInput>,
-            read_only: true,
-        },
-        Def {
-            name: "quire_refactor_apply",
-            description:
-                "Apply a planned manifest as exactly one revertible commit, keeping every \
-link working. Pass the plan's `digest`: nothing is written when the workspace changed since. \
-Plans over the approval limits ask the user to confirm (when the client can ask), else wait \
-for a person's approval (web UI or POST /refactor/approve) and the answer says so; apply the \
-same digest again once approved. `now` pins the clock of date expressions.",
-            schema: input::<RefactorApplyInput>,
-            read_only: false,
-        },
-        Def {
-            name: "quire_refactor_script",
-            description: "Compute a manifest with a Starlark script and plan it, when the change \
-depends on what the pages hold. The script may call query(dql), files(glob), read(path), \
-frontmatter(path), links(path), slug(text), json.encode/decode and print, and returns the \
-manifest from main() (or sets `manifest`). It runs in a separate read-only process (256 MB, \
-30 s, no while, no recursion). Answers the manifest, what it printed and the plan; apply the \
-manifest with quire_refactor_apply. Nothing is written.",
-            schema: input::<ScriptRequest>,
-            read_only: true,
-        },
-        Def {
-            name: "quire_refactor_revert",
-            description: "Undo a commit (a restructuring or any write) as a new commit; refused \
-when a file it changed has changed since. `dry_run` answers the revert plan and its digest.",
-            schema: input::<RefactorRevertInput>,
-            read_only: false,
-        },
-    ],
-    call,
-};
-
-fn call(space: &Space, name: &str, args: serde_json::Value, caller: &Caller) -> Answer {
-    match name {
-        "quire_rename" => {
-            let input: RenameRequest = parse(name, args)?;
-            let mut o = opts(caller, input.message, Expect::Anything);
-            if let Some(actor) = input.actor {
-                o.actor = Some(actor);
-            }
-            let relink = if input.relink {
-                Relink::Yes
-            } else {
-                Relink::No
-            };
-            let renamed = space
-                .restructure()
-                .rename(&input.from, &input.to, relink, &o)?;
-            let text = format!(
-                "renamed {} to {} ({} links updated)",
-                renamed.from, renamed.to, renamed.updated_links
-            );
-            Ok(ok(&renamed, text))
-        }
-        "quire_refactor_plan" => {
-            let input: RefactorPlanInput = parse(name, args)?;
-            quire_service::validate_manifest(&input.manifest)?;
-            let plan = space.restructure().plan_as(
-                &input.manifest,
-                input.diffs,
-                Some(&caller.actor),
-                &caller.client,
-            )?;
-            let text = plan_summary(&plan);
-            Ok(ok(&plan, text))
-        }
-        "quire_refactor_script" => {
-            let input: ScriptRequest = parse(name, args)?;
-            let answer = space.restructure().script(
-                &input.script,
-                input.diffs,
-                Some(&caller.actor),
-                &caller.client,
-            )?;
-            let text = format!(
-                "script output {} bytes; {}",
-                answer.output.len(),
-                plan_summary(&answer.plan)
-            );
-            Ok(ok(&answer, text))
-        }
-        "quire_refactor_revert" => {
-            let input: RefactorRevertInput = parse(name, args)?;
-            if input.dry_run {
-                let plan = space.restructure().revert_plan(&input.commit)?;
-                let text = plan_summary(&plan);
-                return Ok(ok(&plan, text));
-            }
-            let (applied, plan) = space.restructure().revert(
-                &input.commit,
-                input.digest.as_deref(),
-                &caller.actor,
-                &caller.client,
-            )?;
-            let text = format!(
-                "reverted {} as commit {}",
-                input.commit,
-                applied.commit.as_deref().unwrap_or("-")
-            );
-            Ok(ok(&Applied { applied, plan }, text))
-        }
-        other => Err(no_handler(other)),
-    }
+/// What the tool answers: applied, or not (declined by the user, or waiting for a person).
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(extend("type" = "object"))]
+enum ApplyAnswer {
+    Applied(Applied),
+    NotApplied(NotApplied),
 }
 
-/// `quire_refactor_apply`: parses its arguments and applies.
+/// The input schema the tool lists (the REST body's `approved` and `actor` are not offered).
+pub(super) fn input_schema() -> Arc<JsonObject> {
+    schema_object(schemars::schema_for!(RefactorApplyInput))
+}
+
+/// The output schema the tool lists.
+pub(super) fn output_schema() -> Arc<JsonObject> {
+    schema_object(schemars::schema_for!(ApplyAnswer))
+}
+
+/// Parses the tool's arguments and applies.
 pub(super) async fn apply_tool(
     space: Arc<Space>,
     args: serde_json::Value,
     caller: &Caller,
     peer: &Peer<RoleServer>,
 ) -> Answer {
-    let input: RefactorApplyInput = parse(APPLY, args)?;
-    refactor_apply(space, input, caller, peer).await
+    let args = match args {
+        serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+        other => other,
+    };
+    let input: RefactorApplyInput = serde_json::from_value(args)
+        .map_err(|e| Error::bad_request(format!("invalid arguments for {APPLY}: {e}")))?;
+    let answer = refactor_apply(space, input, caller, peer).await?;
+    let value = serde_json::to_value(&answer).map_err(Error::internal)?;
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Ok(result)
 }
 
 /// The form a client shows to confirm a restructuring.
@@ -163,14 +71,14 @@ struct Confirm {
 
 rmcp::elicit_safe!(Confirm);
 
-/// `quire_refactor_apply`: over the approval limits it asks the user (elicitation) when the
-/// client can, else leaves the plan to a person's approval.
+/// Over the approval limits it asks the user (elicitation) when the client can, else leaves
+/// the plan to a person's approval.
 async fn refactor_apply(
     space: Arc<Space>,
     input: RefactorApplyInput,
     caller: &Caller,
     peer: &Peer<RoleServer>,
-) -> Answer {
+) -> Result<ApplyAnswer, Error> {
     quire_service::validate_manifest(&input.manifest)?;
     let mut manifest = input.manifest;
     if input.now.is_some() {
@@ -210,13 +118,11 @@ async fn refactor_apply(
         match answer {
             Ok(Some(Confirm { apply: true })) => req.approved = true,
             Ok(_) | Err(ElicitationError::UserDeclined) | Err(ElicitationError::UserCancelled) => {
-                let not = NotApplied {
+                return Ok(ApplyAnswer::NotApplied(NotApplied {
                     status: "declined".into(),
                     message: "the user declined this restructuring; nothing was written".into(),
                     plan,
-                };
-                let text = not.message.clone();
-                return Ok(ok(&not, text));
+                }));
             }
             Err(e) => {
                 return Err(Error::unavailable(format!(
@@ -230,18 +136,10 @@ async fn refactor_apply(
         .await
         .map_err(Error::internal)?;
     match outcome {
-        Ok((applied, plan)) => {
-            let text = format!(
-                "applied as commit {} ({} written, {} deleted)",
-                applied.commit.as_deref().unwrap_or("-"),
-                applied.written,
-                applied.deleted
-            );
-            Ok(ok(&Applied { applied, plan }, text))
-        }
+        Ok((applied, plan)) => Ok(ApplyAnswer::Applied(Applied { applied, plan })),
         Err(e) if e.code == ErrorCode::ApprovalRequired => {
             let plan = e.plan().cloned().unwrap_or(plan);
-            let not = NotApplied {
+            Ok(ApplyAnswer::NotApplied(NotApplied {
                 status: "pending".into(),
                 message: format!(
                     "{e}. Nothing was written: the plan waits in pending approvals until a \
@@ -250,15 +148,14 @@ async fn refactor_apply(
                     plan.digest
                 ),
                 plan,
-            };
-            let text = not.message.clone();
-            Ok(ok(&not, text))
+            }))
         }
         Err(e) => Err(e),
     }
 }
 
-fn plan_summary(plan: &quire_api::Plan) -> String {
+/// One line for the user's confirmation prompt.
+fn plan_summary(plan: &Plan) -> String {
     format!(
         "plan {}: {} moves, {} merges, {} pages rewritten ({} links), {} conflicts, {} errors",
         plan.digest,

@@ -221,30 +221,12 @@ fn file_uri_path(uri: &str) -> std::result::Result<String, String> {
         return Err("has no absolute path".into());
     }
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    percent_decode(path)
-}
-
-fn percent_decode(text: &str) -> std::result::Result<String, String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            let Some(byte) = hex else {
-                return Err("has a `%` that is not followed by two hex digits".into());
-            };
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    quire_syntax::percent_decode_strict(path).map_err(|e| match e {
+        quire_syntax::PercentError::BadEscape { .. } => {
+            "has a `%` that is not followed by two hex digits".into()
         }
-    }
-    String::from_utf8(out).map_err(|_| "decodes to a path that is not UTF-8".into())
+        quire_syntax::PercentError::NotUtf8 => "decodes to a path that is not UTF-8".into(),
+    })
 }
 
 #[cfg(test)]

@@ -139,6 +139,10 @@ fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
 }
 
+fn is_side_file(path: &str) -> bool {
+    path.starts_with(".quire/")
+}
+
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -173,9 +177,11 @@ fn describe(plan: &mut Plan, files: &[CommitFile]) {
     }
     // A file the commit moved and also edited (a move rewrites the moved page's own links):
     // an added file and a removed one of the same name, the longest shared folder tail first.
+    // Side files under `.quire/` (comments, personal state) follow their pages and are no
+    // moves of their own.
     for i in 0..files.len() {
         let added = &files[i];
-        if used[i] || added.before.is_some() || added.after.is_none() {
+        if used[i] || added.before.is_some() || added.after.is_none() || is_side_file(&added.path) {
             continue;
         }
         let best = (0..files.len())

@@ -7,8 +7,10 @@
 //! * A batch of one actor's writes is authored by that actor, as a synchronous commit would be.
 //!   A batch of several actors' writes is authored by the batch signature and names each
 //!   file's actor in a `Quire-Actor` trailer (see [`super::trailer`]).
-//! * A path queued twice keeps only its latest write (the commit stages what is on disk).
-//!   Callers that overwrite a path another actor still has queued commit the queue first
+//! * A path queued twice keeps only its latest write. A write queued with its bytes is
+//!   committed as those bytes, not as what the file holds at commit time: another program may
+//!   have saved the file since (its edit is recorded after, by its own change). Callers that
+//!   overwrite a path another actor still has queued commit the queue first
 //!   (`queued_by_other` + `flush`), so each actor's version stays in history.
 //! * Backpressure: [`Batcher::enqueue`] queues the write, then waits while the oldest
 //!   uncommitted write is older than [`Bounds::max_lag`] or more than [`Bounds::max_pending`]
@@ -23,7 +25,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::repo::{actor_name, Author, Repo};
-use super::{trailer, ChangeAction};
+use super::{trailer, ChangeAction, PathChange};
 use crate::error::StoreError;
 
 /// When a batch closes and when `record` must wait.
@@ -60,9 +62,11 @@ struct Record {
     live: usize,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Entry {
     action: ChangeAction,
+    /// The bytes the write gave, committed as they are.
+    content: Option<Arc<[u8]>>,
     /// Index into [`Pending::records`] of the latest record of the path.
     record: usize,
 }
@@ -76,7 +80,7 @@ struct Pending {
 
 /// What one batch commit is made of.
 struct BatchCommit {
-    changes: Vec<(String, ChangeAction)>,
+    changes: Vec<PathChange>,
     /// The one actor of every file; `None` when there are several.
     actor: Option<String>,
     message: String,
@@ -92,15 +96,16 @@ impl Pending {
         self.files.len()
     }
 
-    fn push(&mut self, actor: &str, message: &str, changes: Vec<(String, ChangeAction)>) {
+    fn push(&mut self, actor: &str, message: &str, changes: Vec<PathChange>) {
         let index = self.records.len();
         let mut live = 0;
-        for (path, action) in changes {
+        for change in changes {
             let entry = Entry {
-                action,
+                action: change.action,
+                content: change.content,
                 record: index,
             };
-            match self.files.insert(path, entry) {
+            match self.files.insert(change.path, entry) {
                 // The record names the path twice: its last mention wins.
                 Some(old) if old.record == index => {}
                 Some(old) => {
@@ -140,12 +145,16 @@ impl Pending {
         if self.files.is_empty() {
             return None;
         }
-        let mut changes: Vec<(String, ChangeAction)> = self
+        let mut changes: Vec<PathChange> = self
             .files
             .iter()
-            .map(|(path, e)| (path.clone(), e.action))
+            .map(|(path, e)| PathChange {
+                path: path.clone(),
+                action: e.action,
+                content: e.content.clone(),
+            })
             .collect();
-        changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let live: Vec<&Record> = self.records.iter().filter(|r| r.live > 0).collect();
         let single = live
             .first()
@@ -192,7 +201,7 @@ fn one_actor_message(records: &[&Record]) -> String {
 fn several_actors_message(
     records: &[&Record],
     pending: &Pending,
-    changes: &[(String, ChangeAction)],
+    changes: &[PathChange],
 ) -> String {
     let mut actors: Vec<&str> = records.iter().map(|r| r.actor.as_str()).collect();
     actors.sort_unstable();
@@ -211,9 +220,12 @@ fn several_actors_message(
         previous = Some((&r.actor, first_line));
     }
     text.push('\n');
-    for (path, _) in changes {
-        let entry = pending.files[path];
-        text.push_str(&trailer::line(path, &pending.records[entry.record].actor));
+    for change in changes {
+        let entry = &pending.files[&change.path];
+        text.push_str(&trailer::line(
+            &change.path,
+            &pending.records[entry.record].actor,
+        ));
         text.push('\n');
     }
     text
@@ -420,7 +432,7 @@ impl Batcher {
         &self,
         actor: &str,
         message: &str,
-        changes: Vec<(String, ChangeAction)>,
+        changes: Vec<PathChange>,
     ) -> Result<(), StoreError> {
         let mut queue = self.shared.queue();
         queue.pending.push(actor, message, changes);
@@ -517,8 +529,8 @@ impl Drop for Batcher {
 mod tests {
     use super::*;
 
-    fn write(path: &str) -> (String, ChangeAction) {
-        (path.to_owned(), ChangeAction::Write)
+    fn write(path: &str) -> PathChange {
+        PathChange::write(path)
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::batch::{Backlog, Batcher, Bounds};
 use super::repo::{commit_tree, head_commit, IndexSave, IndexSaver, Repo};
 use super::{
     check_id, rfc3339, trailer, unified_diff, BlameLine, Change, ChangeAction, ChangesPage,
-    CommitFile, CommitFiles, HistoryOptions, Recorded, VersionEntry,
+    CommitFile, CommitFiles, HistoryOptions, PathChange, Recorded, VersionEntry,
 };
 use crate::error::StoreError;
 use crate::lock::WriterLock;
@@ -125,7 +125,7 @@ impl GitHistory {
 
     pub(crate) fn record(
         &self,
-        changes: Vec<(String, ChangeAction)>,
+        changes: Vec<PathChange>,
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {
@@ -149,7 +149,7 @@ impl GitHistory {
     /// commit holds exactly `changes` and its id can be returned.
     pub(crate) fn record_now(
         &self,
-        changes: Vec<(String, ChangeAction)>,
+        changes: Vec<PathChange>,
         actor: &str,
         message: &str,
     ) -> Result<Recorded, StoreError> {

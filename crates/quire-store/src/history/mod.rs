@@ -10,6 +10,7 @@ mod unfiltered;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -132,6 +133,11 @@ pub struct FileChange {
     /// The file's name on disk ([`Root::disk_name`] before the change; a removed file can no
     /// longer be asked). Git records this name; cow keeps its snapshots under `path`.
     pub disk: DiskName,
+    /// The bytes written, when the caller has them: git commits exactly these, even when the
+    /// file on disk changed again before the commit (another program saving it within a batch
+    /// window), so the version this change made is the one its actor is named for. `None`:
+    /// the file as it is on disk when committed.
+    pub content: Option<Arc<[u8]>>,
 }
 
 impl FileChange {
@@ -142,13 +148,52 @@ impl FileChange {
         } else {
             ChangeAction::Delete
         };
-        FileChange { path, action, disk }
+        FileChange {
+            path,
+            action,
+            disk,
+            content: None,
+        }
     }
 
     /// A change of a file whose name on disk is its path.
     pub fn new(path: quire_vault::PagePath, action: ChangeAction) -> FileChange {
         let disk = DiskName::from(&path);
-        FileChange { path, action, disk }
+        FileChange {
+            path,
+            action,
+            disk,
+            content: None,
+        }
+    }
+
+    /// This change with the bytes written (see [`FileChange::content`]); ignored for a
+    /// deletion.
+    pub fn with_content(mut self, bytes: impl Into<Arc<[u8]>>) -> FileChange {
+        if self.action == ChangeAction::Write {
+            self.content = Some(bytes.into());
+        }
+        self
+    }
+}
+
+/// One path as git commits it: its name on disk, the action, and the bytes to commit when the
+/// caller gave them.
+#[derive(Debug, Clone)]
+pub(crate) struct PathChange {
+    pub(crate) path: String,
+    pub(crate) action: ChangeAction,
+    pub(crate) content: Option<Arc<[u8]>>,
+}
+
+impl PathChange {
+    #[cfg(test)]
+    pub(crate) fn write(path: &str) -> PathChange {
+        PathChange {
+            path: path.to_owned(),
+            action: ChangeAction::Write,
+            content: None,
+        }
     }
 }
 
@@ -610,11 +655,15 @@ enum When {
     Now,
 }
 
-/// The changes as git takes them: names on disk with their actions.
-fn owned(changes: &[FileChange]) -> Vec<(String, ChangeAction)> {
+/// The changes as git takes them: names on disk with their actions and contents.
+fn owned(changes: &[FileChange]) -> Vec<PathChange> {
     changes
         .iter()
-        .map(|c| (c.disk.as_str().to_owned(), c.action))
+        .map(|c| PathChange {
+            path: c.disk.as_str().to_owned(),
+            action: c.action,
+            content: c.content.clone(),
+        })
         .collect()
 }
 

@@ -29,7 +29,7 @@ use git2::build::TreeUpdateBuilder;
 use git2::{Commit, ErrorCode, FileMode, ObjectType, Oid, Repository, Signature};
 use sha1::{Digest, Sha1};
 
-use super::{trailer, unfiltered, ChangeAction};
+use super::{trailer, unfiltered, PathChange};
 use crate::error::StoreError;
 use crate::fault;
 
@@ -164,11 +164,12 @@ impl Repo {
         f(&mut self.lock())
     }
 
-    /// Stages exactly `changes` (as they are on disk now) and commits them on HEAD as `actor`.
+    /// Stages exactly `changes` (their bytes when given, else as they are on disk now) and
+    /// commits them on HEAD as `actor`.
     /// Returns the new commit, or HEAD when the tree did not change.
     pub(crate) fn commit(
         &self,
-        changes: &[(String, ChangeAction)],
+        changes: &[PathChange],
         actor: &str,
         message: &str,
         save: IndexSave,
@@ -184,7 +185,7 @@ impl Repo {
     /// Like [`Repo::commit`] for a caller that already holds the lock.
     pub(crate) fn commit_in(
         state: &mut RepoState,
-        changes: &[(String, ChangeAction)],
+        changes: &[PathChange],
         author: Author<'_>,
         message: &str,
     ) -> Result<Oid, StoreError> {
@@ -307,7 +308,16 @@ fn move_head_to(repo: &Repository, paths: &[&str], from: Oid, to: Oid) -> Result
         .to_path_buf();
     let mut index = repo.index().map_err(StoreError::git("index"))?;
     index.read(false).map_err(StoreError::git("index read"))?;
-    for (path, staged) in stage(repo, &workdir, &mut index, paths, None)? {
+    let changes: Vec<PathChange> = paths
+        .iter()
+        .map(|p| PathChange {
+            path: (*p).to_owned(),
+            action: crate::ChangeAction::Write,
+            content: None,
+        })
+        .collect();
+    let changes: Vec<&PathChange> = changes.iter().collect();
+    for (path, staged) in stage(repo, &workdir, &mut index, &changes, None)? {
         let wanted = tree
             .get_path(Path::new(path))
             .ok()
@@ -343,7 +353,7 @@ fn move_head_to(repo: &Repository, paths: &[&str], from: Oid, to: Oid) -> Result
 
 fn commit_locked(
     state: &mut RepoState,
-    changes: &[(String, ChangeAction)],
+    changes: &[PathChange],
     author: Author<'_>,
     message: &str,
     save: IndexSave,
@@ -358,7 +368,7 @@ fn commit_locked(
 
 fn commit_timed(
     state: &mut RepoState,
-    changes: &[(String, ChangeAction)],
+    changes: &[PathChange],
     author: Author<'_>,
     message: &str,
     save: IndexSave,
@@ -412,7 +422,7 @@ fn repair_index(repo: &Repository) -> Result<usize, git2::Error> {
 
 fn commit_once(
     state: &mut RepoState,
-    changes: &[(String, ChangeAction)],
+    changes: &[PathChange],
     author: Author<'_>,
     message: &str,
     save: IndexSave,
@@ -427,19 +437,21 @@ fn commit_once(
         // otherwise. Skipped while our own changes are unsaved, which a reload would drop.
         index.read(false).map_err(StoreError::git("index read"))?;
     }
+    // A path named twice: its last mention wins.
     let mut seen = HashSet::new();
-    let paths: Vec<&str> = changes
+    let mut files: Vec<&PathChange> = changes
         .iter()
-        .map(|(path, _)| path.as_str())
-        .filter(|path| !path.starts_with(".quire/state/") && seen.insert(*path))
+        .rev()
+        .filter(|c| !c.path.starts_with(".quire/state/") && seen.insert(c.path.as_str()))
         .collect();
+    files.reverse();
     let head = head_commit(repo)?;
     let oid = match &head {
-        Some(head) if paths.len() >= PACK_FROM => {
-            commit_packed(repo, workdir, &mut index, &paths, head, author, message)?
+        Some(head) if files.len() >= PACK_FROM => {
+            commit_packed(repo, workdir, &mut index, &files, head, author, message)?
         }
         _ => {
-            let staged = stage(repo, workdir, &mut index, &paths, None)?;
+            let staged = stage(repo, workdir, &mut index, &files, None)?;
             let tree = build_tree(repo, &mut index, head.as_ref(), &staged)?;
             match head.as_ref().filter(|h| h.tree_id() == tree) {
                 Some(head) => head.id(),
@@ -476,23 +488,31 @@ const PACK_FROM: usize = 32;
 /// A staged path with its new blob and mode, or `None` when it was removed.
 type Staged<'p> = (&'p str, Option<(Oid, FileMode)>);
 
-/// Stages exactly `paths` (as they are on disk now): what is on disk decides, whatever the
-/// action said (a path written and then removed before a batch commit is a deletion, and
-/// the other way round). With `unfiltered`, regular files are staged as their bytes
+/// Stages exactly `files`. A file whose bytes the change gave is staged as those bytes
+/// ([`stage_given`]). For the others what is on disk decides, whatever the action said (a
+/// path written and then removed before a batch commit is a deletion, and the other way
+/// round). With `unfiltered`, regular files are staged as their bytes
 /// ([`unfiltered::stage_file`]) instead of through git's filters.
 fn stage<'p>(
     repo: &Repository,
     workdir: &Path,
     index: &mut git2::Index,
-    paths: &[&'p str],
+    files: &[&'p PathChange],
     unfiltered: Option<Unfiltered>,
 ) -> Result<Vec<Staged<'p>>, StoreError> {
-    let mut staged = Vec::with_capacity(paths.len());
-    for path in paths {
+    let mut staged = Vec::with_capacity(files.len());
+    for file in files {
+        let path = &file.path.as_str();
         let meta = fs::symlink_metadata(workdir.join(path))
             .ok()
             .filter(|m| !m.is_dir());
         let rel = Path::new(path);
+        if let Some(bytes) = &file.content {
+            let entry = stage_given(repo, index, workdir, path, bytes, meta, unfiltered)
+                .map_err(StoreError::git("add"))?;
+            staged.push((*path, Some(entry)));
+            continue;
+        }
         match (meta, unfiltered) {
             (Some(meta), Some(Unfiltered { filemode })) if meta.is_file() => {
                 let entry = unfiltered::stage_file(repo, index, workdir, path, &meta, filemode)
@@ -513,6 +533,63 @@ fn stage<'p>(
         }
     }
     Ok(staged)
+}
+
+/// Stages the bytes a change gave for `rel`, whatever the file holds now (`meta`: its stat
+/// data before this call). When the file still holds exactly those bytes it is staged as
+/// usual, with its stat data. When it holds something else, or is gone (another program
+/// saved or removed it after the write), the blob is the given bytes and the entry carries
+/// no stat data, so `git status` and the next open hash the file and see that later edit as
+/// the change it is (the watcher records it as its own).
+fn stage_given(
+    repo: &Repository,
+    index: &mut git2::Index,
+    workdir: &Path,
+    rel: &str,
+    bytes: &[u8],
+    meta: Option<fs::Metadata>,
+    unfiltered: Option<Unfiltered>,
+) -> Result<(Oid, FileMode), git2::Error> {
+    let meta = meta.filter(|m| m.is_file() && m.len() == bytes.len() as u64);
+    let unchanged = meta.is_some()
+        && fs::read(workdir.join(rel)).is_ok_and(|on_disk| on_disk.as_slice() == bytes);
+    match (meta, unfiltered) {
+        (Some(meta), Some(Unfiltered { filemode })) if unchanged => {
+            unfiltered::stage_bytes(repo, index, rel, bytes, &meta, filemode)
+        }
+        (Some(_), None) if unchanged => {
+            // Git's filters may apply: the file is staged through them, as any other.
+            add_settled(index, Path::new(rel))
+                .map_err(|e| git2::Error::from_str(&e.to_string()))?;
+            let entry = index
+                .get_path(Path::new(rel), 0)
+                .ok_or_else(|| git2::Error::from_str("staged path missing from index"))?;
+            Ok((entry.id, file_mode(entry.mode)))
+        }
+        _ => {
+            let id = repo.blob(bytes)?;
+            let mode = match index.get_path(Path::new(rel), 0) {
+                Some(entry) if entry.mode == 0o100755 => 0o100755,
+                _ => 0o100644,
+            };
+            let zero = git2::IndexTime::new(0, 0);
+            index.add(&git2::IndexEntry {
+                ctime: zero,
+                mtime: zero,
+                dev: 0,
+                ino: 0,
+                mode,
+                uid: 0,
+                gid: 0,
+                file_size: bytes.len() as u32,
+                id,
+                flags: (rel.len().min(0xfff)) as u16,
+                flags_extended: 0,
+                path: rel.as_bytes().to_vec(),
+            })?;
+            Ok((id, file_mode(mode)))
+        }
+    }
 }
 
 /// Staging files as their bytes: no filter of git can apply to them.
@@ -566,7 +643,7 @@ fn commit_packed(
     repo: &Repository,
     workdir: &Path,
     index: &mut git2::Index,
-    paths: &[&str],
+    files: &[&PathChange],
     head: &Commit<'_>,
     author: Author<'_>,
     message: &str,
@@ -581,7 +658,7 @@ fn commit_packed(
         .ok_or_else(|| git(git2::Error::from_str("the objects folder is not UTF-8")))?;
     memory.add_disk_alternate(objects_dir).map_err(git)?;
     repo.set_odb(&memory).map_err(git)?;
-    let written = write_commit_objects(repo, workdir, index, paths, head, author, message);
+    let written = write_commit_objects(repo, workdir, index, files, head, author, message);
     let packed = match &written {
         Ok(Some((_, objects))) => pack_of(&memory, objects).map(Some),
         _ => Ok(None),
@@ -593,9 +670,9 @@ fn commit_packed(
         Ok(None) => return Ok(head.id()),
         Err(e) => {
             // The blobs staged before the failure are named by the index: keep them on disk.
-            let staged: Vec<Oid> = paths
+            let staged: Vec<Oid> = files
                 .iter()
-                .filter_map(|path| index.get_path(Path::new(path), 0))
+                .filter_map(|file| index.get_path(Path::new(&file.path), 0))
                 .map(|entry| entry.id)
                 .collect();
             if let Err(spill) = store_loose(&memory, &disk, &staged) {
@@ -636,21 +713,22 @@ fn store_loose(
     Ok(())
 }
 
-/// Stages `paths`, writes the tree and the commit object (not moving HEAD), and returns the
+/// Stages `files`, writes the tree and the commit object (not moving HEAD), and returns the
 /// commit with every object it may have added: the staged blobs, the trees on the changed
 /// paths, the commit. `None` when the tree is HEAD's.
 fn write_commit_objects(
     repo: &Repository,
     workdir: &Path,
     index: &mut git2::Index,
-    paths: &[&str],
+    files: &[&PathChange],
     head: &Commit<'_>,
     author: Author<'_>,
     message: &str,
 ) -> Result<Option<(Oid, Vec<Oid>)>, StoreError> {
     let git = StoreError::git("commit");
-    let unfiltered = Unfiltered::of(repo, index, paths);
-    let staged = stage(repo, workdir, index, paths, unfiltered)?;
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let unfiltered = Unfiltered::of(repo, index, &paths);
+    let staged = stage(repo, workdir, index, files, unfiltered)?;
     let tree = build_tree(repo, index, Some(head), &staged)?;
     if tree == head.tree_id() {
         return Ok(None);

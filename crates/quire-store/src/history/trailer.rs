@@ -105,20 +105,9 @@ pub(crate) fn decode_path(token: &str) -> Option<Cow<'_, str>> {
     if !token.contains('%') {
         return Some(Cow::Borrowed(token));
     }
-    let bytes = token.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = token.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok().map(Cow::Owned)
+    quire_syntax::percent_decode_strict(token)
+        .ok()
+        .map(Cow::Owned)
 }
 
 #[cfg(test)]

@@ -68,7 +68,20 @@ pub(super) fn stage_file(
     filemode: bool,
 ) -> Result<(Oid, FileMode), git2::Error> {
     let bytes = fs::read(workdir.join(rel)).map_err(|e| git2::Error::from_str(&e.to_string()))?;
-    let id = repo.blob(&bytes)?;
+    stage_bytes(repo, index, rel, &bytes, meta, filemode)
+}
+
+/// Stages `bytes`, read from the regular file `rel` after its stat data `meta` was taken, as
+/// the file's blob (see [`stage_file`]).
+pub(super) fn stage_bytes(
+    repo: &Repository,
+    index: &mut Index,
+    rel: &str,
+    bytes: &[u8],
+    meta: &fs::Metadata,
+    filemode: bool,
+) -> Result<(Oid, FileMode), git2::Error> {
+    let id = repo.blob(bytes)?;
     let executable = if filemode {
         meta.permissions().mode() & 0o100 != 0
     } else {

@@ -112,11 +112,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let (_, bytes) = match rest.carrier {
                 Carrier::Query => remote.send(method, &route, &query_of(fields), &headers, None)?,
                 Carrier::Json => {
-                    let body = serde_json::to_vec(&Value::Object(fields))?;
+                    let query: Map<String, Value> = rest
+                        .query_fields
+                        .iter()
+                        .filter_map(|field| Some((field.to_string(), fields.remove(*field)?)))
+                        .collect();
+                    let body = match rest.body_field {
+                        None => Value::Object(fields),
+                        Some(field) => {
+                            let body = fields.remove(field).unwrap_or(Value::Null);
+                            if let Some(other) = fields.keys().next() {
+                                return Err(Error::bad_request(format!(
+                                    "{other} is not sent to a server by {name}; run it with \
+                                     --root on a root no server holds"
+                                ))
+                                .into());
+                            }
+                            body
+                        }
+                    };
+                    let body = serde_json::to_vec(&body)?;
                     remote.send(
                         method,
                         &route,
-                        &[],
+                        &query_of(query),
                         &headers,
                         Some((&body, "application/json")),
                     )?
@@ -139,7 +158,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             };
             let raw_answer = matches!(rest.carrier, Carrier::Raw(r) if r.answer.is_some());
-            if raw_answer {
+            if bytes.is_empty() && rest.status == 204 {
+                // Done; the route answers nothing.
+            } else if raw_answer {
                 use std::io::Write as _;
                 std::io::stdout().write_all(&bytes)?;
             } else {

@@ -31,7 +31,8 @@ pub struct Target {
 
 #[derive(ClapArgs)]
 pub struct SearchArgs {
-    /// Words (all must match), AND, OR, NOT or -word, "phrases", prefix*, parentheses.
+    /// Words (all must match), AND, OR, NOT or -word, "phrases", prefix*, parentheses,
+    /// tag:name, path:folder/sub, file:name.
     query: String,
     /// At most this many results.
     #[arg(long, default_value_t = 20)]

@@ -52,9 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     args.root.display()
                 );
                 let key = std::env::var("QUIRE_API_KEY").ok();
-                runtime
-                    .block_on(quire_mcp::bridge_stdio(&url, key))
-                    .map_err(|e| anyhow::anyhow!("the MCP relay to {url} failed: {e}"))
+                Ok(runtime.block_on(quire_mcp::bridge_stdio(&url, key, &args.root))?)
             }
             None => Err(Error::new(
                 ErrorCode::Conflict,

@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gate = http
         .gate(service.default_space().root_dir())
         .map_err(refuse)?;
-    let mcp = mcp_router(&service, &gate, host);
+    let mcp = mcp_router(&service, &gate, host, &config.server).map_err(refuse)?;
     let app = quire_http::try_router(service.clone(), http)
         .map_err(refuse)?
         .merge(mcp.clone())
@@ -200,11 +200,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// MCP over streamable HTTP at `/mcp`, behind the same authentication as REST. Writes are
-/// authored by the key's actor (its `X-Actor`) or the client's name.
-fn mcp_router(service: &Arc<Service>, gate: &Arc<quire_http::Gate>, host: IpAddr) -> axum::Router {
+/// authored by the key's actor (its `X-Actor`) or the client's name. Browser pages may call it
+/// from the server's own origin and the configured ones (`docs/decisions.md`).
+fn mcp_router(
+    service: &Arc<Service>,
+    gate: &Arc<quire_http::Gate>,
+    host: IpAddr,
+    server: &quire_config::ServerConfig,
+) -> Result<axum::Router, quire_http::SetupError> {
     // DNS-rebinding protection on loopback; a server bound to other interfaces is reached
     // by names only its operator knows, and its keys protect it.
-    let hosts = if host.is_loopback() {
+    let allowed_hosts = if host.is_loopback() {
         vec![
             "localhost".into(),
             "127.0.0.1".into(),
@@ -214,9 +220,42 @@ fn mcp_router(service: &Arc<Service>, gate: &Arc<quire_http::Gate>, host: IpAddr
     } else {
         Vec::new()
     };
-    quire_mcp::http_router(service.clone(), None, hosts).layer(
-        axum::middleware::from_fn_with_state(gate.clone(), quire_http::gate::check),
-    )
+    let mut origins: Vec<String> = server
+        .cors_allowed_origins()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    // Pages served under the public address come from its origin.
+    if let Some(public) = server.public_url.as_deref().and_then(origin_of) {
+        origins.push(public);
+    }
+    let allowed_origins =
+        quire_mcp::AllowedOrigins::new(&origins).map_err(|message| quire_http::SetupError {
+            setting: "server.cors_origins".into(),
+            message,
+        })?;
+    let access = quire_mcp::Access {
+        allowed_hosts,
+        allowed_origins,
+    };
+    let gate = gate.clone();
+    Ok(quire_mcp::http_router(
+        service.clone(),
+        None,
+        access,
+        |mcp| {
+            mcp.layer(axum::middleware::from_fn_with_state(
+                gate,
+                quire_http::gate::check,
+            ))
+        },
+    ))
+}
+
+/// `scheme://host[:port]` of a URL (`[server] public_url` may carry a path).
+fn origin_of(url: &str) -> Option<String> {
+    let uri: axum::http::Uri = url.trim().parse().ok()?;
+    Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?))
 }
 
 /// The web UI at `/` (its files are public: the app asks for a key before it reads anything),
