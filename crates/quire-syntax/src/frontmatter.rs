@@ -107,20 +107,47 @@ pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
 /// The YAML reader's own recursion limit.
 const MAX_FLOW_DEPTH: usize = 128;
 
-/// Whether `[`/`{` brackets nest deeper than `limit` (counted naively, quotes included:
-/// only absurd text exceeds the limit either way).
+/// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment or in a quoted
+/// scalar are text (a comment of 200 `[` is valid YAML the reader takes at once), but a quote
+/// or comment is only followed to the end of its line: a quote that goes on (or is no quote,
+/// inside a block scalar) never hides brackets of later lines, so the guard can only
+/// over-count, never let deep nesting through.
 fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     let mut depth = 0usize;
-    for b in yaml.bytes() {
-        match b {
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
+    for line in yaml.lines() {
+        let b = line.as_bytes();
+        // The last byte that was not a space: a quote opens a scalar only where a value starts.
+        let mut before: Option<u8> = None;
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'#' if matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t')) => {
+                    break
                 }
+                q @ (b'"' | b'\'')
+                    if matches!(before, None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')) =>
+                {
+                    match quoted_end(b, i) {
+                        Some(end) => i = end,
+                        // Open to the end of the line: the rest of this line is text.
+                        None => break,
+                    }
+                    before = Some(q);
+                    continue;
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            if !matches!(b[i], b' ' | b'\t') {
+                before = Some(b[i]);
+            }
+            i += 1;
         }
     }
     false
@@ -454,8 +481,13 @@ fn scalar(line: &str, at: usize, limit: usize) -> (Option<usize>, usize) {
         start += 1;
     }
     if start < limit && matches!(b[start], b'"' | b'\'') {
-        let end = quoted_end(b, start).map_or(limit, |e| e.min(limit));
-        let inner = start + 1..end.saturating_sub(1).max(start + 1);
+        // Up to the closing quote; a quote left open runs to `limit`, with nothing to drop
+        // (dropping a byte there could cut a character in two).
+        let end = match quoted_end(b, start) {
+            Some(e) if e <= limit => e - 1,
+            _ => limit,
+        };
+        let inner = start + 1..end.max(start + 1);
         let escaped = line[inner.clone()].contains(if b[start] == b'"' { '\\' } else { '\'' });
         return (if escaped { None } else { Some(inner.start) }, inner.end);
     }

@@ -227,3 +227,23 @@ fn flow_mapping_frontmatter_is_written_again_when_an_edit_changes_it() {
     unchanged.unset("missing");
     assert_eq!(unchanged.finish(), text);
 }
+
+/// Found by the `frontmatter_edit` fuzz target: a comment of 200 `[` counted as 200 levels of
+/// nesting, so once an edit took the frontmatter off the fast path (a value with a line
+/// break) the page's frontmatter read as null. Brackets in comments and quoted scalars do
+/// not nest.
+#[test]
+fn brackets_in_a_comment_do_not_make_an_edited_frontmatter_unreadable() {
+    let text = format!("---\n# {}\n---\nBody\n", "[".repeat(200));
+    let mut editor = FrontmatterEditor::new(&text);
+    editor.set("note", &json!("line\nbreak"));
+    editor.set("title", &json!("No"));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"note": "line\nbreak", "title": "No"}),
+        "{out}"
+    );
+}

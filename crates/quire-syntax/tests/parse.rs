@@ -664,6 +664,25 @@ fn blank_quoted_frontmatter_tags_are_skipped_without_panicking() {
     }
 }
 
+/// Found by the `frontmatter` fuzz target: a quote left open before a multi-byte character
+/// and the list's `]` made the tag locator cut that character in two, and `parse` panicked.
+#[test]
+fn an_unclosed_quoted_tag_before_a_multibyte_character_does_not_panic() {
+    for text in [
+        "---\ntags: [a, 'd\u{fffd}]\n---\n",
+        "---\ntags: [a, \"\u{e9}]\n---\n",
+        "---\ntags: [\"\u{65e5}\u{672c}, b]\n---\n",
+        "---\ntags: '\u{e9}\n---\n",
+    ] {
+        let page = parse(text);
+        for tag in &page.tags {
+            if let Some(span) = &tag.span {
+                assert!(text.get(span.clone()).is_some(), "{text:?}: {span:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn frontmatter_tags_without_exact_spelling_have_no_span() {
     let text = "---\ntags: [\"esc\\u0061ped\"]\n---\n";
@@ -812,6 +831,37 @@ fn deeply_nested_frontmatter_is_a_diagnostic() {
     assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
     assert_eq!(page.diagnostics.len(), 1);
     assert_eq!(page.links.len(), 1);
+}
+
+/// Brackets inside comments and quoted scalars are text, not nesting: such frontmatter is
+/// read, while real flow nesting past the limit stays a diagnostic.
+#[test]
+fn brackets_in_comments_and_quotes_are_not_nesting() {
+    let deep = "[".repeat(200);
+    for text in [
+        format!("---\n# {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nnote: \"a\\nb\" # {deep}\n---\n"),
+        format!("---\nnote: \"a\\n{deep}\"\n---\n"),
+        format!("---\nnote: '{deep}''\\n'\n---\n"),
+        format!("---\nlist: [\"{deep}\", '{deep}']\n---\n"),
+    ] {
+        let page = parse(&text);
+        assert!(
+            page.diagnostics.is_empty(),
+            "{text:?}: {:?}",
+            page.diagnostics
+        );
+        assert!(page.frontmatter.unwrap().value.is_object(), "{text:?}");
+    }
+    // A quote or comment does not hide nesting on later lines.
+    for text in [
+        format!("---\na: |\n  \"\nb: {}\n---\n", "[".repeat(10_000)),
+        format!("---\na: \"x #\nb: {}\n---\n", "[".repeat(10_000)),
+    ] {
+        let page = parse(&text);
+        assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
+        assert_eq!(page.diagnostics.len(), 1, "{:?}", page.diagnostics);
+    }
 }
 
 /// Found by the `syntax_parse` fuzz target: a file named `a:b.md` printed into a markdown
