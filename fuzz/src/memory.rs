@@ -90,12 +90,17 @@ impl MemoryRoot {
                 } => {
                     let current = self.files.get(path).map(|t| etag(t));
                     if current != *expect {
-                        return Err(format!("write {path}: expected {expect:?}, found {current:?}"));
+                        return Err(format!(
+                            "write {path}: expected {expect:?}, found {current:?}"
+                        ));
                     }
                     self.files.insert(path.clone(), content.clone());
                 }
                 FileOp::Move { from, to, expect } => {
-                    let text = self.files.remove(from).ok_or(format!("move: {from} missing"))?;
+                    let text = self
+                        .files
+                        .remove(from)
+                        .ok_or(format!("move: {from} missing"))?;
                     if etag(&text) != *expect {
                         return Err(format!("move {from}: ETag changed"));
                     }
@@ -104,7 +109,10 @@ impl MemoryRoot {
                     }
                 }
                 FileOp::Delete { path, expect } => {
-                    let text = self.files.remove(path).ok_or(format!("delete: {path} missing"))?;
+                    let text = self
+                        .files
+                        .remove(path)
+                        .ok_or(format!("delete: {path} missing"))?;
                     if etag(&text) != *expect {
                         return Err(format!("delete {path}: ETag changed"));
                     }
@@ -129,7 +137,8 @@ fn load(root: &Path, dir: &Path, into: &mut MemoryRoot) {
             continue;
         };
         let bytes = std::fs::read(&path).unwrap_or_default();
-        let text = String::from_utf8(bytes).unwrap_or_else(|_| format!("binary {}", path.display()));
+        let text =
+            String::from_utf8(bytes).unwrap_or_else(|_| format!("binary {}", path.display()));
         if let Ok(page) = PagePath::new(&relative.to_string_lossy()) {
             into.files.insert(page, text);
         }

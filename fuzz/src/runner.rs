@@ -79,13 +79,17 @@ fn parse_args(target: &Target) -> Args {
             }
             "--write-dict" => args.write_dict = Some(value("--write-dict").into()),
             "--write-seeds" => args.write_seeds = true,
-            "-h" | "--help" => usage(target, "runs the target over its corpus and generated inputs"),
+            "-h" | "--help" => usage(
+                target,
+                "runs the target over its corpus and generated inputs",
+            ),
             flag if flag.starts_with("--") => usage(target, &format!("unknown option {flag}")),
             file => args.files.push(file.into()),
         }
     }
     if args.corpus.is_empty() {
-        args.corpus.push(crate_dir().join("corpus").join(target.name));
+        args.corpus
+            .push(crate_dir().join("corpus").join(target.name));
     }
     args
 }
@@ -100,7 +104,12 @@ pub fn main(target: &Target) -> ! {
     let dictionary = (target.dictionary)();
     if let Some(path) = &args.write_dict {
         write_afl_dictionary(path, &dictionary);
-        println!("{}: {} tokens written to {}", target.name, dictionary.len(), path.display());
+        println!(
+            "{}: {} tokens written to {}",
+            target.name,
+            dictionary.len(),
+            path.display()
+        );
         std::process::exit(0);
     }
     let seeds = (target.seeds)();
@@ -114,7 +123,12 @@ pub fn main(target: &Target) -> ! {
         if let Err(e) = written {
             usage(target, &format!("{}: {e}", dir.display()));
         }
-        println!("{}: {} seeds written to {}", target.name, seeds.len(), dir.display());
+        println!(
+            "{}: {} seeds written to {}",
+            target.name,
+            seeds.len(),
+            dir.display()
+        );
         std::process::exit(0);
     }
     let mut session = Session {
@@ -159,11 +173,14 @@ pub fn main(target: &Target) -> ! {
     };
     let mut last_report = Instant::now();
     loop {
-        if args.runs.is_some_and(|runs| session.runs - from_corpus >= runs) {
+        if args
+            .runs
+            .is_some_and(|runs| session.runs - from_corpus >= runs)
+        {
             break;
         }
         // The clock is read every 64 inputs: cheap targets run millions a second.
-        if session.runs % 64 == 0 {
+        if session.runs.is_multiple_of(64) {
             if budget.is_some_and(|budget| started.elapsed() >= budget) {
                 break;
             }
@@ -214,7 +231,11 @@ impl Session<'_> {
             self.fail(data, "crash", "panicked (message above)");
         }
         if took > self.slow {
-            let why = format!("took {} ms (limit {} ms)", took.as_millis(), self.slow.as_millis());
+            let why = format!(
+                "took {} ms (limit {} ms)",
+                took.as_millis(),
+                self.slow.as_millis()
+            );
             self.fail(data, "slow", &why);
         }
     }
@@ -235,7 +256,10 @@ impl Session<'_> {
             ),
             Err(e) => eprintln!("could not save it to {}: {e}", path.display()),
         }
-        eprintln!("input: {:?}", String::from_utf8_lossy(&data[..data.len().min(2000)]));
+        eprintln!(
+            "input: {:?}",
+            String::from_utf8_lossy(&data[..data.len().min(2000)])
+        );
         std::process::exit(1)
     }
 }
@@ -250,7 +274,10 @@ fn read_corpus(dirs: &[PathBuf]) -> Vec<Vec<u8>> {
         .filter(|path| path.is_file())
         .collect();
     files.sort();
-    files.iter().filter_map(|path| std::fs::read(path).ok()).collect()
+    files
+        .iter()
+        .filter_map(|path| std::fs::read(path).ok())
+        .collect()
 }
 
 /// The dictionary in AFL's format (`-x FILE`): one quoted token a line.
@@ -305,11 +332,51 @@ impl Rng {
 
 /// Bytes that make parsers branch: line ends, quotes, brackets, escapes, odd Unicode.
 const INTERESTING: &[&[u8]] = &[
-    b"\n", b"\r\n", b"\r", b"\t", b" ", b"\0", b"\"", b"'", b"\\", b"[", b"]", b"(", b")", b"{",
-    b"}", b"<", b">", b"#", b"%", b":", b",", b"|", b"!", b"`", b"-", b"/", b".", b"..", b"*",
-    b"^", b"=", b"$", b"&", b"~", "é".as_bytes(), "e\u{301}".as_bytes(), "😀".as_bytes(),
-    "\u{2028}".as_bytes(), "\u{85}".as_bytes(), "\u{feff}".as_bytes(), "\u{a0}".as_bytes(),
-    "日本".as_bytes(), b"\xff", b"\xc3", b"\xed\xa0\x80",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\t",
+    b" ",
+    b"\0",
+    b"\"",
+    b"'",
+    b"\\",
+    b"[",
+    b"]",
+    b"(",
+    b")",
+    b"{",
+    b"}",
+    b"<",
+    b">",
+    b"#",
+    b"%",
+    b":",
+    b",",
+    b"|",
+    b"!",
+    b"`",
+    b"-",
+    b"/",
+    b".",
+    b"..",
+    b"*",
+    b"^",
+    b"=",
+    b"$",
+    b"&",
+    b"~",
+    "é".as_bytes(),
+    "e\u{301}".as_bytes(),
+    "😀".as_bytes(),
+    "\u{2028}".as_bytes(),
+    "\u{85}".as_bytes(),
+    "\u{feff}".as_bytes(),
+    "\u{a0}".as_bytes(),
+    "日本".as_bytes(),
+    b"\xff",
+    b"\xc3",
+    b"\xed\xa0\x80",
 ];
 
 struct Generator<'a> {
@@ -409,7 +476,12 @@ impl Generator<'_> {
                 let end = (start + 1 + self.rng.small(16)).min(len);
                 let chunk = data[start..end].to_vec();
                 let times = 2 + self.rng.small(300);
-                let repeated: Vec<u8> = chunk.iter().copied().cycle().take(chunk.len() * times).collect();
+                let repeated: Vec<u8> = chunk
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(chunk.len() * times)
+                    .collect();
                 data.splice(end..end, repeated);
             }
             5 => {

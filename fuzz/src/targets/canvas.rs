@@ -24,15 +24,47 @@ pub const TARGET: Target = Target {
 
 fn dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "{\"nodes\":[", "],\"edges\":[", "]}", "{\"id\":\"a\",", "\"type\":\"file\",",
-        "\"type\":\"text\",", "\"type\":\"group\",", "\"type\":\"link\",", "\"x\":0,",
-        "\"y\":-10,", "\"width\":400,", "\"height\":240,", "\"file\":\"notes/a.md\"",
-        "\"data\":{\"file\":\"b.md\"}", "\"subpath\":\"#Heading\"", "\"text\":\"# hi\"",
-        "\"url\":\"https://x\"", "\"label\":\"g\"", "\"color\":\"1\"", "\"fromNode\":\"a\",",
-        "\"toNode\":\"b\"", "\"fromSide\":\"top\"", "\"toEnd\":\"arrow\"", "\"operations\":[",
-        "{\"op\":\"add_node\",\"node\":", "{\"op\":\"update_node\",\"id\":\"a\",\"node\":{}}",
-        "{\"op\":\"remove_edge\",\"id\":\"e\"}", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00",
-        "\\ud800", "\\n", "\\/", "null", "true", "1e400", "-0", "9223372036854775808", ",", ":",
+        "{\"nodes\":[",
+        "],\"edges\":[",
+        "]}",
+        "{\"id\":\"a\",",
+        "\"type\":\"file\",",
+        "\"type\":\"text\",",
+        "\"type\":\"group\",",
+        "\"type\":\"link\",",
+        "\"x\":0,",
+        "\"y\":-10,",
+        "\"width\":400,",
+        "\"height\":240,",
+        "\"file\":\"notes/a.md\"",
+        "\"data\":{\"file\":\"b.md\"}",
+        "\"subpath\":\"#Heading\"",
+        "\"text\":\"# hi\"",
+        "\"url\":\"https://x\"",
+        "\"label\":\"g\"",
+        "\"color\":\"1\"",
+        "\"fromNode\":\"a\",",
+        "\"toNode\":\"b\"",
+        "\"fromSide\":\"top\"",
+        "\"toEnd\":\"arrow\"",
+        "\"operations\":[",
+        "{\"op\":\"add_node\",\"node\":",
+        "{\"op\":\"update_node\",\"id\":\"a\",\"node\":{}}",
+        "{\"op\":\"remove_edge\",\"id\":\"e\"}",
+        "\\\"",
+        "\\\\",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\ud800",
+        "\\n",
+        "\\/",
+        "null",
+        "true",
+        "1e400",
+        "-0",
+        "9223372036854775808",
+        ",",
+        ":",
     ])
 }
 
@@ -55,12 +87,14 @@ fn run(data: &[u8]) {
     for link in &links {
         check_range(text, &link.span, "canvas link");
         check_range(text, &link.target_span, "canvas target");
-        assert!(link.span.start >= previous, "canvas links out of order or overlapping");
+        assert!(
+            link.span.start >= previous,
+            "canvas links out of order or overlapping"
+        );
         previous = link.span.end;
-        if let Ok(decoded) = serde_json::from_str::<String>(&format!(
-            "\"{}\"",
-            &text[link.target_span.clone()]
-        )) {
+        if let Ok(decoded) =
+            serde_json::from_str::<String>(&format!("\"{}\"", &text[link.target_span.clone()]))
+        {
             assert_eq!(link.target, decoded, "a target is its JSON string");
         }
     }

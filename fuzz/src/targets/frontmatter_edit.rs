@@ -23,7 +23,7 @@ pub const TARGET: Target = Target {
 };
 
 fn dictionary() -> Vec<Vec<u8>> {
-    let mut words = crate::targets::frontmatter::TARGET.dictionary.clone()();
+    let mut words = (crate::targets::frontmatter::TARGET.dictionary)();
     words.extend(tokens(&[
         "#!{\"set\": {\"title\": \"x\"}}\n",
         "#!{\"unset\": [\"tags\"]}\n",
@@ -35,11 +35,19 @@ fn dictionary() -> Vec<Vec<u8>> {
 /// Edits named on the page's first line.
 fn named_edits(line: &str) -> Option<(Map<String, Value>, Vec<String>)> {
     let spec: Value = serde_json::from_str(line.strip_prefix("#!")?).ok()?;
-    let set = spec.get("set").and_then(Value::as_object).cloned().unwrap_or_default();
+    let set = spec
+        .get("set")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let unset = spec
         .get("unset")
         .and_then(Value::as_array)
-        .map(|keys| keys.iter().filter_map(|k| k.as_str().map(str::to_owned)).collect())
+        .map(|keys| {
+            keys.iter()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     Some((set, unset))
 }
@@ -95,8 +103,10 @@ fn derived_edits(text: &str, keys: &[String]) -> (Map<String, Value>, Vec<String
     };
     let mut candidates: Vec<String> = keys.to_vec();
     candidates.extend(
-        ["title", "tags", "status", "new-key", "x y", "a:b", "#c", "true", "", "\u{e9}"]
-            .map(str::to_owned),
+        [
+            "title", "tags", "status", "new-key", "x y", "a:b", "#c", "true", "", "\u{e9}",
+        ]
+        .map(str::to_owned),
     );
     let palette = palette();
     let mut set = Map::new();
@@ -147,9 +157,15 @@ fn run(data: &[u8]) {
             let head = &text[..fm.yaml_span.start];
             let tail = &text[fm.yaml_span.end..];
             assert!(out.starts_with(head), "the opening fence changed:\n{out:?}");
-            assert!(out.ends_with(tail), "the closing fence or body changed:\n{out:?}");
+            assert!(
+                out.ends_with(tail),
+                "the closing fence or body changed:\n{out:?}"
+            );
         }
-        None => assert!(out.ends_with(text), "the page changed under new frontmatter:\n{out:?}"),
+        None => assert!(
+            out.ends_with(text),
+            "the page changed under new frontmatter:\n{out:?}"
+        ),
     }
 
     let old_map = match &before {

@@ -35,19 +35,48 @@ pub const POSITIONS: Target = Target {
 
 fn frame_dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "Content-Length: ", "content-length:", "Content-Type: application/vscode-jsonrpc\r\n",
-        "\r\n", "\r\n\r\n", "\n", "Content-Length: 2\r\n\r\n{}",
+        "Content-Length: ",
+        "content-length:",
+        "Content-Type: application/vscode-jsonrpc\r\n",
+        "\r\n",
+        "\r\n\r\n",
+        "\n",
+        "Content-Length: 2\r\n\r\n{}",
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}",
-        "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}", "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":null}",
-        "\"id\":", "\"method\":", "\"params\":", "\"error\":{\"code\":-1,\"message\":\"m\"}",
-        "18446744073709551616", "-1", "99999999999999999999", "  ", ":", "\t",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":null}",
+        "\"id\":",
+        "\"method\":",
+        "\"params\":",
+        "\"error\":{\"code\":-1,\"message\":\"m\"}",
+        "18446744073709551616",
+        "-1",
+        "99999999999999999999",
+        "  ",
+        ":",
+        "\t",
     ])
 }
 
 fn position_dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "\n", "\r\n", "\r", "é", "😀", "𝄞", "\u{2028}", "\u{feff}", "a", "file:///kb/",
-        "file://localhost/kb/", "file:///kb/%2e%2e/", "%20", "%C3%A9", "%FF", "../", "//",
+        "\n",
+        "\r\n",
+        "\r",
+        "é",
+        "😀",
+        "𝄞",
+        "\u{2028}",
+        "\u{feff}",
+        "a",
+        "file:///kb/",
+        "file://localhost/kb/",
+        "file:///kb/%2e%2e/",
+        "%20",
+        "%C3%A9",
+        "%FF",
+        "../",
+        "//",
     ])
 }
 
@@ -61,14 +90,20 @@ fn run_frames(data: &[u8]) {
         .windows(b"content-length".len())
         .filter(|w| w.eq_ignore_ascii_case(b"content-length"))
         .count();
-    assert!(messages <= frames, "{messages} messages out of {frames} frames");
+    assert!(
+        messages <= frames,
+        "{messages} messages out of {frames} frames"
+    );
     let written = output.into_inner().expect("no panic held the lock");
     let mut rest = written.as_slice();
     while !rest.is_empty() {
         let body = next_frame(&mut rest);
         let answer: Value = serde_json::from_slice(body).expect("an answer is JSON");
         assert_eq!(answer["jsonrpc"], "2.0");
-        assert!(answer["error"]["code"].is_i64(), "an answer carries an error code: {answer}");
+        assert!(
+            answer["error"]["code"].is_i64(),
+            "an answer carries an error code: {answer}"
+        );
     }
 }
 
@@ -76,7 +111,9 @@ fn run_frames(data: &[u8]) {
 /// server writes them), moving `rest` past it.
 fn next_frame<'a>(rest: &mut &'a [u8]) -> &'a [u8] {
     let text = std::str::from_utf8(rest).expect("answers are UTF-8");
-    let header = text.strip_prefix("Content-Length: ").expect("a frame header");
+    let header = text
+        .strip_prefix("Content-Length: ")
+        .expect("a frame header");
     let (length, after) = header.split_once("\r\n\r\n").expect("a header block end");
     let length: usize = length.parse().expect("a numeric length");
     let start = rest.len() - after.len();
@@ -95,7 +132,10 @@ fn run_positions(data: &[u8]) {
         let (line, character) = lines.position(offset);
         let back = lines.offset(line, character);
         if offset <= text.len() && text.is_char_boundary(offset) {
-            assert_eq!(back, offset, "offset {offset} → ({line}, {character}) → {back}");
+            assert_eq!(
+                back, offset,
+                "offset {offset} → ({line}, {character}) → {back}"
+            );
         } else {
             assert!(back <= text.len() && text.is_char_boundary(back));
         }
@@ -105,7 +145,10 @@ fn run_positions(data: &[u8]) {
         check_range(text, &lines.line_range(line), "line range");
         for character in [0, 1, 2, 3, 7, 100, u32::MAX] {
             let offset = lines.offset(line as u32, character);
-            assert!(offset <= text.len() && text.is_char_boundary(offset), "({line}, {character}) → {offset}");
+            assert!(
+                offset <= text.len() && text.is_char_boundary(offset),
+                "({line}, {character}) → {offset}"
+            );
         }
     }
     let root = RootUris {

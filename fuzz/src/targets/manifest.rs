@@ -21,20 +21,66 @@ pub const TARGET: Target = Target {
 
 fn dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "moves:\n", "merges:\n", "edits:\n", "rename_tags:\n", "relinks:\n", "split:\n",
-        "  - from: ", "    to: ", "from_regex: ", "into: ", "select:\n", "    files: ",
-        "folder: ", "glob: ", "query: ", "when: ", "set:\n", "unset: [", "add_tags: [",
-        "remove_tags: [", "replace:\n", "move_to: ", "compute:\n", "on_conflict: ",
-        "level: ", "delete_empty_dirs: true\n", "now: 2024-01-02T03:04:05Z\n", "force: true",
-        "{\"moves\": [{\"from\": \"notes/a.md\", \"to\": \"x/\"}]}", "\"from\": ", "\"to\": ",
-        "notes/a.md", "notes/", "projects/**", "*.md", "(.*)\\.md", "$1", "{{title}}",
-        "{{ slug(title) }}", "fm.status = 'done'", "tags", "[[a]]", "../", "/abs", "~",
-        "null", "true", "- ", ": ", "\n", "  ",
+        "moves:\n",
+        "merges:\n",
+        "edits:\n",
+        "rename_tags:\n",
+        "relinks:\n",
+        "split:\n",
+        "  - from: ",
+        "    to: ",
+        "from_regex: ",
+        "into: ",
+        "select:\n",
+        "    files: ",
+        "folder: ",
+        "glob: ",
+        "query: ",
+        "when: ",
+        "set:\n",
+        "unset: [",
+        "add_tags: [",
+        "remove_tags: [",
+        "replace:\n",
+        "move_to: ",
+        "compute:\n",
+        "on_conflict: ",
+        "level: ",
+        "delete_empty_dirs: true\n",
+        "now: 2024-01-02T03:04:05Z\n",
+        "force: true",
+        "{\"moves\": [{\"from\": \"notes/a.md\", \"to\": \"x/\"}]}",
+        "\"from\": ",
+        "\"to\": ",
+        "notes/a.md",
+        "notes/",
+        "projects/**",
+        "*.md",
+        "(.*)\\.md",
+        "$1",
+        "{{title}}",
+        "{{ slug(title) }}",
+        "fm.status = 'done'",
+        "tags",
+        "[[a]]",
+        "../",
+        "/abs",
+        "~",
+        "null",
+        "true",
+        "- ",
+        ": ",
+        "\n",
+        "  ",
     ])
 }
 
 fn run(data: &[u8]) {
-    for format in [ManifestFormat::Auto, ManifestFormat::Yaml, ManifestFormat::Json] {
+    for format in [
+        ManifestFormat::Auto,
+        ManifestFormat::Yaml,
+        ManifestFormat::Json,
+    ] {
         if let Ok(manifest) = parse_manifest(data, format) {
             check_round_trips(&manifest);
             check_plan(&manifest);
@@ -47,7 +93,12 @@ fn run(data: &[u8]) {
 fn check_round_trips(manifest: &Manifest) {
     let json = serde_json::to_vec(manifest).expect("a manifest serialises as JSON");
     let from_json = parse_manifest(&json, ManifestFormat::Json);
-    assert_eq!(from_json.as_ref(), Ok(manifest), "through JSON: {}", String::from_utf8_lossy(&json));
+    assert_eq!(
+        from_json.as_ref(),
+        Ok(manifest),
+        "through JSON: {}",
+        String::from_utf8_lossy(&json)
+    );
     let yaml = serde_yaml_ng::to_string(manifest).expect("a manifest serialises as YAML");
     let from_yaml = parse_manifest(yaml.as_bytes(), ManifestFormat::Yaml);
     assert_eq!(from_yaml.as_ref(), Ok(manifest), "through YAML:\n{yaml}");

@@ -24,15 +24,21 @@ struct Decode<'a>(&'a Value);
 impl Visit for Decode<'_> {
     fn op<O: Operation>(&mut self) {
         let name = O::META.name;
-        if let Err(e) = quire_ops::decode::<O>(self.0.clone(), name) {
+        if let Err(e) = quire_ops::decode::<O>(self.0.clone()) {
             assert_eq!(e.code, ErrorCode::BadRequest, "{name}: {}", e.message);
+            assert!(
+                e.message
+                    .starts_with(&format!("invalid arguments for {name}: ")),
+                "a refusal names the operation: {}",
+                e.message
+            );
         }
     }
 }
 
 fn run(data: &[u8]) {
-    let value = serde_json::from_slice(data)
-        .unwrap_or_else(|_| Value::String(lossy(data).into_owned()));
+    let value =
+        serde_json::from_slice(data).unwrap_or_else(|_| Value::String(lossy(data).into_owned()));
     quire_ops::visit(&mut Decode(&value));
 }
 
@@ -40,7 +46,10 @@ fn run(data: &[u8]) {
 fn dictionary() -> Vec<Vec<u8>> {
     let mut words = Vec::new();
     for entry in quire_ops::table() {
-        collect_properties(&serde_json::to_value((entry.input_schema)()).unwrap_or_default(), &mut words);
+        collect_properties(
+            &serde_json::to_value((entry.input_schema)()).unwrap_or_default(),
+            &mut words,
+        );
     }
     words.sort();
     words.dedup();
@@ -49,9 +58,30 @@ fn dictionary() -> Vec<Vec<u8>> {
         .map(|w| format!("\"{w}\":").into_bytes())
         .collect();
     out.extend(tokens(&[
-        "{", "}", "[", "]", ",", "null", "true", "false", "0", "-1", "1e999", "18446744073709551616",
-        "\"a.md\"", "\"../x\"", "\"/etc/passwd\"", "\"\\u0000\"", "\"notes/\"", "\"\"", "1.5",
-        "\"*\"", "\"W/\\\"x\\\"\"", "\"2024-01-02\"", "\"base64:AAAA\"", "{\"path\":\"a.md\"}",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "null",
+        "true",
+        "false",
+        "0",
+        "-1",
+        "1e999",
+        "18446744073709551616",
+        "\"a.md\"",
+        "\"../x\"",
+        "\"/etc/passwd\"",
+        "\"\\u0000\"",
+        "\"notes/\"",
+        "\"\"",
+        "1.5",
+        "\"*\"",
+        "\"W/\\\"x\\\"\"",
+        "\"2024-01-02\"",
+        "\"base64:AAAA\"",
+        "{\"path\":\"a.md\"}",
     ]));
     out
 }
@@ -90,13 +120,19 @@ pub fn seeds() -> Vec<Vec<u8>> {
 fn placeholder(schema: &Value) -> Value {
     let kind = match schema.get("type") {
         Some(Value::String(kind)) => kind.as_str(),
-        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).find(|k| *k != "null").unwrap_or("null"),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("null"),
         _ => "string",
     };
     match kind {
         "integer" | "number" => Value::from(1),
         "boolean" => Value::Bool(true),
-        "array" => Value::Array(vec![placeholder(schema.get("items").unwrap_or(&Value::Null))]),
+        "array" => Value::Array(vec![placeholder(
+            schema.get("items").unwrap_or(&Value::Null),
+        )]),
         "object" => Value::Object(Map::new()),
         "null" => Value::Null,
         _ => Value::String("notes/a.md".into()),

@@ -26,10 +26,46 @@ pub const TARGET: Target = Target {
 
 fn dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "/", "//", "./", "../", "..", ".", "\\", "\\..\\", "%2e%2e/", "%2F", "%2f", "%00", "%",
-        "%C3%A9", "%E2%80%A8", "%FF", "%c3", "\0", "a.md", "notes/", ".git/", ".quire/",
-        ".quire/state/", "/etc/passwd", "C:\\", "file:///", "~", "e\u{301}", "é", "\u{212b}",
-        "\u{fb01}", "\u{2024}", "\u{ff0e}\u{ff0e}/", " ", "\t", "#", "^", "|", "?", "\n",
+        "/",
+        "//",
+        "./",
+        "../",
+        "..",
+        ".",
+        "\\",
+        "\\..\\",
+        "%2e%2e/",
+        "%2F",
+        "%2f",
+        "%00",
+        "%",
+        "%C3%A9",
+        "%E2%80%A8",
+        "%FF",
+        "%c3",
+        "\0",
+        "a.md",
+        "notes/",
+        ".git/",
+        ".quire/",
+        ".quire/state/",
+        "/etc/passwd",
+        "C:\\",
+        "file:///",
+        "~",
+        "e\u{301}",
+        "é",
+        "\u{212b}",
+        "\u{fb01}",
+        "\u{2024}",
+        "\u{ff0e}\u{ff0e}/",
+        " ",
+        "\t",
+        "#",
+        "^",
+        "|",
+        "?",
+        "\n",
     ])
 }
 
@@ -56,8 +92,14 @@ fn vault() -> &'static Vault {
 fn check_path(path: &PagePath, from: &str) {
     let text = path.as_str();
     assert!(!text.is_empty(), "an empty path from {from:?}");
-    assert!(!text.starts_with('/') && !text.ends_with('/'), "{text:?} from {from:?}");
-    assert!(!text.contains('\\') && !text.contains('\0'), "{text:?} from {from:?}");
+    assert!(
+        !text.starts_with('/') && !text.ends_with('/'),
+        "{text:?} from {from:?}"
+    );
+    assert!(
+        !text.contains('\\') && !text.contains('\0'),
+        "{text:?} from {from:?}"
+    );
     for segment in text.split('/') {
         assert!(
             !matches!(segment, "" | "." | ".."),
@@ -65,7 +107,11 @@ fn check_path(path: &PagePath, from: &str) {
         );
     }
     assert!(is_nfc(text), "{text:?} from {from:?} is not NFC");
-    assert_eq!(PagePath::new(text).as_ref(), Ok(path), "normalising {text:?} again");
+    assert_eq!(
+        PagePath::new(text).as_ref(),
+        Ok(path),
+        "normalising {text:?} again"
+    );
 }
 
 fn run(data: &[u8]) {
@@ -81,7 +127,11 @@ fn run(data: &[u8]) {
         }
         for angle in [false, true] {
             let printed = print_target(LinkKind::Markdown, angle, line);
-            assert_eq!(percent_decode(&printed), *line, "decoding the printed {printed:?}");
+            assert_eq!(
+                percent_decode(&printed),
+                *line,
+                "decoding the printed {printed:?}"
+            );
         }
     }
     for pair in lines.windows(2) {
@@ -117,7 +167,10 @@ fn run(data: &[u8]) {
         ] {
             // An empty target is a link to the page it is written in.
             if let Some(path) = resolution.path().filter(|p| *p != &from) {
-                assert!(vault.contains(path), "{relative:?} resolved to {path}, not in the vault");
+                assert!(
+                    vault.contains(path),
+                    "{relative:?} resolved to {path}, not in the vault"
+                );
             }
         }
     }

@@ -36,17 +36,104 @@ pub const EXPR: Target = Target {
 
 fn dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "TABLE ", "WITHOUT ID ", "LIST ", "COUNT", "DISTINCT ", " FROM ", " WHERE ", " SORT ",
-        " GROUP BY ", " FLATTEN ", " LIMIT ", " AS ", " ASC", " DESC", "\"notes\"", "#tag",
-        "#a/b", "[[a]]", "[[a|b]]", "[[a#h]]", "outgoing(", "incoming(", " and ", " or ",
-        " not ", " in ", " not in ", "&&", "||", "!", "-", "(", ")", "[", "]", ",", ".", "=",
-        "==", "!=", "<", "<=", ">", ">=", "+", "*", "/", "%", "file.name", "file.path",
-        "file.tags", "file.mtime", "fm", "fm[\"a-b\"]", "title", "tags", "rows", "key", "now",
-        "null", "true", "false", "0", "1.5", "'s'", "\"s\\\"q\"", "without", "lower(", "upper(",
-        "slug(", "date(", "date(\"2024-01-02\")", "now()", "dur(", "dur(\"3 days\")", "year(",
-        "length(", "contains(", "startswith(", "endswith(", "replace(", "split(", "join(",
-        "regexmatch(", "regextest(", "\"(a+)+$\"", "default(", "choice(", "round(", "min(",
-        "max(", "sum(", "list(", "number(", "string(", "{{", "}}", "{{title}}",
+        "TABLE ",
+        "WITHOUT ID ",
+        "LIST ",
+        "COUNT",
+        "DISTINCT ",
+        " FROM ",
+        " WHERE ",
+        " SORT ",
+        " GROUP BY ",
+        " FLATTEN ",
+        " LIMIT ",
+        " AS ",
+        " ASC",
+        " DESC",
+        "\"notes\"",
+        "#tag",
+        "#a/b",
+        "[[a]]",
+        "[[a|b]]",
+        "[[a#h]]",
+        "outgoing(",
+        "incoming(",
+        " and ",
+        " or ",
+        " not ",
+        " in ",
+        " not in ",
+        "&&",
+        "||",
+        "!",
+        "-",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        ".",
+        "=",
+        "==",
+        "!=",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "+",
+        "*",
+        "/",
+        "%",
+        "file.name",
+        "file.path",
+        "file.tags",
+        "file.mtime",
+        "fm",
+        "fm[\"a-b\"]",
+        "title",
+        "tags",
+        "rows",
+        "key",
+        "now",
+        "null",
+        "true",
+        "false",
+        "0",
+        "1.5",
+        "'s'",
+        "\"s\\\"q\"",
+        "without",
+        "lower(",
+        "upper(",
+        "slug(",
+        "date(",
+        "date(\"2024-01-02\")",
+        "now()",
+        "dur(",
+        "dur(\"3 days\")",
+        "year(",
+        "length(",
+        "contains(",
+        "startswith(",
+        "endswith(",
+        "replace(",
+        "split(",
+        "join(",
+        "regexmatch(",
+        "regextest(",
+        "\"(a+)+$\"",
+        "default(",
+        "choice(",
+        "round(",
+        "min(",
+        "max(",
+        "sum(",
+        "list(",
+        "number(",
+        "string(",
+        "{{",
+        "}}",
+        "{{title}}",
     ])
 }
 
@@ -115,7 +202,9 @@ impl Catalog for Fixture {
     fn resolve_link(&self, text: &str) -> Option<String> {
         self.0
             .iter()
-            .find(|p| p.path == text || p.path.trim_end_matches(".md").rsplit('/').next() == Some(text))
+            .find(|p| {
+                p.path == text || p.path.trim_end_matches(".md").rsplit('/').next() == Some(text)
+            })
             .map(|p| p.path.clone())
     }
 }
@@ -135,10 +224,25 @@ fn catalog() -> Fixture {
         word_count: 17,
     };
     Fixture(vec![
-        page("notes/a.md", &["#a", "#a/b"], json!({"title": "A", "n": 3, "due": "2024-02-03", "list": [1, "x", null]}), &["notes/b.md"]),
-        page("notes/b.md", &["b"], json!({"title": "B", "n": -1.5, "status": "done", "review-by": "2024-06-01T10:00:00Z"}), &[]),
+        page(
+            "notes/a.md",
+            &["#a", "#a/b"],
+            json!({"title": "A", "n": 3, "due": "2024-02-03", "list": [1, "x", null]}),
+            &["notes/b.md"],
+        ),
+        page(
+            "notes/b.md",
+            &["b"],
+            json!({"title": "B", "n": -1.5, "status": "done", "review-by": "2024-06-01T10:00:00Z"}),
+            &[],
+        ),
         page("c d/é.md", &[], json!(null), &["notes/a.md", "notes/b.md"]),
-        page("2024-01-02.md", &["#day"], json!({"tags": ["x", "y"], "nested": {"k": {"v": 1}}}), &[]),
+        page(
+            "2024-01-02.md",
+            &["#day"],
+            json!({"tags": ["x", "y"], "nested": {"k": {"v": 1}}}),
+            &[],
+        ),
     ])
 }
 
@@ -151,7 +255,10 @@ fn run_dql(data: &[u8]) {
     let query = match parse_query(&src) {
         Ok(query) => query,
         Err(QueryError::Syntax { position, .. }) => {
-            assert!(position <= src.len(), "error position {position} past the end");
+            assert!(
+                position <= src.len(),
+                "error position {position} past the end"
+            );
             return;
         }
         Err(other) => panic!("parsing gave a non-syntax error: {other}"),
@@ -159,7 +266,11 @@ fn run_dql(data: &[u8]) {
     let printed = query.to_string();
     let again = parse_query(&printed)
         .unwrap_or_else(|e| panic!("the printed query {printed:?} does not parse: {e}"));
-    assert_eq!(query_shape(&again), query_shape(&query), "printed as {printed:?}");
+    assert_eq!(
+        query_shape(&again),
+        query_shape(&query),
+        "printed as {printed:?}"
+    );
     assert_eq!(again.to_string(), printed, "printing is not a fixed point");
     let limits = ExecLimits {
         max_scan_rows: 2_000,
@@ -173,19 +284,31 @@ fn run_expr(data: &[u8]) {
     match parse(&src) {
         Ok(expr) => {
             let printed = expr.to_string();
-            let again = parse(&printed)
-                .unwrap_or_else(|e| panic!("the printed expression {printed:?} does not parse: {e}"));
-            assert_eq!(expr_shape(&again), expr_shape(&expr), "printed as {printed:?}");
+            let again = parse(&printed).unwrap_or_else(|e| {
+                panic!("the printed expression {printed:?} does not parse: {e}")
+            });
+            assert_eq!(
+                expr_shape(&again),
+                expr_shape(&expr),
+                "printed as {printed:?}"
+            );
             assert_eq!(again.to_string(), printed, "printing is not a fixed point");
             let _ = expr.eval(&scope(), &context());
         }
-        Err(e) => assert!(e.position <= src.len(), "error position {} past the end", e.position),
+        Err(e) => assert!(
+            e.position <= src.len(),
+            "error position {} past the end",
+            e.position
+        ),
     }
     match Template::parse(&src) {
         Ok(template) => {
             let _ = template.render(&scope(), &context());
         }
-        Err(e) => assert!(e.position <= src.len(), "template error position past the end"),
+        Err(e) => assert!(
+            e.position <= src.len(),
+            "template error position past the end"
+        ),
     }
 }
 
@@ -193,10 +316,16 @@ fn scope() -> BTreeMap<String, Value> {
     let fm = json!({"status": "draft", "n": 2, "tags": ["a", "b"], "due": "2024-02-03", "review-by": null});
     BTreeMap::from([
         ("title".to_owned(), Value::String("Page Title".into())),
-        ("path".to_owned(), Value::String("notes/Page Title.md".into())),
+        (
+            "path".to_owned(),
+            Value::String("notes/Page Title.md".into()),
+        ),
         ("tags".to_owned(), Value::from_json(&json!(["a", "b/c"]))),
         ("fm".to_owned(), Value::from_json(&fm)),
         ("n".to_owned(), Value::Number(7.0)),
-        ("date".to_owned(), Value::from_json(&json!("2023-03-14T09:26:53Z"))),
+        (
+            "date".to_owned(),
+            Value::from_json(&json!("2023-03-14T09:26:53Z")),
+        ),
     ])
 }

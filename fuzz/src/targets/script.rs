@@ -49,19 +49,33 @@ fn run(data: &[u8]) {
     loop {
         match read_line(&mut reader, limit) {
             Ok(Some(line)) => {
-                assert!(line.len() <= limit, "a line of {} bytes past the limit {limit}", line.len());
+                assert!(
+                    line.len() <= limit,
+                    "a line of {} bytes past the limit {limit}",
+                    line.len()
+                );
                 assert!(!line.contains(&b'\n'), "a line holds its newline");
-                assert_eq!(&rest[consumed..consumed + line.len()], &line[..], "lines out of order");
+                assert_eq!(
+                    &rest[consumed..consumed + line.len()],
+                    &line[..],
+                    "lines out of order"
+                );
                 consumed += line.len() + 1;
                 check_line(&line);
             }
             Ok(None) => {
-                assert!(!rest[consumed..].contains(&b'\n'), "the reader stopped before a line");
+                assert!(
+                    !rest[consumed..].contains(&b'\n'),
+                    "the reader stopped before a line"
+                );
                 break;
             }
             Err(LineTooLong) => {
                 let next = rest[consumed..].iter().position(|&b| b == b'\n');
-                assert!(next.is_none_or(|n| n > limit), "a line within the limit refused");
+                assert!(
+                    next.is_none_or(|n| n > limit),
+                    "a line within the limit refused"
+                );
                 break;
             }
         }
@@ -84,6 +98,9 @@ fn check_line(line: &[u8]) {
     }
     if let Ok(answer) = serde_json::from_slice::<HostAnswer>(line) {
         let json = serde_json::to_vec(&answer).expect("an answer serialises");
-        assert_eq!(serde_json::from_slice::<HostAnswer>(&json).ok(), Some(answer));
+        assert_eq!(
+            serde_json::from_slice::<HostAnswer>(&json).ok(),
+            Some(answer)
+        );
     }
 }

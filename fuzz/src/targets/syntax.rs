@@ -22,11 +22,58 @@ pub const TARGET: Target = Target {
 
 fn dictionary() -> Vec<Vec<u8>> {
     tokens(&[
-        "[[", "]]", "![[", "|", "#", "#^", "^block", "](", "![", "[t](", "<", ">", "\"t\"",
-        "[ref]: ", "---\n", "\n---\n", "...\n", "```\n", "~~~", "`", "$$", "$", "%%", "<!--",
-        "-->", "# ", "## ", "\n===\n", "\n---", "    ", "> ", "- ", "1. ", "#tag", "#a/b",
-        "tags: [a, b]\n", "up: \"[[x]]\"\n", "%20", "%C3%A9", "%2", "%ZZ", "\\(", "\\)",
-        "a.md", "../", "./", "http://x", "C:", "mailto:", "\r\n", "\t", "|alias",
+        "[[",
+        "]]",
+        "![[",
+        "|",
+        "#",
+        "#^",
+        "^block",
+        "](",
+        "![",
+        "[t](",
+        "<",
+        ">",
+        "\"t\"",
+        "[ref]: ",
+        "---\n",
+        "\n---\n",
+        "...\n",
+        "```\n",
+        "~~~",
+        "`",
+        "$$",
+        "$",
+        "%%",
+        "<!--",
+        "-->",
+        "# ",
+        "## ",
+        "\n===\n",
+        "\n---",
+        "    ",
+        "> ",
+        "- ",
+        "1. ",
+        "#tag",
+        "#a/b",
+        "tags: [a, b]\n",
+        "up: \"[[x]]\"\n",
+        "%20",
+        "%C3%A9",
+        "%2",
+        "%ZZ",
+        "\\(",
+        "\\)",
+        "a.md",
+        "../",
+        "./",
+        "http://x",
+        "C:",
+        "mailto:",
+        "\r\n",
+        "\t",
+        "|alias",
     ])
 }
 
@@ -50,7 +97,10 @@ fn check_spans(text: &str, page: &ParsedPage) {
         check_range(text, &fm.span, "frontmatter span");
         check_range(text, &fm.yaml_span, "frontmatter YAML span");
         assert!(fm.span.start == 0 && fm.yaml_span.end <= fm.span.end);
-        assert_eq!(page.body_start, fm.span.end, "the body starts after the frontmatter");
+        assert_eq!(
+            page.body_start, fm.span.end,
+            "the body starts after the frontmatter"
+        );
     } else {
         assert_eq!(page.body_start, 0);
     }
@@ -58,7 +108,11 @@ fn check_spans(text: &str, page: &ParsedPage) {
     for heading in &page.headings {
         check_range(text, &heading.span, "heading");
         assert!(heading.span.start >= previous_end, "headings overlap");
-        assert!((1..=6).contains(&heading.level), "heading level {}", heading.level);
+        assert!(
+            (1..=6).contains(&heading.level),
+            "heading level {}",
+            heading.level
+        );
         previous_end = heading.span.end;
     }
     for tag in &page.tags {
@@ -69,11 +123,17 @@ fn check_spans(text: &str, page: &ParsedPage) {
     let mut previous_end = page.body_start;
     for code in &page.code {
         check_range(text, code, "code");
-        assert!(code.start >= previous_end, "code ranges overlap or are out of order");
+        assert!(
+            code.start >= previous_end,
+            "code ranges overlap or are out of order"
+        );
         previous_end = code.end;
     }
     for pair in page.links.windows(2) {
-        assert!(pair[0].span.start <= pair[1].span.start, "links out of order");
+        assert!(
+            pair[0].span.start <= pair[1].span.start,
+            "links out of order"
+        );
     }
     for link in &page.links {
         check_range(text, &link.span, "link");
@@ -99,7 +159,10 @@ fn check_spans(text: &str, page: &ParsedPage) {
     let mut spans: Vec<_> = page.links.iter().map(|l| l.target_span.clone()).collect();
     spans.sort_by_key(|s| (s.start, s.end));
     for pair in spans.windows(2) {
-        assert!(pair[0].end <= pair[1].start, "target spans {pair:?} overlap");
+        assert!(
+            pair[0].end <= pair[1].start,
+            "target spans {pair:?} overlap"
+        );
     }
     let identity: Vec<_> = spans
         .iter()
@@ -133,19 +196,33 @@ fn check_sections(text: &str, page: &ParsedPage) {
     let lines = text.split('\n').count() as u32;
     for (i, heading) in page.headings.iter().enumerate().take(32) {
         let part = quire_syntax::section_at(text, page, i);
-        assert!(text.contains(part.content.as_str()), "a section is not part of the page");
+        assert!(
+            text.contains(part.content.as_str()),
+            "a section is not part of the page"
+        );
         assert!(part.lines.start >= 1 && part.lines.start <= part.lines.end);
-        assert!(part.lines.end <= lines, "section lines {:?} of {lines}", part.lines);
+        assert!(
+            part.lines.end <= lines,
+            "section lines {:?} of {lines}",
+            part.lines
+        );
         // `#` and spaces around the wanted text are ignored, so "#x" may find a heading "x".
         if let Some(found) = quire_syntax::heading_section(text, page, &heading.text) {
-            assert!(text.contains(found.content.as_str()), "a found section is not in the page");
+            assert!(
+                text.contains(found.content.as_str()),
+                "a found section is not in the page"
+            );
         }
     }
     for id in page.block_ids.iter().take(32) {
         if let Some(part) = quire_syntax::block(text, page, &format!("^{}", id.id)) {
             assert!(part.content.len() <= text.len());
             assert!(part.lines.start >= 1 && part.lines.start <= part.lines.end);
-            assert!(part.lines.end <= lines, "block lines {:?} of {lines}", part.lines);
+            assert!(
+                part.lines.end <= lines,
+                "block lines {:?} of {lines}",
+                part.lines
+            );
         }
     }
 }
@@ -156,7 +233,12 @@ fn check_reprinting(text: &str, page: &ParsedPage) {
     let edits: Vec<_> = page
         .links
         .iter()
-        .map(|l| (l.target_span.clone(), print_target(l.kind, l.angle, &l.target)))
+        .map(|l| {
+            (
+                l.target_span.clone(),
+                print_target(l.kind, l.angle, &l.target),
+            )
+        })
         .collect();
     let Ok(printed) = try_replace_spans(text, &edits) else {
         panic!("the link spans cannot be rewritten");
@@ -164,5 +246,8 @@ fn check_reprinting(text: &str, page: &ParsedPage) {
     let again = parse(&printed);
     let before: Vec<_> = page.links.iter().map(|l| (l.kind, &l.target)).collect();
     let after: Vec<_> = again.links.iter().map(|l| (l.kind, &l.target)).collect();
-    assert_eq!(before, after, "reprinted targets read differently:\n{printed:?}");
+    assert_eq!(
+        before, after,
+        "reprinted targets read differently:\n{printed:?}"
+    );
 }

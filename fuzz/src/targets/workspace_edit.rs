@@ -16,9 +16,7 @@ use std::sync::OnceLock;
 use quire_api::workspace_edit::{
     file_uri, workspace_edit, DocumentChange, FileOperation, WorkspaceEditRequest,
 };
-use quire_service::{
-    Access, AssetRules, HistoryOptions, Space, SpaceSettings, Strategy,
-};
+use quire_service::{Access, AssetRules, HistoryOptions, Space, SpaceSettings, Strategy};
 use quire_syntax::percent_decode;
 use quire_vault::PagePath;
 
@@ -98,16 +96,26 @@ fn run(data: &[u8]) {
     let again: WorkspaceEditRequest = serde_json::from_str(&json).expect("it decodes again");
     assert_eq!(again, edit, "a request changed through its JSON");
 
-    let planned = match space.restructure().plan_workspace_edit(&edit, false, Some("fuzz"), "fuzz") {
+    let planned = match space
+        .restructure()
+        .plan_workspace_edit(&edit, false, Some("fuzz"), "fuzz")
+    {
         Ok(planned) => planned,
         Err(e) => {
             let status = e.code.http_status();
-            assert!((400..500).contains(&status), "refused with {status}: {}", e.message);
+            assert!(
+                (400..500).contains(&status),
+                "refused with {status}: {}",
+                e.message
+            );
             return;
         }
     };
     for entry in &planned.manifest.moves {
-        for path in [entry.from.as_deref(), Some(entry.to.as_str())].into_iter().flatten() {
+        for path in [entry.from.as_deref(), Some(entry.to.as_str())]
+            .into_iter()
+            .flatten()
+        {
             assert!(!path.starts_with('/'), "the move names {path:?}");
             assert!(
                 !path.split('/').any(|s| s == "." || s == ".."),
@@ -119,7 +127,9 @@ fn run(data: &[u8]) {
     for change in &outgoing.document_changes {
         let uris: Vec<&str> = match change {
             DocumentChange::Edit(edit) => vec![&edit.text_document.uri],
-            DocumentChange::File(FileOperation::Rename { old_uri, new_uri }) => vec![old_uri, new_uri],
+            DocumentChange::File(FileOperation::Rename { old_uri, new_uri }) => {
+                vec![old_uri, new_uri]
+            }
             DocumentChange::File(FileOperation::Delete { uri }) => vec![uri],
         };
         for uri in uris {
