@@ -283,6 +283,31 @@ mod tests {
         }
     }
 
+    /// Found by the `expr` fuzz target: `not a = not a = …` 99 levels deep parsed, but its
+    /// printed form `!(a = !(a = …))` has parentheses the source had not and was refused as
+    /// nesting too deeply. Whatever tree parses, its printed text parses too.
+    #[test]
+    fn the_deepest_expressions_accepted_print_to_text_that_parses() {
+        let shapes: [(&str, &str, &str); 5] = [
+            ("not a = ", "a", ""),
+            ("-(a + ", "a", ")"),
+            ("!(a or ", "a", ")"),
+            ("lower(not ", "a", ")"),
+            ("[1, (a - ", "b", ")]"),
+        ];
+        for (open, leaf, close) in shapes {
+            let mut accepted = 0;
+            for depth in 1..=260 {
+                let src = format!("{}{leaf}{}", open.repeat(depth), close.repeat(depth));
+                if parse(&src).is_ok() {
+                    printed(&src);
+                    accepted = depth;
+                }
+            }
+            assert!(accepted >= 40, "{open:?} nests only {accepted} deep");
+        }
+    }
+
     #[test]
     fn literals_links_and_fields_read_back() {
         let cases = [
