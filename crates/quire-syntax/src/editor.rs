@@ -192,9 +192,15 @@ fn group(yaml: &str) -> Vec<Entry> {
     entries
 }
 
-/// Whether every key of `map` has lines of its own, and no lines but comments stand outside
-/// the keys' lines: only then can a key be edited by rewriting its lines.
+/// Whether every key of `map` has lines of its own, no lines but comments stand outside the
+/// keys' lines, and the lines that look like keys are the mapping's keys, once each (a quoted
+/// value may go on over lines that look like keys): only then can a key be edited by
+/// rewriting its lines.
 fn one_key_a_line(entries: &[Entry], map: &Map<String, Value>) -> bool {
+    let keyed: Vec<&str> = entries.iter().filter_map(|e| e.key.as_deref()).collect();
+    if keyed.len() != map.len() || !keyed.iter().all(|key| map.contains_key(*key)) {
+        return false;
+    }
     let loose_content = entries.iter().filter(|e| e.key.is_none()).any(|e| {
         e.text.lines().any(|line| {
             let line = line.trim();

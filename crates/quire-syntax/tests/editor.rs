@@ -247,3 +247,26 @@ fn brackets_in_a_comment_do_not_make_an_edited_frontmatter_unreadable() {
         "{out}"
     );
 }
+
+/// Found by the `frontmatter_edit` fuzz target: a quoted value that goes on over lines which
+/// look like keys (`status: 'draft` then `date: 2024-01ft'`) was edited as one line, leaving
+/// its other lines behind as a second `date`, and the frontmatter no longer parsed. When the
+/// lines that look like keys are not the mapping's keys, the block is written again.
+#[test]
+fn a_quoted_value_over_lines_that_look_like_keys_is_replaced_whole() {
+    for text in [
+        "---\nstatus: 'dra12\ndate: 2024-01ft'\nnumber: 0012\ndate: 2024-01-02\n---\nBody\n",
+        "---\nstatus: \"a\nother: b\"\ntitle: T\n---\nBody\n",
+    ] {
+        let before = parse(text).frontmatter.unwrap().value;
+        let mut editor = FrontmatterEditor::new(text);
+        editor.set("status", &json!("0x1F"));
+        let out = editor.finish();
+        let page = parse(&out);
+        assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+        let mut want = before.clone();
+        want["status"] = json!("0x1F");
+        assert_eq!(page.frontmatter.unwrap().value, want, "{out}");
+        assert!(out.ends_with("\n---\nBody\n"), "{out}");
+    }
+}
