@@ -251,7 +251,9 @@ fn replace(old: &str, value: &Value, newline: &'static str) -> String {
         .unwrap_or_default()
         .trim_end_matches(['\n', '\r']);
     let after_colon = top_key(first).map_or(first.len(), |(_, after)| after);
-    let gap = first[after_colon..].len() - first[after_colon..].trim_start().len();
+    // Spaces and tabs only: a no-break space is part of the value in YAML.
+    let gap =
+        first[after_colon..].len() - first[after_colon..].trim_start_matches([' ', '\t']).len();
     let mut prefix = first[..after_colon + gap].to_owned();
     if gap == 0 {
         prefix.push(' ');
@@ -269,7 +271,7 @@ fn replace(old: &str, value: &Value, newline: &'static str) -> String {
     let comment_at = comment_start(first, after_colon);
     let comment = if one_line && comment_at < first.len() {
         // The comment with the whitespace that separates it from the value.
-        let value_end = first[..comment_at].trim_end().len();
+        let value_end = first[..comment_at].trim_end_matches([' ', '\t']).len();
         &first[value_end..]
     } else {
         ""

@@ -270,3 +270,16 @@ fn a_quoted_value_over_lines_that_look_like_keys_is_replaced_whole() {
         assert!(out.ends_with("\n---\nBody\n"), "{out}");
     }
 }
+
+/// Found by the `frontmatter_edit` fuzz target: the spacing kept after a key's colon took a
+/// no-break space that began the old value (`a:\t\u{a0}b`), so the new value read as a string
+/// starting with it. Only spaces and tabs separate a value from its colon in YAML.
+#[test]
+fn a_new_value_replaces_an_old_one_that_starts_with_a_no_break_space() {
+    let text = "---\na:\t\u{a0}b\n---\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("a", &json!(7));
+    let out = editor.finish();
+    assert_eq!(out, "---\na:\t7\n---\n");
+    assert_eq!(parse(&out).frontmatter.unwrap().value, json!({"a": 7}));
+}
