@@ -227,8 +227,12 @@ fn check_sections(text: &str, page: &ParsedPage) {
     }
 }
 
+/// The longest link destination the scanner reads (`MAX_DESTINATION` in quire-syntax's inline
+/// scanner): longer than any path the operating system opens (`PATH_MAX`).
+const MAX_DESTINATION: usize = 4096;
+
 /// Every target printed again by the one link printer leaves the page's links naming the
-/// same targets.
+/// same targets (unless escaping made a destination longer than the scanner reads).
 fn check_reprinting(text: &str, page: &ParsedPage) {
     let edits: Vec<_> = page
         .links
@@ -240,6 +244,12 @@ fn check_reprinting(text: &str, page: &ParsedPage) {
             )
         })
         .collect();
+    if edits
+        .iter()
+        .any(|(_, printed)| printed.len() > MAX_DESTINATION - 2)
+    {
+        return;
+    }
     let Ok(printed) = try_replace_spans(text, &edits) else {
         panic!("the link spans cannot be rewritten");
     };
