@@ -107,24 +107,45 @@ pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
 /// The YAML reader's own recursion limit.
 const MAX_FLOW_DEPTH: usize = 128;
 
-/// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment or in a quoted
-/// scalar are text (a comment of 200 `[` is valid YAML the reader takes at once), but a quote
-/// or comment is only followed to the end of its line: a quote that goes on (or is no quote,
-/// inside a block scalar) never hides brackets of later lines, so the guard can only
-/// over-count, never let deep nesting through.
+/// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment, in a quoted
+/// scalar, or inside a plain word outside any flow collection (`title: tr[[[`) are text, as
+/// the YAML reader takes them; but a quote or comment is only followed to the end of its line:
+/// a quote that goes on (or is no quote, inside a block scalar) never hides brackets of later
+/// lines, so the guard can only over-count, never let deep nesting through.
 fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     let mut depth = 0usize;
     for line in yaml.lines() {
         let b = line.as_bytes();
         // The last byte that was not a space: a quote opens a scalar only where a value starts.
         let mut before: Option<u8> = None;
+        // Inside a word that began as plain text (not with a bracket, quote, anchor or tag).
+        let mut plain = false;
         let mut i = 0;
         while i < b.len() {
-            match b[i] {
-                b'#' if matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t')) => {
-                    break
-                }
-                q @ (b'"' | b'\'')
+            let c = b[i];
+            let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'));
+            if word_start && !matches!(c, b' ' | b'\t') {
+                plain = !matches!(
+                    c,
+                    b'[' | b'{'
+                        | b']'
+                        | b'}'
+                        | b','
+                        | b'"'
+                        | b'\''
+                        | b'&'
+                        | b'!'
+                        | b'*'
+                        | b'?'
+                        | b':'
+                        | b'-'
+                        | b'|'
+                        | b'>'
+                );
+            }
+            match c {
+                b'#' if word_start => break,
+                b'"' | b'\''
                     if matches!(before, None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')) =>
                 {
                     match quoted_end(b, i) {
@@ -132,9 +153,11 @@ fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
                         // Open to the end of the line: the rest of this line is text.
                         None => break,
                     }
-                    before = Some(q);
+                    before = Some(c);
                     continue;
                 }
+                // Outside a flow collection, a bracket inside a plain word is text.
+                b'[' | b'{' if depth == 0 && plain => {}
                 b'[' | b'{' => {
                     depth += 1;
                     if depth > limit {
@@ -144,8 +167,8 @@ fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
                 b']' | b'}' => depth = depth.saturating_sub(1),
                 _ => {}
             }
-            if !matches!(b[i], b' ' | b'\t') {
-                before = Some(b[i]);
+            if !matches!(c, b' ' | b'\t') {
+                before = Some(c);
             }
             i += 1;
         }

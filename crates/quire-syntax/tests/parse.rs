@@ -844,6 +844,9 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         format!("---\nnote: \"a\\n{deep}\"\n---\n"),
         format!("---\nnote: '{deep}''\\n'\n---\n"),
         format!("---\nlist: [\"{deep}\", '{deep}']\n---\n"),
+        // Found by the `frontmatter_edit` fuzz target: a plain value with brackets in it.
+        format!("---\nt: tr{deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: a{deep} b{deep}\nnote: \"a\\nb\"\n---\n"),
     ] {
         let page = parse(&text);
         assert!(
@@ -857,6 +860,8 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
     for text in [
         format!("---\na: |\n  \"\nb: {}\n---\n", "[".repeat(10_000)),
         format!("---\na: \"x #\nb: {}\n---\n", "[".repeat(10_000)),
+        format!("---\na: &x {}\n---\n", "[".repeat(10_000)),
+        format!("---\n- {}\n---\n", "[".repeat(10_000)),
     ] {
         let page = parse(&text);
         assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
