@@ -6,14 +6,18 @@
 //!
 //! ```text
 //! <target> [--seconds S] [--runs N] [--seed N] [--corpus DIR]... [--max-len BYTES]
-//!          [--slow-ms MS] [--write-dict FILE] [--write-seeds] [FILE...]
+//!          [--slow-ms MS] [--rss-mb MB] [--write-dict FILE] [--write-seeds] [FILE...]
 //! ```
 //! FILE arguments run just those inputs (a saved crash, say). Without a budget the run lasts
-//! 10 seconds. Exit status 1 when an input panicked or ran longer than `--slow-ms`.
+//! 10 seconds. Exit status 1 when an input panicked, ran longer than `--slow-ms`, or (seen by a
+//! watchdog thread, which saves it too) never returned or grew the process past `--rss-mb`
+//! (default 4096).
 
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::text::hash;
@@ -27,6 +31,7 @@ struct Args {
     files: Vec<PathBuf>,
     max_len: usize,
     slow: Duration,
+    rss_mb: u64,
     write_dict: Option<PathBuf>,
     write_seeds: bool,
 }
@@ -35,7 +40,7 @@ fn usage(target: &Target, problem: &str) -> ! {
     eprintln!("{}: {problem}", target.name);
     eprintln!(
         "usage: {} [--seconds S] [--runs N] [--seed N] [--corpus DIR]... [--max-len BYTES] \
-         [--slow-ms MS] [--write-dict FILE] [--write-seeds] [FILE...]",
+         [--slow-ms MS] [--rss-mb MB] [--write-dict FILE] [--write-seeds] [FILE...]",
         target.name
     );
     std::process::exit(2)
@@ -50,6 +55,7 @@ fn parse_args(target: &Target) -> Args {
         files: Vec::new(),
         max_len: 64 << 10,
         slow: Duration::from_secs(10),
+        rss_mb: 4096,
         write_dict: None,
         write_seeds: false,
     };
@@ -77,6 +83,7 @@ fn parse_args(target: &Target) -> Args {
             "--slow-ms" => {
                 args.slow = Duration::from_millis(number("--slow-ms", value("--slow-ms")))
             }
+            "--rss-mb" => args.rss_mb = number("--rss-mb", value("--rss-mb")),
             "--write-dict" => args.write_dict = Some(value("--write-dict").into()),
             "--write-seeds" => args.write_seeds = true,
             "-h" | "--help" => usage(
@@ -136,6 +143,7 @@ pub fn main(target: &Target) -> ! {
         slow: args.slow,
         runs: 0,
         slowest: Duration::ZERO,
+        watch: Watch::start(target.name, args.slow, args.rss_mb),
     };
     if !args.files.is_empty() {
         for file in &args.files {
@@ -217,14 +225,88 @@ struct Session<'t> {
     slow: Duration,
     runs: u64,
     slowest: Duration,
+    watch: &'static Watch,
+}
+
+/// What the watchdog thread sees: the input running now and since when. An input that never
+/// returns, or grows the process past `--rss-mb`, cannot report itself: the watchdog saves it
+/// and ends the process.
+struct Watch {
+    name: &'static str,
+    input: Mutex<Vec<u8>>,
+    /// Milliseconds since `epoch` when the input started; `u64::MAX` between inputs.
+    since: AtomicU64,
+    epoch: Instant,
+}
+
+impl Watch {
+    fn start(name: &'static str, slow: Duration, rss_mb: u64) -> &'static Watch {
+        let watch: &'static Watch = Box::leak(Box::new(Watch {
+            name,
+            input: Mutex::new(Vec::new()),
+            since: AtomicU64::new(u64::MAX),
+            epoch: Instant::now(),
+        }));
+        // Twice the slow limit: an input that ends late is reported by the run itself.
+        let hang = (slow * 2).as_millis() as u64;
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let since = watch.since.load(Ordering::Acquire);
+            if since == u64::MAX {
+                continue;
+            }
+            let running = watch.now().saturating_sub(since);
+            let rss = resident_mb();
+            if running > hang {
+                watch.give_up("hang", &format!("still running after {running} ms"));
+            }
+            if rss > rss_mb {
+                watch.give_up(
+                    "oom",
+                    &format!("grew the process to {rss} MB (limit {rss_mb} MB)"),
+                );
+            }
+        });
+        watch
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn begin(&self, data: &[u8]) {
+        let mut input = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        input.clear();
+        input.extend_from_slice(data);
+        self.since.store(self.now(), Ordering::Release);
+    }
+
+    fn end(&self) {
+        self.since.store(u64::MAX, Ordering::Release);
+    }
+
+    fn give_up(&self, kind: &str, why: &str) -> ! {
+        let input = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        save_and_exit(self.name, &input, kind, why)
+    }
+}
+
+/// The resident set of this process in MB (0 where `/proc` is missing).
+fn resident_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| (pages * 4096) >> 20)
 }
 
 impl Session<'_> {
     /// Runs one input; a panic or a slow run saves it and ends the process.
     fn run(&mut self, data: &[u8]) {
+        self.watch.begin(data);
         let start = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| (self.target.run)(data)));
         let took = start.elapsed();
+        self.watch.end();
         self.runs += 1;
         self.slowest = self.slowest.max(took);
         if result.is_err() {
@@ -241,27 +323,32 @@ impl Session<'_> {
     }
 
     fn fail(&self, data: &[u8], kind: &str, why: &str) -> ! {
-        let dir = crate_dir().join("artifacts").join(self.target.name);
-        let path = dir.join(format!("{kind}-{:016x}", hash(data)));
-        let saved = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, data));
-        let _ = std::io::stdout().flush();
-        eprintln!("\n{}: input {} {why}", self.target.name, self.runs);
-        match saved {
-            Ok(()) => eprintln!(
-                "saved to {}\nrepeat: cargo run --manifest-path {}/Cargo.toml --bin {} -- {}",
-                path.display(),
-                crate_dir().display(),
-                self.target.name,
-                path.display()
-            ),
-            Err(e) => eprintln!("could not save it to {}: {e}", path.display()),
-        }
-        eprintln!(
-            "input: {:?}",
-            String::from_utf8_lossy(&data[..data.len().min(2000)])
-        );
-        std::process::exit(1)
+        eprintln!("\n{}: input {}", self.target.name, self.runs);
+        save_and_exit(self.target.name, data, kind, why)
     }
+}
+
+/// Saves a failing input under `artifacts/<target>/`, says how to repeat it, and exits 1.
+fn save_and_exit(name: &str, data: &[u8], kind: &str, why: &str) -> ! {
+    let dir = crate_dir().join("artifacts").join(name);
+    let path = dir.join(format!("{kind}-{:016x}", hash(data)));
+    let saved = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, data));
+    let _ = std::io::stdout().flush();
+    eprintln!("{name}: an input {why}");
+    match saved {
+        Ok(()) => eprintln!(
+            "saved to {}\nrepeat: cargo run --manifest-path {}/Cargo.toml --bin {name} -- {}",
+            path.display(),
+            crate_dir().display(),
+            path.display()
+        ),
+        Err(e) => eprintln!("could not save it to {}: {e}", path.display()),
+    }
+    eprintln!(
+        "input: {:?}",
+        String::from_utf8_lossy(&data[..data.len().min(2000)])
+    );
+    std::process::exit(1)
 }
 
 /// The files of the corpus folders, in name order (a missing folder is an empty corpus).
