@@ -91,7 +91,13 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
 pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
         Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
-        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => Ok(to_json(value)),
+        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => to_json(value).map_err(|key| Diagnostic {
+            line: 2,
+            message: format!(
+                "frontmatter has a key longer than {MAX_KEY} characters written as text: {}…",
+                key.chars().take(40).collect::<String>()
+            ),
+        }),
         Ok(_) => Err(Diagnostic {
             line: 2,
             message: "frontmatter is not a mapping of keys to values".to_owned(),
@@ -108,7 +114,7 @@ pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
 const MAX_FLOW_DEPTH: usize = 128;
 
 /// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment, in a quoted
-/// scalar, or inside a plain word outside any flow collection (`title: tr[[[`) are text, as
+/// scalar, or in a plain scalar outside any flow collection (`title: tr[[[ [[`) are text, as
 /// the YAML reader takes them; but a quote or comment is only followed to the end of its line:
 /// a quote that goes on (or is no quote, inside a block scalar) never hides brackets of later
 /// lines, so the guard can only over-count, never let deep nesting through.
@@ -118,13 +124,16 @@ fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
         let b = line.as_bytes();
         // The last byte that was not a space: a quote opens a scalar only where a value starts.
         let mut before: Option<u8> = None;
-        // Inside a word that began as plain text (not with a bracket, quote, anchor or tag).
+        // Inside a plain scalar outside any flow collection: it runs to the end of the line
+        // (or to a `: ` that makes it a key), brackets and all.
         let mut plain = false;
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
             let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'));
-            if word_start && !matches!(c, b' ' | b'\t') {
+            if c == b':' && plain && matches!(b.get(i + 1), None | Some(b' ' | b'\t')) {
+                plain = false;
+            } else if word_start && !plain && depth == 0 && !matches!(c, b' ' | b'\t') {
                 plain = !matches!(
                     c,
                     b'[' | b'{'
@@ -176,9 +185,16 @@ fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     false
 }
 
-fn to_json(value: serde_yaml_ng::Value) -> Value {
+/// The longest key a non-string YAML key (`? [a, b]`, `? {k: v}`) may become as JSON text.
+/// Each level of keys nested in keys escapes the quotes of the one inside, doubling its
+/// backslashes: without a bound, 28 levels of `? ` took seconds and gigabytes.
+const MAX_KEY: usize = 1024;
+
+/// The YAML value as JSON; `Err` with the start of a key that would be longer than
+/// [`MAX_KEY`] as text.
+fn to_json(value: serde_yaml_ng::Value) -> Result<Value, String> {
     use serde_yaml_ng::Value as Yaml;
-    match value {
+    Ok(match value {
         Yaml::Null => Value::Null,
         Yaml::Bool(b) => Value::Bool(b),
         Yaml::Number(n) => {
@@ -194,21 +210,29 @@ fn to_json(value: serde_yaml_ng::Value) -> Value {
             }
         }
         Yaml::String(s) => Value::String(s),
-        Yaml::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
+        Yaml::Sequence(items) => {
+            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
+        }
         Yaml::Mapping(map) => Value::Object(
             map.into_iter()
-                .map(|(k, v)| (key_string(to_json(k)), to_json(v)))
-                .collect(),
+                .map(|(k, v)| Ok((key_string(to_json(k)?)?, to_json(v)?)))
+                .collect::<Result<_, String>>()?,
         ),
-        Yaml::Tagged(tagged) => to_json(tagged.value),
-    }
+        Yaml::Tagged(tagged) => to_json(tagged.value)?,
+    })
 }
 
-/// JSON object keys are strings; YAML keys may be anything.
-fn key_string(key: Value) -> String {
+/// JSON object keys are strings; YAML keys may be anything (written as their JSON text).
+fn key_string(key: Value) -> Result<String, String> {
     match key {
-        Value::String(s) => s,
-        other => other.to_string(),
+        Value::String(s) => Ok(s),
+        other => {
+            let text = other.to_string();
+            if text.len() > MAX_KEY {
+                return Err(text);
+            }
+            Ok(text)
+        }
     }
 }
 

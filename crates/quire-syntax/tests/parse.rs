@@ -847,6 +847,7 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         // Found by the `frontmatter_edit` fuzz target: a plain value with brackets in it.
         format!("---\nt: tr{deep}\nnote: \"a\\nb\"\n---\n"),
         format!("---\nt: a{deep} b{deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: tr{deep}- {deep}\nnote: \"a\\nb\"\n---\n"),
     ] {
         let page = parse(&text);
         assert!(
@@ -862,6 +863,7 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         format!("---\na: \"x #\nb: {}\n---\n", "[".repeat(10_000)),
         format!("---\na: &x {}\n---\n", "[".repeat(10_000)),
         format!("---\n- {}\n---\n", "[".repeat(10_000)),
+        format!("---\nplain key: {}\n---\n", "[".repeat(10_000)),
     ] {
         let page = parse(&text);
         assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
@@ -888,4 +890,31 @@ fn reprinted_markdown_targets_with_a_colon_stay_links() {
             "{text:?} → {rewritten:?}"
         );
     }
+}
+
+/// Found by the `frontmatter` fuzz target (a run killed at 23 GB): keys nested in keys
+/// (`? ? ? … a`) were written as JSON text level by level, each escaping the one inside, so
+/// their length doubled a level: 28 levels took seconds, 40 would take hours. A key longer
+/// than 1024 characters as text makes the frontmatter a diagnostic at once.
+#[test]
+fn keys_nested_in_keys_are_refused_at_once() {
+    let started = std::time::Instant::now();
+    for depth in [20, 40, 200] {
+        let text = format!("---\ntitle: x\n{}a\n---\nBody [[b]]\n", "? ".repeat(depth));
+        let page = parse(&text);
+        assert_eq!(page.links.len(), 1);
+        if let Some(fm) = page.frontmatter {
+            assert!(fm.value.is_null() || fm.value.is_object());
+        }
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = "---\n? [a, b]\n: c\n? {k: v}\n: d\n---\n";
+    assert_eq!(
+        parse(text).frontmatter.unwrap().value,
+        serde_json::json!({"[\"a\",\"b\"]": "c", "{\"k\":\"v\"}": "d"})
+    );
 }
