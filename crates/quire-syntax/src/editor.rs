@@ -111,7 +111,7 @@ impl FrontmatterEditor {
                         last.text.push_str(newline);
                     }
                 }
-                let prefix = format!("{}: ", render_key(key));
+                let prefix = format!("{}: ", render_key(key, "", newline));
                 self.entries.push(Entry {
                     key: Some(key.to_owned()),
                     text: render(&prefix, value, ListStyle::Flow, "", newline),
@@ -339,12 +339,15 @@ fn block_mapping(
     for (key, value) in map {
         match value {
             Value::Object(inner) if !inner.is_empty() => {
-                out.push_str(&format!("{pad}{}:{newline}", render_key(key)));
+                out.push_str(&format!(
+                    "{pad}{}:{newline}",
+                    render_key(key, &pad, newline)
+                ));
                 block_mapping(inner, indent + 2, newline, out);
             }
             _ => out.push_str(&format!(
                 "{pad}{}: {}{newline}",
-                render_key(key),
+                render_key(key, &pad, newline),
                 flow(value, Context::Block)
             )),
         }
@@ -379,8 +382,14 @@ fn flow(value: &Value, context: Context) -> String {
     }
 }
 
-fn render_key(key: &str) -> String {
-    scalar(key, Context::Block)
+/// A key as written before its `:`. YAML reads an implicit key of at most 1024 characters, so a
+/// longer one is an explicit key (`? key`, then `: value` on the next line at `pad`).
+fn render_key(key: &str, pad: &str, newline: &str) -> String {
+    let written = scalar(key, Context::Block);
+    if written.chars().count() > 1024 {
+        return format!("? {written}{newline}{pad}");
+    }
+    written
 }
 
 /// A string as a YAML scalar: plain when it reads back as the same string, else

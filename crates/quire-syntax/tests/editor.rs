@@ -283,3 +283,22 @@ fn a_new_value_replaces_an_old_one_that_starts_with_a_no_break_space() {
     assert_eq!(out, "---\na:\t7\n---\n");
     assert_eq!(parse(&out).frontmatter.unwrap().value, json!({"a": 7}));
 }
+
+/// Found by the `frontmatter_edit` fuzz target: a new key of 2,000 characters was written as an
+/// implicit key, which YAML limits to 1024, and the frontmatter no longer parsed. Such a key is
+/// written as an explicit key (`? key` / `: value`).
+#[test]
+fn a_key_longer_than_yaml_allows_inline_is_written_as_an_explicit_key() {
+    let long = "k".repeat(2000);
+    let text = "---\ntitle: T\n---\nBody\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set(&long, &json!("v"));
+    editor.set("nested", &json!({ long.clone(): [1, 2] }));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"title": "T", long.clone(): "v", "nested": { long: [1, 2] }})
+    );
+}
