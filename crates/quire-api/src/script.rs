@@ -13,6 +13,8 @@
 //! read paths, so the child has no way to write. The numbers below bound what one script may
 //! read and print; both sides know them.
 
+use std::io::BufRead;
+
 use serde::{Deserialize, Serialize};
 
 /// Reads (`query`, `files`, `read`, `frontmatter`, `links`) one script may make.
@@ -97,6 +99,40 @@ pub struct ScriptFailed {
     pub error: String,
 }
 
+/// A line longer than the reader's limit: the other side broke the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineTooLong;
+
+/// One line of the conversation without its `\n`, at most `limit` bytes (the service reads
+/// the child's lines with [`MAX_CHILD_LINE_BYTES`]). `None` at the end of the input or on a
+/// read error: a last line without its newline is no complete message.
+pub fn read_line(reader: &mut impl BufRead, limit: usize) -> Result<Option<Vec<u8>>, LineTooLong> {
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok(None),
+        };
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if line.len() + chunk.len() > limit {
+            return Err(LineTooLong);
+        }
+        line.extend_from_slice(chunk);
+        let used = found.unwrap_or(chunk.len());
+        reader.consume(used);
+        if found.is_some() {
+            return Ok(Some(line));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +154,16 @@ mod tests {
         let done: ChildLine =
             serde_json::from_str(r#"{"done":{"manifest":{"moves":[]},"output":""}}"#).unwrap();
         assert!(matches!(done, ChildLine::Done(_)));
+    }
+
+    #[test]
+    fn lines_are_read_whole_up_to_the_limit() {
+        let input = b"{\"a\":1}\n12345\n123456\nno newline";
+        let mut reader = std::io::BufReader::with_capacity(2, &input[..]);
+        assert_eq!(read_line(&mut reader, 7), Ok(Some(b"{\"a\":1}".to_vec())));
+        assert_eq!(read_line(&mut reader, 5), Ok(Some(b"12345".to_vec())));
+        assert_eq!(read_line(&mut reader, 5), Err(LineTooLong));
+        let mut reader = &b"tail without newline"[..];
+        assert_eq!(read_line(&mut reader, 100), Ok(None));
     }
 }

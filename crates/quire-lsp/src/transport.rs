@@ -74,8 +74,10 @@ pub fn connect(
     )
 }
 
-/// Reads frames until the input ends or `exit` arrives, answering the bad ones itself.
-fn read_frames(
+/// Reads frames until the input ends or `exit` arrives, passing each message to `incoming`
+/// and answering the bad frames itself on `output`. Public for the fuzz target of `fuzz/`,
+/// which feeds it arbitrary bytes.
+pub fn read_frames(
     mut input: impl BufRead,
     incoming: &crossbeam_channel::Sender<Message>,
     output: &Mutex<impl Write>,

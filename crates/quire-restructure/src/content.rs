@@ -97,6 +97,11 @@ impl Working {
     }
 }
 
+/// No frontmatter, or frontmatter that reads as a mapping.
+fn frontmatter_readable(text: &str) -> bool {
+    parse_frontmatter(text).is_none_or(|fm| fm.value.is_object())
+}
+
 fn frontmatter_of(text: &str) -> serde_json::Value {
     parse_frontmatter(text)
         .map(|fm| fm.value)
@@ -400,6 +405,14 @@ fn edit_one(
     // add_tags, remove_tags
     if !entry.add_tags.is_empty() || !entry.remove_tags.is_empty() {
         retag(page, &entry.add_tags, &entry.remove_tags);
+    }
+    // The editor keeps a readable block readable, except where YAML forbids the edit itself:
+    // an unset key whose anchor an alias elsewhere still names. Such a page is not written.
+    if frontmatter_readable(&page.before) && !frontmatter_readable(&page.text) {
+        return Err(Refusal::Page(format!(
+            "{field}: the edit would leave the frontmatter of `{path}` unreadable YAML (does an \
+             alias name a key it removes?); edit that page by hand"
+        )));
     }
     // replace
     for (rule, label) in &compiled.replace {

@@ -158,3 +158,33 @@ fn flow_mapping_frontmatter_is_rewritten_only_when_a_key_changes() {
     );
     assert_eq!(out, text, "setting an equal value changes nothing");
 }
+
+/// Found by the `frontmatter_edit` fuzz target: unsetting a key whose anchor an alias still
+/// names cannot be done in YAML; the page is refused (nothing written) rather than left with
+/// unreadable frontmatter.
+#[test]
+fn unsetting_an_anchored_key_that_an_alias_names_refuses_the_page() {
+    let text = SHAPES.iter().find(|(n, _)| *n == "anchors").unwrap().1;
+    let mut root = MemoryRoot::default();
+    root.insert("page.md", text);
+    let vault = root.vault();
+    let ws = root.workspace(&vault);
+    let manifest = Manifest {
+        edits: vec![EditEntry {
+            select: select(),
+            unset: vec!["base".to_owned()],
+            ..EditEntry::default()
+        }],
+        ..Manifest::default()
+    };
+    let planned = plan(&ws, &manifest, &PlanOptions::default());
+    assert!(planned.ops.is_empty(), "{:?}", planned.ops);
+    let rejected: Vec<_> = planned
+        .plan
+        .rejected
+        .iter()
+        .map(|r| format!("{r:?}"))
+        .collect();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(rejected[0].contains("unreadable"), "{rejected:?}");
+}

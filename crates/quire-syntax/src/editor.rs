@@ -1,9 +1,11 @@
 //! Line-preserving frontmatter editor: sets and removes top-level keys and leaves every
 //! other byte of the page as it was (comments, key order, alignment, quoting, line endings).
+//! Frontmatter that is not written one key per line (a flow mapping `{a: 1}`) cannot be
+//! edited line by line: the first edit that changes it writes the block again, one key a line.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::frontmatter::{comment_start, locate, top_key};
+use crate::frontmatter::{comment_start, locate, top_key, yaml_value};
 
 /// Edits the top-level keys of a page's frontmatter.
 ///
@@ -24,6 +26,15 @@ pub struct FrontmatterEditor {
     tail: String,
     newline: &'static str,
     had_block: bool,
+    /// The parsed mapping, when some of its keys have no lines of their own: edits apply
+    /// here, and a changed mapping is written again as a whole.
+    whole: Option<Whole>,
+}
+
+#[derive(Debug, Clone)]
+struct Whole {
+    map: Map<String, Value>,
+    changed: bool,
 }
 
 /// A run of YAML lines: one top-level key with its continuation lines, or lines that
@@ -48,22 +59,40 @@ impl FrontmatterEditor {
                 tail: text.to_owned(),
                 newline,
                 had_block: false,
+                whole: None,
             };
         };
         let head = &text[..block.yaml.start];
         let newline = if head.ends_with("\r\n") { "\r\n" } else { "\n" };
+        let yaml = &text[block.yaml.clone()];
+        let entries = group(yaml);
+        let whole = match yaml_value(yaml) {
+            Ok(Value::Object(map)) if !one_key_a_line(&entries, &map) => Some(Whole {
+                map,
+                changed: false,
+            }),
+            _ => None,
+        };
         FrontmatterEditor {
             head: head.to_owned(),
-            entries: group(&text[block.yaml.clone()]),
+            entries,
             tail: text[block.yaml.end..].to_owned(),
             newline,
             had_block: true,
+            whole,
         }
     }
 
     /// Sets top-level `key` to `value`: replaces that key's lines (or appends new lines at
     /// the end of the block). A key that already holds an equal value is left untouched.
     pub fn set(&mut self, key: &str, value: &Value) {
+        if let Some(whole) = &mut self.whole {
+            if whole.map.get(key) != Some(value) {
+                whole.map.insert(key.to_owned(), value.clone());
+                whole.changed = true;
+            }
+            return;
+        }
         let newline = self.newline;
         match self
             .entries
@@ -82,7 +111,7 @@ impl FrontmatterEditor {
                         last.text.push_str(newline);
                     }
                 }
-                let prefix = format!("{}: ", render_key(key));
+                let prefix = format!("{}: ", render_key(key, "", newline));
                 self.entries.push(Entry {
                     key: Some(key.to_owned()),
                     text: render(&prefix, value, ListStyle::Flow, "", newline),
@@ -93,11 +122,20 @@ impl FrontmatterEditor {
 
     /// Removes top-level `key` with all its lines.
     pub fn unset(&mut self, key: &str) {
+        if let Some(whole) = &mut self.whole {
+            whole.changed |= whole.map.remove(key).is_some();
+            return;
+        }
         self.entries.retain(|e| e.key.as_deref() != Some(key));
     }
 
     /// The page text with the edits applied.
     pub fn finish(self) -> String {
+        if let Some(whole) = self.whole.filter(|w| w.changed) {
+            let mut yaml = String::new();
+            block_mapping(&whole.map, 0, self.newline, &mut yaml);
+            return format!("{}{yaml}{}", self.head, self.tail);
+        }
         let yaml: String = self.entries.iter().map(|e| e.text.as_str()).collect();
         if self.had_block {
             return format!("{}{yaml}{}", self.head, self.tail);
@@ -154,6 +192,27 @@ fn group(yaml: &str) -> Vec<Entry> {
     entries
 }
 
+/// Whether every key of `map` has lines of its own, no lines but comments stand outside the
+/// keys' lines, and the lines that look like keys are the mapping's keys, once each (a quoted
+/// value may go on over lines that look like keys): only then can a key be edited by
+/// rewriting its lines.
+fn one_key_a_line(entries: &[Entry], map: &Map<String, Value>) -> bool {
+    let keyed: Vec<&str> = entries.iter().filter_map(|e| e.key.as_deref()).collect();
+    if keyed.len() != map.len() || !keyed.iter().all(|key| map.contains_key(*key)) {
+        return false;
+    }
+    let loose_content = entries.iter().filter(|e| e.key.is_none()).any(|e| {
+        e.text.lines().any(|line| {
+            let line = line.trim();
+            !line.is_empty() && !line.starts_with('#')
+        })
+    });
+    !loose_content
+        && map
+            .keys()
+            .all(|key| entries.iter().any(|e| e.key.as_deref() == Some(key)))
+}
+
 fn flush(entries: &mut Vec<Entry>, pending: &mut String) {
     if !pending.is_empty() {
         entries.push(Entry {
@@ -192,16 +251,27 @@ fn replace(old: &str, value: &Value, newline: &'static str) -> String {
         .unwrap_or_default()
         .trim_end_matches(['\n', '\r']);
     let after_colon = top_key(first).map_or(first.len(), |(_, after)| after);
-    let gap = first[after_colon..].len() - first[after_colon..].trim_start().len();
+    // Spaces and tabs only: a no-break space is part of the value in YAML.
+    let gap =
+        first[after_colon..].len() - first[after_colon..].trim_start_matches([' ', '\t']).len();
     let mut prefix = first[..after_colon + gap].to_owned();
     if gap == 0 {
+        prefix.push(' ');
+    }
+    // An anchor (`base: &base …`) stays: aliases elsewhere in the block name it.
+    if let Some(anchor) = first[after_colon + gap..]
+        .split([' ', '\t'])
+        .next()
+        .filter(|word| word.starts_with('&') && word.len() > 1)
+    {
+        prefix.push_str(anchor);
         prefix.push(' ');
     }
     let one_line = old.trim_end_matches(['\n', '\r']).lines().count() == 1;
     let comment_at = comment_start(first, after_colon);
     let comment = if one_line && comment_at < first.len() {
         // The comment with the whitespace that separates it from the value.
-        let value_end = first[..comment_at].trim_end().len();
+        let value_end = first[..comment_at].trim_end_matches([' ', '\t']).len();
         &first[value_end..]
     } else {
         ""
@@ -269,12 +339,15 @@ fn block_mapping(
     for (key, value) in map {
         match value {
             Value::Object(inner) if !inner.is_empty() => {
-                out.push_str(&format!("{pad}{}:{newline}", render_key(key)));
+                out.push_str(&format!(
+                    "{pad}{}:{newline}",
+                    render_key(key, &pad, newline)
+                ));
                 block_mapping(inner, indent + 2, newline, out);
             }
             _ => out.push_str(&format!(
                 "{pad}{}: {}{newline}",
-                render_key(key),
+                render_key(key, &pad, newline),
                 flow(value, Context::Block)
             )),
         }
@@ -309,8 +382,14 @@ fn flow(value: &Value, context: Context) -> String {
     }
 }
 
-fn render_key(key: &str) -> String {
-    scalar(key, Context::Block)
+/// A key as written before its `:`. YAML reads an implicit key of at most 1024 characters, so a
+/// longer one is an explicit key (`? key`, then `: value` on the next line at `pad`).
+fn render_key(key: &str, pad: &str, newline: &str) -> String {
+    let written = scalar(key, Context::Block);
+    if written.chars().count() > 1024 {
+        return format!("? {written}{newline}{pad}");
+    }
+    written
 }
 
 /// A string as a YAML scalar: plain when it reads back as the same string, else
@@ -326,7 +405,7 @@ fn needs_quotes(s: &str, context: Context) -> bool {
     let Some(first) = s.chars().next() else {
         return true;
     };
-    if s.trim() != s || s.chars().any(|c| c.is_control() || c == '\u{feff}') {
+    if s.trim() != s || s.chars().any(crate::escape::must_escape) {
         return true;
     }
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) {

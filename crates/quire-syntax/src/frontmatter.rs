@@ -51,13 +51,10 @@ fn is_fence(line: &str, fence: &str) -> bool {
 /// Reads the block into `page`: the parsed value, diagnostics, links and tags.
 pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
     let yaml = &text[block.yaml.clone()];
-    let value = match simple_yaml::read(yaml) {
-        Some(map) => Value::Object(map),
-        None => parse_yaml(yaml).unwrap_or_else(|diagnostic| {
-            page.diagnostics.push(diagnostic);
-            Value::Null
-        }),
-    };
+    let value = yaml_value(yaml).unwrap_or_else(|diagnostic| {
+        page.diagnostics.push(diagnostic);
+        Value::Null
+    });
     let lexical = scan_lines(text, block.yaml.clone(), page);
     frontmatter_tags(text, &value, lexical, page);
     page.frontmatter = Some(Frontmatter {
@@ -65,6 +62,15 @@ pub(crate) fn read(text: &str, block: &Block, page: &mut ParsedPage) {
         yaml_span: block.yaml.clone(),
         value,
     });
+}
+
+/// The YAML of a frontmatter block as a JSON object: the fast path when the YAML is in its
+/// subset, else the full parser.
+pub(crate) fn yaml_value(yaml: &str) -> Result<Value, Diagnostic> {
+    match simple_yaml::read(yaml) {
+        Some(map) => Ok(Value::Object(map)),
+        None => parse_yaml(yaml),
+    }
 }
 
 /// The YAML text of a frontmatter block as a JSON object, through the full YAML parser.
@@ -78,9 +84,20 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
             message: format!("frontmatter nests more than {MAX_FLOW_DEPTH} levels deep"),
         });
     }
+    full_parse(yaml)
+}
+
+/// The YAML through `serde_yaml_ng`, without the nesting guard of [`parse_yaml`].
+pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
         Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
-        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => Ok(to_json(value)),
+        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => to_json(value).map_err(|key| Diagnostic {
+            line: 2,
+            message: format!(
+                "frontmatter has a key longer than {MAX_KEY} characters written as text: {}…",
+                key.chars().take(40).collect::<String>()
+            ),
+        }),
         Ok(_) => Err(Diagnostic {
             line: 2,
             message: "frontmatter is not a mapping of keys to values".to_owned(),
@@ -96,28 +113,88 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
 /// The YAML reader's own recursion limit.
 const MAX_FLOW_DEPTH: usize = 128;
 
-/// Whether `[`/`{` brackets nest deeper than `limit` (counted naively, quotes included:
-/// only absurd text exceeds the limit either way).
+/// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment, in a quoted
+/// scalar, or in a plain scalar outside any flow collection (`title: tr[[[ [[`) are text, as
+/// the YAML reader takes them; but a quote or comment is only followed to the end of its line:
+/// a quote that goes on (or is no quote, inside a block scalar) never hides brackets of later
+/// lines, so the guard can only over-count, never let deep nesting through.
 fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     let mut depth = 0usize;
-    for b in yaml.bytes() {
-        match b {
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
+    for line in yaml.lines() {
+        let b = line.as_bytes();
+        // The last byte that was not a space: a quote opens a scalar only where a value starts.
+        let mut before: Option<u8> = None;
+        // Inside a plain scalar outside any flow collection: it runs to the end of the line
+        // (or to a `: ` that makes it a key), brackets and all.
+        let mut plain = false;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'));
+            if c == b':' && plain && matches!(b.get(i + 1), None | Some(b' ' | b'\t')) {
+                plain = false;
+            } else if word_start && !plain && depth == 0 && !matches!(c, b' ' | b'\t') {
+                plain = !matches!(
+                    c,
+                    b'[' | b'{'
+                        | b']'
+                        | b'}'
+                        | b','
+                        | b'"'
+                        | b'\''
+                        | b'&'
+                        | b'!'
+                        | b'*'
+                        | b'?'
+                        | b':'
+                        | b'-'
+                        | b'|'
+                        | b'>'
+                );
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            match c {
+                b'#' if word_start => break,
+                b'"' | b'\''
+                    if matches!(before, None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')) =>
+                {
+                    match quoted_end(b, i) {
+                        Some(end) => i = end,
+                        // Open to the end of the line: the rest of this line is text.
+                        None => break,
+                    }
+                    before = Some(c);
+                    continue;
+                }
+                // Outside a flow collection, a bracket inside a plain word is text.
+                b'[' | b'{' if depth == 0 && plain => {}
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if !matches!(c, b' ' | b'\t') {
+                before = Some(c);
+            }
+            i += 1;
         }
     }
     false
 }
 
-fn to_json(value: serde_yaml_ng::Value) -> Value {
+/// The longest key a non-string YAML key (`? [a, b]`, `? {k: v}`) may become as JSON text.
+/// Each level of keys nested in keys escapes the quotes of the one inside, doubling its
+/// backslashes: without a bound, 28 levels of `? ` took seconds and gigabytes.
+const MAX_KEY: usize = 1024;
+
+/// The YAML value as JSON; `Err` with the start of a key that would be longer than
+/// [`MAX_KEY`] as text.
+fn to_json(value: serde_yaml_ng::Value) -> Result<Value, String> {
     use serde_yaml_ng::Value as Yaml;
-    match value {
+    Ok(match value {
         Yaml::Null => Value::Null,
         Yaml::Bool(b) => Value::Bool(b),
         Yaml::Number(n) => {
@@ -133,21 +210,29 @@ fn to_json(value: serde_yaml_ng::Value) -> Value {
             }
         }
         Yaml::String(s) => Value::String(s),
-        Yaml::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
+        Yaml::Sequence(items) => {
+            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
+        }
         Yaml::Mapping(map) => Value::Object(
             map.into_iter()
-                .map(|(k, v)| (key_string(to_json(k)), to_json(v)))
-                .collect(),
+                .map(|(k, v)| Ok((key_string(to_json(k)?)?, to_json(v)?)))
+                .collect::<Result<_, String>>()?,
         ),
-        Yaml::Tagged(tagged) => to_json(tagged.value),
-    }
+        Yaml::Tagged(tagged) => to_json(tagged.value)?,
+    })
 }
 
-/// JSON object keys are strings; YAML keys may be anything.
-fn key_string(key: Value) -> String {
+/// JSON object keys are strings; YAML keys may be anything (written as their JSON text).
+fn key_string(key: Value) -> Result<String, String> {
     match key {
-        Value::String(s) => s,
-        other => other.to_string(),
+        Value::String(s) => Ok(s),
+        other => {
+            let text = other.to_string();
+            if text.len() > MAX_KEY {
+                return Err(text);
+            }
+            Ok(text)
+        }
     }
 }
 
@@ -443,8 +528,13 @@ fn scalar(line: &str, at: usize, limit: usize) -> (Option<usize>, usize) {
         start += 1;
     }
     if start < limit && matches!(b[start], b'"' | b'\'') {
-        let end = quoted_end(b, start).map_or(limit, |e| e.min(limit));
-        let inner = start + 1..end.saturating_sub(1).max(start + 1);
+        // Up to the closing quote; a quote left open runs to `limit`, with nothing to drop
+        // (dropping a byte there could cut a character in two).
+        let end = match quoted_end(b, start) {
+            Some(e) if e <= limit => e - 1,
+            _ => limit,
+        };
+        let inner = start + 1..end.max(start + 1);
         let escaped = line[inner.clone()].contains(if b[start] == b'"' { '\\' } else { '\'' });
         return (if escaped { None } else { Some(inner.start) }, inner.end);
     }
@@ -462,8 +552,9 @@ fn next_comma(b: &[u8], from: usize, limit: usize) -> usize {
 /// The tag name inside `range`: trimmed, without a leading `#`.
 fn name_span(line: &str, range: Range<usize>) -> Range<usize> {
     let part = &line[range.clone()];
+    // From the trimmed start, so that a blank part is empty rather than inside out.
     let trimmed_start = range.start + (part.len() - part.trim_start().len());
-    let trimmed_end = range.end - (part.len() - part.trim_end().len());
+    let trimmed_end = trimmed_start + part.trim().len();
     let start = if line[trimmed_start..trimmed_end].starts_with('#') {
         trimmed_start + 1
     } else {

@@ -27,6 +27,29 @@ pub use printer::{
 pub use section::{block, heading_section, section_at, Part};
 pub use slug::slug;
 
+/// Inner readers the fuzz targets of `fuzz/` compare with each other; not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use serde_json::{Map, Value};
+
+    /// The YAML fast path: the mapping, or `None` outside the subset it reads.
+    pub fn fast_yaml(yaml: &str) -> Option<Map<String, Value>> {
+        crate::simple_yaml::read(yaml)
+    }
+
+    /// `serde_yaml_ng`, which the fast path must agree with wherever it accepts (without the
+    /// nesting guard the page parser puts before it: it refuses some valid YAML, such as a
+    /// comment of 200 `[`, that the fast path reads).
+    pub fn full_yaml(yaml: &str) -> Result<Value, crate::Diagnostic> {
+        crate::frontmatter::full_parse(yaml)
+    }
+
+    /// The page parser's full path: the nesting guard, then `serde_yaml_ng`.
+    pub fn guarded_yaml(yaml: &str) -> Result<Value, crate::Diagnostic> {
+        crate::frontmatter::parse_yaml(yaml)
+    }
+}
+
 /// Only the frontmatter of a page, cheaper than [`parse`] when the body is not needed.
 pub fn parse_frontmatter(text: &str) -> Option<Frontmatter> {
     let block = frontmatter::locate(text)?;

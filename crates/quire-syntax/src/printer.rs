@@ -13,7 +13,8 @@ use crate::model::LinkKind;
 /// Wiki targets are written as they are. Canvas targets sit inside a JSON string and get
 /// JSON string escaping. Markdown destinations get percent-encoding of what markdown would
 /// otherwise read differently: space (unless the destination is written in `<…>`), `(`, `)`,
-/// `<`, `>`, `#`, `%`, `?`, `\` and control characters. Other Unicode stays as it is.
+/// `<`, `>`, `#`, `%`, `?`, `\`, control characters, and a `:` that would make the path
+/// read as a URL scheme (`a:b.md`). Other Unicode stays as it is.
 pub fn print_target(kind: LinkKind, angle: bool, path: &str) -> String {
     match kind {
         LinkKind::Wiki => path.to_owned(),
@@ -23,10 +24,12 @@ pub fn print_target(kind: LinkKind, angle: bool, path: &str) -> String {
 }
 
 fn percent_encode(path: &str, angle: bool) -> String {
+    let scheme_colon = scheme_colon(path);
     let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
+    for (i, c) in path.char_indices() {
         let encode = match c {
             ' ' => !angle,
+            ':' => Some(i) == scheme_colon,
             '(' | ')' | '<' | '>' | '#' | '%' | '?' | '\\' => true,
             c => c.is_control(),
         };
@@ -41,6 +44,19 @@ fn percent_encode(path: &str, angle: bool) -> String {
         }
     }
     out
+}
+
+/// Where the `:` of a leading `[A-Za-z][A-Za-z0-9+.-]*:` is: a destination starting so is a
+/// URL (`https:`, `mailto:`, `C:`) to a markdown reader, not a path.
+fn scheme_colon(path: &str) -> Option<usize> {
+    let b = path.as_bytes();
+    if !b.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let end = b
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')))?;
+    (b[end] == b':').then_some(end)
 }
 
 /// The inside of a JSON string literal holding `s` (without the quotes).
@@ -221,6 +237,10 @@ mod tests {
             ),
             (LinkKind::Markdown, false, "café/ü.md", "café/ü.md"),
             (LinkKind::Markdown, false, "tab\there", "tab%09here"),
+            (LinkKind::Markdown, false, "a:b.md", "a%3Ab.md"),
+            (LinkKind::Markdown, true, "C:x.md", "C%3Ax.md"),
+            (LinkKind::Markdown, false, "at 10:30.md", "at%2010:30.md"),
+            (LinkKind::Markdown, false, "a/b:c.md", "a/b:c.md"),
             (LinkKind::MarkdownReference, false, "a b.md", "a%20b.md"),
             (
                 LinkKind::Canvas,

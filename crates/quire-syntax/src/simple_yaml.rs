@@ -120,6 +120,10 @@ fn skippable(line: &str) -> Option<bool> {
     )
 }
 
+/// libyaml reads an implicit key only when its `:` comes within 1024 characters of its
+/// start; a longer key is an error there, so it is left to the full parser (which reports it).
+const MAX_KEY_BYTES: usize = 1024;
+
 /// `key: rest` at column 0 with a plain ASCII key; `rest` is `None` when nothing but
 /// whitespace or a comment follows the colon.
 fn key_line(line: &str) -> Option<(&str, Option<&str>)> {
@@ -130,7 +134,7 @@ fn key_line(line: &str) -> Option<(&str, Option<&str>)> {
     let colon = b
         .iter()
         .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))?;
-    if b[colon] != b':' {
+    if b[colon] != b':' || colon >= MAX_KEY_BYTES {
         return None;
     }
     let rest = &line[colon + 1..];
@@ -381,6 +385,17 @@ mod tests {
         for yaml in cases {
             assert_eq!(read(yaml), None, "{yaml:?}");
         }
+    }
+
+    /// Found by the `frontmatter` fuzz target: a key of more than 1024 characters is no
+    /// implicit key to the full parser, yet the fast path read it.
+    #[test]
+    fn keys_longer_than_yaml_allows_are_left_to_the_full_parser() {
+        let long = format!("{}: x\n", "k".repeat(1100));
+        assert_eq!(read(&long), None);
+        assert_eq!(full(&long), None);
+        let longest = format!("{}: x\n", "k".repeat(1023));
+        assert_eq!(read(&longest).map(Value::Object), full(&longest));
     }
 
     fn line() -> impl Strategy<Value = String> {

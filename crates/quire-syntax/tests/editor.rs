@@ -138,3 +138,167 @@ fn edited_frontmatter_parses_to_the_set_values() {
     assert!(out.starts_with("---\n# c\n"));
     assert!(out.ends_with("---\nbody\n"));
 }
+
+/// Found by the `frontmatter_edit` fuzz target: a value holding a Unicode line or paragraph
+/// separator was written plain, and YAML 1.1 reads those as line breaks, so the page's
+/// frontmatter no longer parsed; a byte order mark inside a value was written raw, which
+/// libyaml refuses.
+#[test]
+fn values_with_line_separators_or_a_byte_order_mark_read_back_unchanged() {
+    for value in [
+        "a\u{2028}b",
+        "a\u{2029}b",
+        "\u{feff}bom",
+        "mid\u{feff}dle",
+        "non\u{fffe}char\u{ffff}",
+    ] {
+        for text in ["---\ntitle: old\n---\nbody\n", "body\n"] {
+            let mut editor = FrontmatterEditor::new(text);
+            editor.set("title", &json!(value));
+            let out = editor.finish();
+            let page = parse(&out);
+            assert!(
+                page.diagnostics.is_empty(),
+                "{out:?}: {:?}",
+                page.diagnostics
+            );
+            assert_eq!(
+                page.frontmatter.map(|fm| fm.value),
+                Some(json!({"title": value})),
+                "{out:?}"
+            );
+        }
+    }
+}
+
+/// Found by the `frontmatter_edit` fuzz target: setting a key whose value carries an anchor
+/// dropped the anchor, and the aliases naming it left the frontmatter unreadable.
+#[test]
+fn a_set_key_keeps_its_anchor_for_the_aliases_naming_it() {
+    let text = "---\nbase: &base\n  owner: alice\nstatus: draft\nderived:\n  <<: *base\n  team: docs\n---\n# Page\n";
+    for value in [
+        json!({"owner": "bob"}),
+        json!({}),
+        json!("plain"),
+        json!([1, 2]),
+    ] {
+        let mut editor = FrontmatterEditor::new(text);
+        editor.set("base", &value);
+        let out = editor.finish();
+        let page = parse(&out);
+        assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+        let fm = page.frontmatter.unwrap().value;
+        assert_eq!(fm["base"], value, "{out}");
+        assert_eq!(
+            fm["derived"]["<<"], value,
+            "the alias follows its anchor:\n{out}"
+        );
+        assert_eq!(fm["status"], "draft");
+        assert!(out.contains("status: draft\nderived:\n  <<: *base\n  team: docs\n---\n# Page\n"));
+    }
+}
+
+/// Found by the `frontmatter_edit` fuzz target: a flow mapping (`{title: x}`) has no line per
+/// key, so a changed key was appended after it and the frontmatter no longer parsed. Such a
+/// block is written again one key a line when an edit changes it, and left as it is otherwise.
+#[test]
+fn flow_mapping_frontmatter_is_written_again_when_an_edit_changes_it() {
+    let text = "---\n{title: Flow style, status: draft}\n---\nBody\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("status", &json!("done"));
+    editor.set("tags", &json!(["a", "b c"]));
+    editor.unset("title");
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"status": "done", "tags": ["a", "b c"]}),
+        "{out}"
+    );
+    assert!(
+        out.starts_with("---\n") && out.ends_with("\n---\nBody\n"),
+        "{out}"
+    );
+    assert!(out.contains("status: done\n"), "one key a line: {out}");
+
+    let mut unchanged = FrontmatterEditor::new(text);
+    unchanged.set("status", &json!("draft"));
+    unchanged.unset("missing");
+    assert_eq!(unchanged.finish(), text);
+}
+
+/// Found by the `frontmatter_edit` fuzz target: a comment of 200 `[` counted as 200 levels of
+/// nesting, so once an edit took the frontmatter off the fast path (a value with a line
+/// break) the page's frontmatter read as null. Brackets in comments and quoted scalars do
+/// not nest.
+#[test]
+fn brackets_in_a_comment_do_not_make_an_edited_frontmatter_unreadable() {
+    let text = format!("---\n# {}\n---\nBody\n", "[".repeat(200));
+    let mut editor = FrontmatterEditor::new(&text);
+    editor.set("note", &json!("line\nbreak"));
+    editor.set("title", &json!("No"));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"note": "line\nbreak", "title": "No"}),
+        "{out}"
+    );
+}
+
+/// Found by the `frontmatter_edit` fuzz target: a quoted value that goes on over lines which
+/// look like keys (`status: 'draft` then `date: 2024-01ft'`) was edited as one line, leaving
+/// its other lines behind as a second `date`, and the frontmatter no longer parsed. When the
+/// lines that look like keys are not the mapping's keys, the block is written again.
+#[test]
+fn a_quoted_value_over_lines_that_look_like_keys_is_replaced_whole() {
+    for text in [
+        "---\nstatus: 'dra12\ndate: 2024-01ft'\nnumber: 0012\ndate: 2024-01-02\n---\nBody\n",
+        "---\nstatus: \"a\nother: b\"\ntitle: T\n---\nBody\n",
+    ] {
+        let before = parse(text).frontmatter.unwrap().value;
+        let mut editor = FrontmatterEditor::new(text);
+        editor.set("status", &json!("0x1F"));
+        let out = editor.finish();
+        let page = parse(&out);
+        assert!(page.diagnostics.is_empty(), "{out}\n{:?}", page.diagnostics);
+        let mut want = before.clone();
+        want["status"] = json!("0x1F");
+        assert_eq!(page.frontmatter.unwrap().value, want, "{out}");
+        assert!(out.ends_with("\n---\nBody\n"), "{out}");
+    }
+}
+
+/// Found by the `frontmatter_edit` fuzz target: the spacing kept after a key's colon took a
+/// no-break space that began the old value (`a:\t\u{a0}b`), so the new value read as a string
+/// starting with it. Only spaces and tabs separate a value from its colon in YAML.
+#[test]
+fn a_new_value_replaces_an_old_one_that_starts_with_a_no_break_space() {
+    let text = "---\na:\t\u{a0}b\n---\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("a", &json!(7));
+    let out = editor.finish();
+    assert_eq!(out, "---\na:\t7\n---\n");
+    assert_eq!(parse(&out).frontmatter.unwrap().value, json!({"a": 7}));
+}
+
+/// Found by the `frontmatter_edit` fuzz target: a new key of 2,000 characters was written as an
+/// implicit key, which YAML limits to 1024, and the frontmatter no longer parsed. Such a key is
+/// written as an explicit key (`? key` / `: value`).
+#[test]
+fn a_key_longer_than_yaml_allows_inline_is_written_as_an_explicit_key() {
+    let long = "k".repeat(2000);
+    let text = "---\ntitle: T\n---\nBody\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set(&long, &json!("v"));
+    editor.set("nested", &json!({ long.clone(): [1, 2] }));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"title": "T", long.clone(): "v", "nested": { long: [1, 2] }})
+    );
+}

@@ -640,6 +640,49 @@ fn frontmatter_tags_in_every_form_with_spans() {
     }
 }
 
+/// Found by the `frontmatter` fuzz target: a blank quoted tag (`' '`) made the tag locator
+/// slice the line inside out, and `parse` panicked.
+#[test]
+fn blank_quoted_frontmatter_tags_are_skipped_without_panicking() {
+    for text in [
+        "---\ntags: [a, \"b c\", ' ']\n---\n",
+        "---\ntags: ' '\n---\n",
+        "---\ntags:\n  - a\n  - \" \"\n---\n",
+        "---\ntags: [\"\t\", '', a]\n---\n",
+    ] {
+        let page = parse(text);
+        let names: Vec<&str> = page.tags.iter().map(|t| t.name.as_str()).collect();
+        assert!(
+            names.iter().all(|n| !n.trim().is_empty()),
+            "{text:?}: {names:?}"
+        );
+        for tag in &page.tags {
+            if let Some(span) = &tag.span {
+                assert_eq!(&text[span.clone()], tag.name, "{text:?}");
+            }
+        }
+    }
+}
+
+/// Found by the `frontmatter` fuzz target: a quote left open before a multi-byte character
+/// and the list's `]` made the tag locator cut that character in two, and `parse` panicked.
+#[test]
+fn an_unclosed_quoted_tag_before_a_multibyte_character_does_not_panic() {
+    for text in [
+        "---\ntags: [a, 'd\u{fffd}]\n---\n",
+        "---\ntags: [a, \"\u{e9}]\n---\n",
+        "---\ntags: [\"\u{65e5}\u{672c}, b]\n---\n",
+        "---\ntags: '\u{e9}\n---\n",
+    ] {
+        let page = parse(text);
+        for tag in &page.tags {
+            if let Some(span) = &tag.span {
+                assert!(text.get(span.clone()).is_some(), "{text:?}: {span:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn frontmatter_tags_without_exact_spelling_have_no_span() {
     let text = "---\ntags: [\"esc\\u0061ped\"]\n---\n";
@@ -788,4 +831,90 @@ fn deeply_nested_frontmatter_is_a_diagnostic() {
     assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
     assert_eq!(page.diagnostics.len(), 1);
     assert_eq!(page.links.len(), 1);
+}
+
+/// Brackets inside comments and quoted scalars are text, not nesting: such frontmatter is
+/// read, while real flow nesting past the limit stays a diagnostic.
+#[test]
+fn brackets_in_comments_and_quotes_are_not_nesting() {
+    let deep = "[".repeat(200);
+    for text in [
+        format!("---\n# {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nnote: \"a\\nb\" # {deep}\n---\n"),
+        format!("---\nnote: \"a\\n{deep}\"\n---\n"),
+        format!("---\nnote: '{deep}''\\n'\n---\n"),
+        format!("---\nlist: [\"{deep}\", '{deep}']\n---\n"),
+        // Found by the `frontmatter_edit` fuzz target: a plain value with brackets in it.
+        format!("---\nt: tr{deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: a{deep} b{deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: tr{deep}- {deep}\nnote: \"a\\nb\"\n---\n"),
+    ] {
+        let page = parse(&text);
+        assert!(
+            page.diagnostics.is_empty(),
+            "{text:?}: {:?}",
+            page.diagnostics
+        );
+        assert!(page.frontmatter.unwrap().value.is_object(), "{text:?}");
+    }
+    // A quote or comment does not hide nesting on later lines.
+    for text in [
+        format!("---\na: |\n  \"\nb: {}\n---\n", "[".repeat(10_000)),
+        format!("---\na: \"x #\nb: {}\n---\n", "[".repeat(10_000)),
+        format!("---\na: &x {}\n---\n", "[".repeat(10_000)),
+        format!("---\n- {}\n---\n", "[".repeat(10_000)),
+        format!("---\nplain key: {}\n---\n", "[".repeat(10_000)),
+    ] {
+        let page = parse(&text);
+        assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
+        assert_eq!(page.diagnostics.len(), 1, "{:?}", page.diagnostics);
+    }
+}
+
+/// Found by the `syntax_parse` fuzz target: a file named `a:b.md` printed into a markdown
+/// link as `a:b.md` reads as a URL with the scheme `a:`, so the rewritten link was lost.
+#[test]
+fn reprinted_markdown_targets_with_a_colon_stay_links() {
+    for text in [
+        "[t](a%3Ab.md)",
+        "[t](<C%3Ax.md>)",
+        "[r]: note%3Adraft.md\n",
+        "[t](10:30.md)",
+    ] {
+        let link = only_link(text);
+        let printed = quire_syntax::print_target(link.kind, link.angle, &link.target);
+        let rewritten = quire_syntax::replace_spans(text, &[(link.target_span.clone(), printed)]);
+        assert_eq!(
+            only_link(&rewritten).target,
+            link.target,
+            "{text:?} → {rewritten:?}"
+        );
+    }
+}
+
+/// Found by the `frontmatter` fuzz target (a run killed at 23 GB): keys nested in keys
+/// (`? ? ? … a`) were written as JSON text level by level, each escaping the one inside, so
+/// their length doubled a level: 28 levels took seconds, 40 would take hours. A key longer
+/// than 1024 characters as text makes the frontmatter a diagnostic at once.
+#[test]
+fn keys_nested_in_keys_are_refused_at_once() {
+    let started = std::time::Instant::now();
+    for depth in [20, 40, 200] {
+        let text = format!("---\ntitle: x\n{}a\n---\nBody [[b]]\n", "? ".repeat(depth));
+        let page = parse(&text);
+        assert_eq!(page.links.len(), 1);
+        if let Some(fm) = page.frontmatter {
+            assert!(fm.value.is_null() || fm.value.is_object());
+        }
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = "---\n? [a, b]\n: c\n? {k: v}\n: d\n---\n";
+    assert_eq!(
+        parse(text).frontmatter.unwrap().value,
+        serde_json::json!({"[\"a\",\"b\"]": "c", "{\"k\":\"v\"}": "d"})
+    );
 }

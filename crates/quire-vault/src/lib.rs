@@ -24,3 +24,12 @@ pub use path::{PagePath, PathError};
 pub use resolve::{Resolution, Step};
 pub use spelling::{spelled, DiskNames, Shadowed};
 pub use vault::{PageSummary, Vault};
+
+/// Inner steps the fuzz targets of `fuzz/` check on their own; not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// `folder` joined with a relative link destination, `..` applied (`None` above the root).
+    pub fn join_relative(folder: &str, relative: &str) -> Option<String> {
+        crate::resolve::join_relative(folder, relative)
+    }
+}

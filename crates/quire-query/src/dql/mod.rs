@@ -37,6 +37,7 @@
 mod aggregate;
 mod exec;
 mod parser;
+mod print;
 pub mod view;
 
 use std::time::Duration;

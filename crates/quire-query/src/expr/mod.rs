@@ -24,6 +24,7 @@ mod func;
 mod layout;
 pub(crate) mod lexer;
 pub(crate) mod parser;
+pub(crate) mod print;
 
 use std::fmt;
 

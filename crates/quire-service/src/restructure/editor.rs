@@ -187,6 +187,10 @@ fn root_relative(uri: &str, root: &str) -> std::result::Result<RootPath, String>
             s => segments.push(s),
         }
     }
+    if segments.is_empty() {
+        // `file:///kb//` names the root as surely as `file:///kb/`.
+        return Err("is the knowledge base's root itself".into());
+    }
     Ok(RootPath {
         path: segments.join("/"),
         folder: rest.ends_with('/'),
@@ -279,6 +283,24 @@ mod tests {
         assert!(bad("file:///srv/my%20kb/%zz.md").contains("hex"));
         assert!(bad("file:///srv/my%20kb/%FF.md").contains("UTF-8"));
         assert!(bad("file:relative.md").contains("absolute"));
+    }
+
+    /// Found by the `workspace_edit` fuzz target: `file:///kb//` passed as a path under the
+    /// root, and a folder renamed to it became a move to `/`.
+    #[test]
+    fn the_root_written_with_extra_slashes_is_the_root_itself() {
+        let bad = |uri: &str| root_relative(uri, ROOT).unwrap_err();
+        for uri in [
+            "file:///srv/my%20kb//",
+            "file:///srv/my%20kb///",
+            "file:///srv/my%20kb//?q",
+        ] {
+            assert!(bad(uri).contains("root itself"), "{uri}");
+        }
+        let folder_to_root = convert(serde_json::json!({"documentChanges": [
+            rename("file:///srv/my%20kb/notes/", "file:///srv/my%20kb//")
+        ]}));
+        assert!(folder_to_root.unwrap_err().message.contains("root itself"));
     }
 
     #[test]

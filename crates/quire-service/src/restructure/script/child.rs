@@ -3,8 +3,8 @@
 //! when it outlives the wall-time limit. Its end is read from its last line, or else from how
 //! it died: an allocation failure is the memory limit, a CPU-time signal the time limit.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::io::{BufReader, Read, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
@@ -12,7 +12,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use quire_api::script::{
-    ChildLine, HostAnswer, HostCall, ScriptDone, ScriptJob, MAX_CHILD_LINE_BYTES, MAX_HOST_CALLS,
+    read_line, ChildLine, HostAnswer, HostCall, LineTooLong, ScriptDone, ScriptJob,
+    MAX_CHILD_LINE_BYTES, MAX_HOST_CALLS,
 };
 
 use crate::error::{Error, Result};
@@ -117,10 +118,10 @@ fn talk(
     let mut lines = BufReader::new(stdout);
     let mut calls = 0usize;
     loop {
-        let line = match read_line(&mut lines) {
+        let line = match read_line(&mut lines, MAX_CHILD_LINE_BYTES) {
             Ok(Some(line)) => line,
             Ok(None) => return Ok(None),
-            Err(Oversized) => {
+            Err(LineTooLong) => {
                 kill_group(child.id());
                 return Err(Error::unprocessable(format!(
                     "the script's manifest and output exceed {} MB",
@@ -162,39 +163,6 @@ fn send(stdin: &mut impl Write, value: &impl serde::Serialize) -> std::io::Resul
     line.push(b'\n');
     stdin.write_all(&line)?;
     stdin.flush()
-}
-
-struct Oversized;
-
-/// One line without its newline, at most [`MAX_CHILD_LINE_BYTES`]; `None` at the end.
-fn read_line(
-    reader: &mut BufReader<ChildStdout>,
-) -> std::result::Result<Option<Vec<u8>>, Oversized> {
-    let mut line = Vec::new();
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Ok(None),
-        };
-        if buf.is_empty() {
-            // A last line without its newline is no complete message.
-            return Ok(None);
-        }
-        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if line.len() + chunk.len() > MAX_CHILD_LINE_BYTES {
-            return Err(Oversized);
-        }
-        line.extend_from_slice(chunk);
-        let used = found.unwrap_or(chunk.len());
-        reader.consume(used);
-        if found.is_some() {
-            return Ok(Some(line));
-        }
-    }
 }
 
 /// Keeps the first [`STDERR_KEPT`] bytes of the child's standard error, draining the rest so

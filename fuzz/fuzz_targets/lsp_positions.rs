@@ -1,0 +1,4 @@
+//! Fuzz target `lsp_positions`: see `quire_fuzz::targets::lsp`.
+#![cfg_attr(all(fuzzing, not(feature = "afl")), no_main)]
+
+quire_fuzz::target!(quire_fuzz::targets::lsp::POSITIONS);
