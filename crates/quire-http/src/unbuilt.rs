@@ -44,7 +44,6 @@ const IMPORT: &str = "import is not implemented by this server";
 const AIRBYTE: &str = "Airbyte import is not implemented by this server";
 const INGEST: &str = "document ingestion is not implemented by this server";
 const EXPORT: &str = "export is not implemented by this server";
-const VIEWS: &str = "page-view analytics are not implemented by this server";
 
 const fn route(
     method: &'static str,
@@ -97,22 +96,6 @@ const TABLE: &[Unbuilt] = &[
         "search",
         "A page's embedding chunks (vector search is off)",
         Answer::Off(VECTOR_OFF),
-    ),
-    route(
-        "get",
-        "/analytics/views",
-        "analytics_views",
-        "analytics",
-        "Page views (not implemented)",
-        Answer::Missing(VIEWS),
-    ),
-    route(
-        "get",
-        "/analytics/views/v2",
-        "analytics_views_v2",
-        "analytics",
-        "Per-page engagement (not implemented)",
-        Answer::Missing(VIEWS),
     ),
     route(
         "post",

@@ -49,7 +49,6 @@ async fn import_export_and_ingest_answer_501_and_write_nothing() {
         (Method::POST, "/api/quire/ingest"),
         (Method::GET, "/api/quire/export?format=jsonl"),
         (Method::POST, "/api/quire/export/document"),
-        (Method::GET, "/api/quire/analytics/views?path=a.md"),
     ] {
         let r = s
             .call(
