@@ -79,6 +79,7 @@ fn space() -> &'static (Space, String) {
             editorial: Default::default(),
             public_url: None,
             backup: None,
+            janitor: Default::default(),
         };
         let space = Space::open_as(settings, &Access::ReadOnly).expect("the fuzz space opens");
         (space, file_uri(&root.to_string_lossy()))
