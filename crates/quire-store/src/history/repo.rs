@@ -911,9 +911,23 @@ pub(crate) fn actor_name(actor: &str) -> String {
         .chars()
         .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
         .collect();
+    // libgit2 trims these ("crud") from both ends of a name and refuses what is left empty.
+    let crud = |c: char| c <= ' ' || matches!(c, '.' | ',' | ':' | ';' | '"' | '\\' | '\'');
     match name.trim() {
-        "" => "anonymous".to_owned(),
+        trimmed if trimmed.trim_matches(crud).is_empty() => "anonymous".to_owned(),
         trimmed => trimmed.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod actor_tests {
+    #[test]
+    fn an_actor_git_would_trim_to_nothing_signs_as_anonymous() {
+        for actor in ["\\", "\"", ".", " ;, ", "'"] {
+            assert_eq!(super::actor_name(actor), "anonymous", "{actor:?}");
+            assert!(super::signature(actor).is_ok(), "{actor:?}");
+        }
+        assert_eq!(super::actor_name("ann"), "ann");
     }
 }
 
