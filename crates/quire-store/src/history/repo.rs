@@ -919,18 +919,6 @@ pub(crate) fn actor_name(actor: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod actor_tests {
-    #[test]
-    fn an_actor_git_would_trim_to_nothing_signs_as_anonymous() {
-        for actor in ["\\", "\"", ".", " ;, ", "'"] {
-            assert_eq!(super::actor_name(actor), "anonymous", "{actor:?}");
-            assert!(super::signature(actor).is_ok(), "{actor:?}");
-        }
-        assert_eq!(super::actor_name("ann"), "ann");
-    }
-}
-
 /// Author and committer for an actor: its [`actor_name`] and a made-up e-mail
 /// `<name>@quire.local` (letters, digits, `.`, `-` and `_`; anything else becomes `-`).
 pub(crate) fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
@@ -974,5 +962,17 @@ fn add_settled(index: &mut git2::Index, rel: &Path) -> Result<(), StoreError> {
             }
             Err(e) => return Err(StoreError::git("add")(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod actor_tests {
+    #[test]
+    fn an_actor_git_would_trim_to_nothing_signs_as_anonymous() {
+        for actor in ["\\", "\"", ".", " ;, ", "'"] {
+            assert_eq!(super::actor_name(actor), "anonymous", "{actor:?}");
+            assert!(super::signature(actor).is_ok(), "{actor:?}");
+        }
+        assert_eq!(super::actor_name("ann"), "ann");
     }
 }
