@@ -266,8 +266,11 @@ test('the local graph of a page, filtered by folder, search and orphans', async 
   await expect(canvas).not.toHaveAttribute('data-drawn', '4');
   await shot(page, 'graph-local');
   await accessible(page);
+  const local = Number(await canvas.getAttribute('data-drawn'));
   await page.getByRole('link', { name: 'Whole vault' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'pages' })).toContainText(/\d+ pages/);
+  // The whole vault is drawn once the count passes the local graph's (not before the redraw).
+  await expect.poll(async () => Number(await canvas.getAttribute('data-drawn'))).toBeGreaterThan(local);
   const all = Number(await canvas.getAttribute('data-drawn'));
   await page.getByLabel('Folder').selectOption('projects');
   await expect(canvas).toHaveAttribute('data-drawn', '2');
