@@ -550,34 +550,52 @@ fn insert_tags(connection: &Connection, page: &PageRecord) -> rusqlite::Result<(
     Ok(())
 }
 
+fn write_stamp(connection: &Connection, stamp: &str) -> rusqlite::Result<()> {
+    connection
+        .prepare_cached(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )?
+        .execute([STAMP_KEY, stamp])
+        .map(drop)
+}
+
 impl Index {
     /// Replaces the rows of each page's path with the page, in one transaction.
     pub fn replace_pages(&self, pages: &[PageRecord]) -> Result<(), IndexError> {
-        let mut connection = self.connection();
-        let sql = |e| self.sqlite_error(e);
-        let tx = connection
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql)?;
-        let mut search = SearchWrites::default();
-        for page in pages {
-            replace_page(&tx, page, &mut search).map_err(sql)?;
-        }
-        search.apply(&tx).map_err(sql)?;
-        tx.commit().map_err(sql)
+        self.update_pages(pages, &[], None)
     }
 
     /// Removes every row of each path, in one transaction. Unknown paths are no error.
     pub fn remove_pages(&self, paths: &[&str]) -> Result<(), IndexError> {
+        self.update_pages(&[], paths, None)
+    }
+
+    /// One batch of changes in one transaction: the rows of `removed` go, each of `written`
+    /// replaces its path's rows, and the content stamp becomes `stamp` (when given), so the
+    /// stamp never says more or less than the rows hold.
+    pub fn update_pages(
+        &self,
+        written: &[PageRecord],
+        removed: &[&str],
+        stamp: Option<&str>,
+    ) -> Result<(), IndexError> {
         let mut connection = self.connection();
         let sql = |e| self.sqlite_error(e);
         let tx = connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
         let mut search = SearchWrites::default();
-        for path in paths {
+        for path in removed {
             delete_page(&tx, path, &mut search).map_err(sql)?;
         }
+        for page in written {
+            replace_page(&tx, page, &mut search).map_err(sql)?;
+        }
         search.apply(&tx).map_err(sql)?;
+        if let Some(stamp) = stamp {
+            write_stamp(&tx, stamp).map_err(sql)?;
+        }
         tx.commit().map_err(sql)
     }
 
@@ -653,15 +671,7 @@ impl Index {
 
     /// Records the content stamp the rows now reflect.
     pub fn set_stamp(&self, stamp: &str) -> Result<(), IndexError> {
-        let connection = self.connection();
-        connection
-            .execute(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [STAMP_KEY, stamp],
-            )
-            .map(drop)
-            .map_err(|e| self.sqlite_error(e))
+        write_stamp(&self.connection(), stamp).map_err(|e| self.sqlite_error(e))
     }
 
     /// The resolved links to `path`: (source page, line), ordered by source then line.

@@ -9,7 +9,9 @@
 //! thread reports every pass (after the catalog holds it) to a refresher thread per space,
 //! which gathers reports for [`DEBOUNCE`] and then refreshes every view page — unless every
 //! page reported holds exactly the text a refresh wrote (the refresher's own writes), so a
-//! refresh never triggers another.
+//! refresh never triggers another. After a refresh that took longer than a quarter of
+//! [`DEBOUNCE`] it gathers for four times that refresh's cost instead: a stream of writes to a
+//! large vault with views keeps its writers, and the view pages lag by a few refreshes' cost.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -35,6 +37,9 @@ pub const VIEWS_DIR: &str = ".quire/views";
 
 /// How long the refresher gathers reports of the index before it refreshes.
 pub const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// The longest the refresher gathers reports, however long its refreshes take.
+pub const GATHER_MAX: Duration = Duration::from_secs(10);
 
 /// Rows of `execute` when the caller names no limit, and the most it may ask for.
 const EXECUTE_LIMIT: usize = 50;
@@ -233,24 +238,17 @@ impl Views<'_> {
         true
     }
 
-    /// Pages whose frontmatter says `quire-view: true`, from the catalog.
+    /// Pages whose frontmatter says `quire-view: true`, from the catalog (without a snapshot:
+    /// a vault with no view page costs its refresher a look at each page's frontmatter).
     fn view_pages(&self) -> Result<Vec<PagePath>> {
         let indexer = self.0.indexer.as_ref().ok_or_else(|| {
             Error::unavailable("the catalog is not kept by this process (read-only)")
         })?;
-        let vault = self.0.links.vault();
-        let pages = indexer
+        let paths = indexer
             .catalog
-            .snapshot(&vault)
+            .paths_where(|page| is_view(&page.frontmatter))
             .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))?;
-        drop(vault);
-        let mut out: Vec<PagePath> = pages
-            .iter()
-            .filter(|p| is_view(&p.frontmatter))
-            .filter_map(|p| PagePath::new(&p.path).ok())
-            .collect();
-        out.sort();
-        Ok(out)
+        Ok(paths.iter().filter_map(|p| PagePath::new(p).ok()).collect())
     }
 
     /// Regenerates one view page; `true` when its text changed and was written.
@@ -354,9 +352,10 @@ pub(crate) fn start_refresher(core: &Arc<SpaceCore>) {
 }
 
 fn run_refresher(core: Weak<SpaceCore>, reports: Receiver<Indexed>) {
+    let mut gather = DEBOUNCE;
     while let Ok(first) = reports.recv() {
         let mut batch = vec![first];
-        let deadline = Instant::now() + DEBOUNCE;
+        let deadline = Instant::now() + gather;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match reports.recv_timeout(left) {
@@ -369,16 +368,25 @@ fn run_refresher(core: Weak<SpaceCore>, reports: Receiver<Indexed>) {
         };
         let views = Views(&core);
         if views.needs_refresh(&batch) {
+            let started = Instant::now();
             if let Err(e) = views.refresh() {
                 if e.code != ErrorCode::Unavailable {
                     tracing::warn!("refreshing the views failed: {}", e.message);
                 }
             }
+            gather = gathering_after(started.elapsed());
         }
         core.view_refresh
             .pending
             .fetch_sub(batch.len(), Ordering::AcqRel);
     }
+}
+
+/// How long to gather reports after a refresh that took `took`: [`DEBOUNCE`], or four times
+/// the refresh's cost when that is longer (at most [`GATHER_MAX`]), so that under a stream of
+/// writes refreshing takes at most a fifth of a core from the writers.
+fn gathering_after(took: Duration) -> Duration {
+    (took * 4).clamp(DEBOUNCE, GATHER_MAX)
 }
 
 /// A view's `filters`, `sort` and `group_by`, checked against its query.
@@ -473,6 +481,16 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refreshes_are_spaced_by_their_cost() {
+        assert_eq!(gathering_after(Duration::from_millis(1)), DEBOUNCE);
+        assert_eq!(
+            gathering_after(Duration::from_millis(30)),
+            Duration::from_millis(120)
+        );
+        assert_eq!(gathering_after(Duration::from_secs(60)), GATHER_MAX);
+    }
 
     #[test]
     fn names_are_checked() {

@@ -41,6 +41,20 @@ impl Catalog {
         *self.snapshot.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
+    /// The paths of the pages `keep` selects, sorted; `None` while the first pass runs. Reads
+    /// the pages in place: no snapshot is taken and no link is resolved.
+    pub(crate) fn paths_where(&self, keep: impl Fn(&PageData) -> bool) -> Option<Vec<String>> {
+        let guard = self.pages.read().unwrap_or_else(|p| p.into_inner());
+        let mut paths: Vec<String> = guard
+            .as_ref()?
+            .values()
+            .filter(|page| keep(page))
+            .map(|page| page.path.clone())
+            .collect();
+        paths.sort();
+        Some(paths)
+    }
+
     /// Every page by path with its links from `vault`; `None` while the first pass runs.
     pub(crate) fn snapshot(&self, vault: &Vault) -> Option<Arc<Vec<PageData>>> {
         let mut cached = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());

@@ -135,7 +135,7 @@ impl Indexer {
             links,
             catalog: catalog.clone(),
             progress: progress.clone(),
-            stamps: HashMap::new(),
+            stamps: Stamps::default(),
             window: settings.window,
             batch_max: settings.batch_max.max(1),
             listener,
@@ -236,8 +236,8 @@ struct Worker {
     links: Arc<LinkModel>,
     catalog: Arc<Catalog>,
     progress: Arc<Progress>,
-    /// The stamp share of every indexed page.
-    stamps: HashMap<PagePath, u64>,
+    /// The stamp of the indexed pages.
+    stamps: Stamps,
     window: Duration,
     batch_max: usize,
     listener: Option<Listener>,
@@ -478,11 +478,11 @@ impl Worker {
         self.progress.total.store(paths.len(), Ordering::Relaxed);
         self.progress.done.store(0, Ordering::Relaxed);
         let reads = read_all(&self.root, &paths, &self.progress);
-        self.stamps = reads
-            .iter()
-            .map(|r| (r.path.clone(), stamp_of(&r.path, &r.etag)))
-            .collect();
-        let stamp = format!("{:016x}", self.stamps.values().fold(0u64, |a, s| a ^ s));
+        self.stamps = Stamps::default();
+        for read in &reads {
+            self.stamps.set(&read.path, &read.etag);
+        }
+        let stamp = self.stamps.hex();
         let fresh = self.index.stamp().ok().flatten().as_deref() == Some(stamp.as_str())
             && self.index.page_count().ok() == Some(reads.len());
         let vault = self.links.vault();
@@ -536,12 +536,12 @@ impl Worker {
         let changed = paths;
         let appeared: Vec<PagePath> = reads
             .iter()
-            .filter(|r| !self.stamps.contains_key(&r.path))
+            .filter(|r| !self.stamps.contains(&r.path))
             .map(|r| r.path.clone())
             .collect();
         let went: Vec<PagePath> = removed
             .iter()
-            .filter(|p| self.stamps.contains_key(*p))
+            .filter(|p| self.stamps.contains(*p))
             .cloned()
             .collect();
         if !appeared.is_empty() || !went.is_empty() {
@@ -562,22 +562,15 @@ impl Worker {
             data.push(page.data(&vault));
         }
         drop(vault);
-        let gone: Vec<&str> = removed.iter().map(PagePath::as_str).collect();
-        if !gone.is_empty() {
-            self.index.remove_pages(&gone)?;
-        }
-        if !records.is_empty() {
-            self.index.replace_pages(&records)?;
-        }
         for path in &removed {
             self.stamps.remove(path);
         }
         for read in &reads {
-            self.stamps
-                .insert(read.path.clone(), stamp_of(&read.path, &read.etag));
+            self.stamps.set(&read.path, &read.etag);
         }
-        let stamp = self.stamps.values().fold(0u64, |a, s| a ^ s);
-        self.index.set_stamp(&format!("{stamp:016x}"))?;
+        let gone: Vec<&str> = removed.iter().map(PagePath::as_str).collect();
+        self.index
+            .update_pages(&records, &gone, Some(&self.stamps.hex()))?;
         let mut pages: Vec<(PagePath, Option<String>)> = reads
             .iter()
             .map(|r| (r.path.clone(), Some(r.etag.clone())))
@@ -648,12 +641,39 @@ fn page_text<'a>(read: &'a Read, parsed: &'a quire_syntax::ParsedPage) -> PageTe
     }
 }
 
-/// One page's share of the stamp.
-fn stamp_of(path: &PagePath, etag: &str) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    path.as_str().hash(&mut hasher);
-    etag.hash(&mut hasher);
-    hasher.finish()
+/// The stamp of the indexed pages: the XOR of each page's share (a hash of its path and
+/// ETag), kept up to date a page at a time.
+#[derive(Default)]
+struct Stamps {
+    shares: HashMap<PagePath, u64>,
+    total: u64,
+}
+
+impl Stamps {
+    fn contains(&self, path: &PagePath) -> bool {
+        self.shares.contains_key(path)
+    }
+
+    fn set(&mut self, path: &PagePath, etag: &str) {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        path.as_str().hash(&mut hasher);
+        etag.hash(&mut hasher);
+        let share = hasher.finish();
+        if let Some(old) = self.shares.insert(path.clone(), share) {
+            self.total ^= old;
+        }
+        self.total ^= share;
+    }
+
+    fn remove(&mut self, path: &PagePath) {
+        if let Some(old) = self.shares.remove(path) {
+            self.total ^= old;
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.total)
+    }
 }
 
 /// Reads a page; `None` when it is gone (or is no UTF-8 text, which is not indexed).
