@@ -705,7 +705,7 @@ fn nothing_unpacks_archives_import_answers_501_unread_and_archives_are_no_assets
 
 /// Raises this process's soft limit of open files towards its hard limit (the server started
 /// after inherits it); returns the soft limit now in force.
-fn raise_open_files() -> u64 {
+fn raise_open_files() -> libc::rlim_t {
     // SAFETY: getrlimit/setrlimit write only the struct passed, which lives on this stack.
     unsafe {
         let mut limit = libc::rlimit {
@@ -721,7 +721,7 @@ fn raise_open_files() -> u64 {
             libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
             libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
         }
-        limit.rlim_cur as u64
+        limit.rlim_cur
     }
 }
 
