@@ -53,7 +53,6 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let _ = stream.set_nodelay(true);
         let service = app
             .clone()
             .map_request(move |mut request: axum::http::Request<Incoming>| {
