@@ -59,11 +59,20 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     pub cors: CorsConfig,
     pub rate_limit: RateLimitConfig,
+    /// How long a client may take to send a request's line and headers; a connection still
+    /// sending them then is closed, so slow clients cannot hold connections open for free.
+    /// `"0"` waits forever.
+    pub header_read_timeout: Duration,
+    /// Most event streams (`GET /events`) open at once, over every space; one more is
+    /// answered 503. 0 allows none.
+    pub max_event_streams: usize,
 }
 
 impl ServerConfig {
     pub const DEFAULT_HOST: &'static str = "127.0.0.1";
     pub const DEFAULT_PORT: u16 = 3333;
+    pub const DEFAULT_HEADER_READ_TIMEOUT_SECS: u64 = 20;
+    pub const DEFAULT_MAX_EVENT_STREAMS: usize = 1000;
 
     /// Origins from `cors_origins` and `[server.cors] allowed_origins` together, in that
     /// order, without repeats.
@@ -95,6 +104,8 @@ impl Default for ServerConfig {
             public_url: None,
             cors: CorsConfig::default(),
             rate_limit: RateLimitConfig::default(),
+            header_read_timeout: Duration::from_secs(Self::DEFAULT_HEADER_READ_TIMEOUT_SECS),
+            max_event_streams: Self::DEFAULT_MAX_EVENT_STREAMS,
         }
     }
 }

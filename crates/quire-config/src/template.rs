@@ -28,6 +28,11 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # The address users reach the server at when it sits behind a proxy: share links, published
 # pages and the feeds hand out links under it. For example:
 #   public_url = "https://kb.example.com"
+# Time a client has to send a request's line and headers before its connection is closed
+# (slow clients holding connections open); "0" waits forever.
+# header_read_timeout = "20s"
+# Most event streams (GET /events) open at once; one more is answered 503.
+# max_event_streams = 1000
 
 [server.cors]
 # Cross-origin access for browser clients; "*" allows every origin.

@@ -42,6 +42,11 @@ fn defaults_match_the_spec() {
     assert_eq!(config.server.rate_limit.requests_per_minute, 0);
     assert!(!config.server.rate_limit.is_enabled());
     assert_eq!(config.server.rate_limit.burst_size, 50);
+    assert_eq!(
+        config.server.header_read_timeout.as_std(),
+        std::time::Duration::from_secs(20)
+    );
+    assert_eq!(config.server.max_event_streams, 1_000);
     assert_eq!(config.space.visibility, Visibility::Private);
     assert_eq!(config.auth.kind, AuthType::None);
     assert_eq!(config.search.engine, SearchEngine::Sqlite);

@@ -9,7 +9,7 @@ use quire_api::AssetResult;
 use quire_service::media_type_of;
 
 use crate::context::{write_options, SpaceCtx};
-use crate::error::{bad_request, blocking, ApiResult, ErrorBody};
+use crate::error::{bad_request, blocking, ApiError, ApiResult, ErrorBody};
 
 pub(crate) fn content_type_for(path: &str) -> &'static str {
     if path.ends_with(".md") {
@@ -34,7 +34,7 @@ pub async fn upload_asset(
     while let Some(field) = multipart
         .next_field()
         .await
-        .map_err(|e| bad_request(format!("invalid multipart body: {}", e.body_text())))?
+        .map_err(|e| multipart_error("invalid multipart body", &e))?
     {
         if field.name() != Some("file") {
             continue;
@@ -44,7 +44,7 @@ pub async fn upload_asset(
         let bytes = field
             .bytes()
             .await
-            .map_err(|e| bad_request(format!("reading the upload failed: {}", e.body_text())))?;
+            .map_err(|e| multipart_error("reading the upload failed", &e))?;
         let stored = blocking(move || {
             space
                 .files()
@@ -54,4 +54,17 @@ pub async fn upload_asset(
         return Ok(Json(stored).into_response());
     }
     Err(bad_request("the multipart body has no field named `file`"))
+}
+
+/// A multipart body that could not be read: 413 when it passed the body limit, else 400.
+fn multipart_error(what: &str, e: &axum::extract::multipart::MultipartError) -> ApiError {
+    let code = if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        quire_service::ErrorCode::TooLarge
+    } else {
+        quire_service::ErrorCode::BadRequest
+    };
+    ApiError(quire_service::Error::new(
+        code,
+        format!("{what}: {}", e.body_text()),
+    ))
 }

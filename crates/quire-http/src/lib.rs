@@ -21,6 +21,7 @@ mod helpers;
 mod metrics;
 pub mod oidc;
 mod ops;
+pub mod server;
 mod settings;
 mod spaces;
 mod unbuilt;
@@ -64,6 +65,8 @@ pub struct AppState {
     pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
     /// The protocol servers `/readyz` reports.
     pub protocols: Arc<std::collections::BTreeMap<String, quire_api::ProtocolStatus>>,
+    /// `[server] max_event_streams`.
+    pub max_event_streams: usize,
 }
 
 #[derive(OpenApi)]
@@ -225,6 +228,31 @@ pub async fn security_headers(mut response: axum::response::Response) -> axum::r
     response
 }
 
+/// A request whose `Content-Length` says its body is over [`MAX_BODY_BYTES`] is answered 413
+/// before a byte of the body is read (the extractors would refuse it only once the limit's
+/// worth had been received). A body sent without a length is cut at the limit by
+/// [`DefaultBodyLimit`] as it arrives.
+async fn refuse_declared_oversize(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(length) if length > MAX_BODY_BYTES as u64 => ApiError(quire_service::Error::new(
+            quire_service::ErrorCode::TooLarge,
+            format!(
+                "the request body ({length} bytes) is over the limit of {MAX_BODY_BYTES} bytes"
+            ),
+        ))
+        .into_response(),
+        _ => next.run(request).await,
+    }
+}
+
 /// Every route of the router as (method, route template), for tests that walk them all: the
 /// documented routes (space routes also under `{space}`) and the undocumented ones (the
 /// OpenAPI document and the API explorer).
@@ -304,6 +332,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             .into_response()
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(AppState {
             service,
@@ -312,6 +341,7 @@ pub fn try_router(service: Arc<Service>, mut settings: HttpSettings) -> Result<R
             visibility: visibilities,
             webhooks: settings.webhooks.clone(),
             protocols: Arc::new(settings.protocols.clone()),
+            max_event_streams: settings.max_event_streams,
         });
     Ok(match settings.cors {
         Some(cors) => router.layer(cors),

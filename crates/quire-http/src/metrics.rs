@@ -116,9 +116,13 @@ pub async fn track(
 pub(crate) struct SseGuard(IntGauge);
 
 impl SseGuard {
-    pub(crate) fn new(gauge: &IntGauge) -> SseGuard {
+    /// Counts one more open stream, or `None` when `max` are open already. Counted first and
+    /// checked after, so that two streams opening at once can both be refused but never both
+    /// pass the limit.
+    pub(crate) fn open(gauge: &IntGauge, max: usize) -> Option<SseGuard> {
         gauge.inc();
-        SseGuard(gauge.clone())
+        let guard = SseGuard(gauge.clone());
+        (gauge.get() <= max as i64).then_some(guard)
     }
 }
 

@@ -48,6 +48,8 @@ pub struct HttpSettings {
     pub visibilities: Arc<Visibilities>,
     /// The protocol servers `/readyz` reports, by name.
     pub protocols: BTreeMap<String, ProtocolStatus>,
+    /// `[server] max_event_streams`: most `/events` streams open at once.
+    pub max_event_streams: usize,
 }
 
 impl HttpSettings {
@@ -63,6 +65,7 @@ impl HttpSettings {
             webhooks: None,
             visibilities: Arc::default(),
             protocols: protocols(&quire_config::ProtocolsConfig::default()),
+            max_event_streams: quire_config::ServerConfig::DEFAULT_MAX_EVENT_STREAMS,
         }
     }
 
@@ -100,6 +103,7 @@ impl HttpSettings {
             webhooks: None,
             visibilities: Arc::default(),
             protocols: protocols(&config.protocols),
+            max_event_streams: config.server.max_event_streams,
         })
     }
 

@@ -193,3 +193,32 @@ fn now_prefers_the_scope_then_the_pinned_clock() {
         json!("2020-01-01")
     );
 }
+
+#[test]
+fn texts_that_would_grow_past_the_limit_are_an_evaluation_error_not_a_memory_bomb() {
+    // Each level squares the length: 10, 100, 10,000, 100,000,000 bytes, then 10^16.
+    let a = r#"replace("aaaaaaaaaa", "a", "aaaaaaaaaa")"#;
+    let b = format!(r#"replace({a}, "a", {a})"#);
+    let c = format!(r#"replace({b}, "a", {b})"#);
+    let d = format!(r#"replace({c}, "a", {c})"#);
+    let err = eval_err(&d);
+    assert!(err.message.contains("over the limit"), "{}", err.message);
+    let err = eval_err(&c);
+    assert!(
+        err.message
+            .contains("replace would make a text of 100000000 bytes"),
+        "{}",
+        err.message
+    );
+    // Joining texts with `+` is held to the same limit; under it, both work as before.
+    let hundred = "a".repeat(100);
+    let big = format!(r#"replace({b}, "a", "{hundred}")"#);
+    assert_eq!(eval(&format!("length({big})")), json!(1_000_000));
+    let err = eval_err(&format!("{big} + {big}"));
+    assert!(
+        err.message.contains("`+` would make a text"),
+        "{}",
+        err.message
+    );
+    assert_eq!(eval(r#"replace("a-b", "-", "+") + "!""#), json!("a+b!"));
+}

@@ -36,7 +36,7 @@ pub use model::{
     PageEdit, PathChange, Plan, Planned, Rejected, SplitResult, StateChange, Stats, TextRange,
     UnresolvedLink,
 };
-pub use planner::{digest, normalization_notes, plan};
+pub use planner::{digest, normalization_notes, plan, MAX_PATTERN_TESTS};
 pub use render::{render_text, render_text_limited};
 pub use select::glob_regex;
 

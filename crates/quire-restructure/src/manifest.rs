@@ -90,6 +90,16 @@ pub fn parse_manifest(body: &[u8], format: ManifestFormat) -> Result<Manifest, M
             let line = (err.line() > 0).then_some(err.line());
             decode_error("JSON", line, err.to_string())
         })?,
+        _ if quire_syntax::yaml_nests_deeper_than(text, quire_syntax::YAML_MAX_FLOW_DEPTH) => {
+            return Err(decode_error(
+                "YAML",
+                None,
+                format!(
+                    "brackets nest more than {} levels deep",
+                    quire_syntax::YAML_MAX_FLOW_DEPTH
+                ),
+            ));
+        }
         _ => serde_yaml_ng::from_str(text).map_err(|err| {
             let line = err.location().map(|at| at.line());
             decode_error("YAML", line, err.to_string())

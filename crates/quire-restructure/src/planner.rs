@@ -43,6 +43,10 @@ struct Guard<'a> {
     claimed: &'a BTreeMap<PagePath, String>,
 }
 
+/// Most (pattern, file) pairs the moves' globs and regexes may be tried on: 100 patterns
+/// over a vault of 100,000 files.
+pub const MAX_PATTERN_TESTS: usize = 10_000_000;
+
 impl<'a> Guard<'a> {
     fn new(ws: &'a Workspace) -> Self {
         let mut protect = Vec::new();
@@ -395,6 +399,29 @@ impl<'w, 'a> Planner<'w, 'a> {
     fn select(&mut self, list: &FileList) -> BTreeSet<PagePath> {
         let mut selected = Vec::new();
         let mut owner: BTreeMap<PagePath, usize> = BTreeMap::new();
+        // Each glob or regex is tried on every file: past the budget the manifest is refused
+        // before any is, so that a small manifest cannot buy minutes of matching.
+        let patterns = self
+            .manifest
+            .moves
+            .iter()
+            .filter(|entry| {
+                entry.from_regex.is_some()
+                    || entry
+                        .from
+                        .as_deref()
+                        .is_some_and(|f| f.contains(['*', '?']))
+            })
+            .count();
+        let tests = patterns.saturating_mul(list.all().len());
+        if tests > MAX_PATTERN_TESTS {
+            self.error(format!(
+                "the moves' globs and regexes would be tried on {tests} paths ({patterns} \
+                 patterns × {} files); the limit is {MAX_PATTERN_TESTS}: use fewer patterns",
+                list.all().len()
+            ));
+            return BTreeSet::new();
+        }
         for (i, entry) in self.manifest.moves.iter().enumerate() {
             if let Some(from) = entry.from.as_deref().map(|f| rootless(f.trim())) {
                 if let Some(folder) = from.strip_suffix('/') {
@@ -413,16 +440,29 @@ impl<'w, 'a> Planner<'w, 'a> {
             }
             match select_move(entry, list) {
                 Ok(found) => {
+                    // One error per entry, however many files it shares: a glob repeated
+                    // thousands of times over a large vault must not make millions of errors.
+                    let mut taken: Option<(String, usize)> = None;
+                    let mut more = 0usize;
                     for item in found {
-                        if let Some(first) = owner.get(&item.from) {
-                            self.error(format!(
-                                "`{}` is selected by moves[{first}] and moves[{i}]",
-                                item.from
-                            ));
+                        if let Some(&first) = owner.get(&item.from) {
+                            match taken {
+                                None => taken = Some((item.from.to_string(), first)),
+                                Some(_) => more += 1,
+                            }
                             continue;
                         }
                         owner.insert(item.from.clone(), i);
                         selected.push(item);
+                    }
+                    if let Some((path, first)) = taken {
+                        let more = match more {
+                            0 => String::new(),
+                            n => format!(" (and {n} more files selected before)"),
+                        };
+                        self.error(format!(
+                            "`{path}` is selected by moves[{first}] and moves[{i}]{more}"
+                        ));
                     }
                 }
                 Err(message) => self.error(format!("moves[{i}]: {message}")),

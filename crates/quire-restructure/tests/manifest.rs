@@ -120,3 +120,34 @@ now: "2024-05-01T12:00:00Z"
         manifest
     );
 }
+
+#[test]
+fn manifests_nested_100000_deep_are_refused_at_once() {
+    let depth = 100_000;
+    let cases = [
+        (
+            format!("{}1{}", "{a: ".repeat(depth), "}".repeat(depth)),
+            ManifestFormat::Yaml,
+        ),
+        (
+            format!("moves: {}1{}", "[".repeat(depth), "]".repeat(depth)),
+            ManifestFormat::Yaml,
+        ),
+        (
+            format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth)),
+            ManifestFormat::Json,
+        ),
+    ];
+    for (text, format) in cases {
+        let started = std::time::Instant::now();
+        let err = parse_manifest(text.as_bytes(), format).unwrap_err();
+        // The YAML reader took minutes over this in a debug build: its flow parser is
+        // quadratic in the depth.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}: {err}",
+            started.elapsed()
+        );
+        assert!(!err.to_string().is_empty());
+    }
+}

@@ -111,14 +111,14 @@ pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
 }
 
 /// The YAML reader's own recursion limit.
-const MAX_FLOW_DEPTH: usize = 128;
+pub const MAX_FLOW_DEPTH: usize = 128;
 
 /// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment, in a quoted
 /// scalar, or in a plain scalar outside any flow collection (`title: tr[[[ [[`) are text, as
 /// the YAML reader takes them; but a quote or comment is only followed to the end of its line:
 /// a quote that goes on (or is no quote, inside a block scalar) never hides brackets of later
 /// lines, so the guard can only over-count, never let deep nesting through.
-fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
+pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     let mut depth = 0usize;
     for line in yaml.lines() {
         let b = line.as_bytes();

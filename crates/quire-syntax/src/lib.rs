@@ -19,6 +19,12 @@ mod slug;
 
 pub use canvas::parse_canvas;
 pub use editor::FrontmatterEditor;
+/// The guard in front of every YAML reader: brackets nesting past the reader's recursion
+/// limit are refused before the reader sees them (its flow parser slows down with the square
+/// of the depth: 100,000 levels took minutes).
+pub use frontmatter::{
+    nests_deeper_than as yaml_nests_deeper_than, MAX_FLOW_DEPTH as YAML_MAX_FLOW_DEPTH,
+};
 pub use model::*;
 pub use printer::{
     percent_decode, percent_decode_strict, print_target, replace_spans, try_replace_spans,

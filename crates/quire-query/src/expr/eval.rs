@@ -139,8 +139,8 @@ fn add(a: Value, b: Value) -> Result<Value, String> {
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Number(x), Value::Number(y)) => Value::Number(x + y),
-        (Value::String(x), y) => Value::String(x + &y.to_string()),
-        (x, Value::String(y)) => Value::String(x.to_string() + &y),
+        (Value::String(x), y) => Value::String(joined(x, &y.to_string())?),
+        (x, Value::String(y)) => Value::String(joined(x.to_string(), &y)?),
         (Value::List(mut x), Value::List(y)) => {
             x.extend(y);
             Value::List(x)
@@ -153,6 +153,15 @@ fn add(a: Value, b: Value) -> Result<Value, String> {
         }
         (x, y) => return Err(mismatch(BinaryOp::Add, &x, &y)),
     })
+}
+
+/// `x + y` as text, refused past [`super::MAX_TEXT_BYTES`].
+fn joined(x: String, y: &str) -> Result<String, String> {
+    let made = x.len().saturating_add(y.len());
+    if made > super::MAX_TEXT_BYTES {
+        return Err(func::too_long("`+`", made));
+    }
+    Ok(x + y)
 }
 
 fn subtract(a: Value, b: Value) -> Result<Value, String> {

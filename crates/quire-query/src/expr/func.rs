@@ -157,6 +157,14 @@ pub(crate) fn compile_regex(pattern: &str) -> Result<regex::Regex, String> {
         .map_err(|e| format!("invalid regular expression: {e}"))
 }
 
+/// The error of a function or operator whose text would pass [`super::MAX_TEXT_BYTES`].
+pub(crate) fn too_long(what: &str, bytes: usize) -> String {
+    format!(
+        "{what} would make a text of {bytes} bytes, over the limit of {} bytes",
+        super::MAX_TEXT_BYTES
+    )
+}
+
 /// Applies `func` to evaluated arguments. `regex` is the pattern precompiled at parse time.
 pub(crate) fn call(
     func: Func,
@@ -242,7 +250,16 @@ pub(crate) fn call(
                     if find.is_empty() {
                         Value::String(text)
                     } else {
-                        Value::String(text.replace(&find, &with.to_string()))
+                        let with = with.to_string();
+                        // The length is known before a byte is copied.
+                        let grows = with.len().saturating_sub(find.len());
+                        let made = text.len().saturating_add(
+                            text.matches(find.as_str()).count().saturating_mul(grows),
+                        );
+                        if made > super::MAX_TEXT_BYTES {
+                            return Err(too_long("replace", made));
+                        }
+                        Value::String(text.replace(&find, &with))
                     }
                 }
             }

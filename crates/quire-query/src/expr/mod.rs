@@ -40,6 +40,11 @@ pub fn member(value: &Value, field: &str) -> Value {
     eval::member(value, field)
 }
 pub use func::Func;
+
+/// Longest text an expression may make (`replace`, `+`): a text growing past it is an
+/// evaluation error, so that a query cannot multiply a short text into gigabytes
+/// (`replace(replace(s, "a", s), "a", replace(s, "a", s))` squares its length a level).
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
 pub use layout::go_layout_to_strftime;
 
 /// A parse or evaluation error at a byte offset of the source.

@@ -148,35 +148,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 quire_mcp::MCP_PATH
             );
         }
+        // Slow clients are cut off after `[server] header_read_timeout` ("0": never).
+        let header_read_timeout = config.server.header_read_timeout.as_std();
+        let serving = quire_http::server::ServeSettings {
+            header_read_timeout: (!header_read_timeout.is_zero()).then_some(header_read_timeout),
+        };
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
         let mcp_stop = Arc::new(tokio::sync::Notify::new());
         if let Some(l) = mcp_listener {
             let stopped = mcp_stop.clone();
-            tokio::spawn(async move {
-                let served = axum::serve(l, mcp.into_make_service_with_connect_info::<SocketAddr>())
-                    .with_graceful_shutdown(async move { stopped.notified().await })
-                    .await;
-                if let Err(e) = served {
-                    tracing::error!("the MCP listener stopped: {e}");
-                }
-            });
+            tokio::spawn(quire_http::server::serve(l, mcp, serving, async move {
+                stopped.notified().await
+            }));
         }
-        let server = tokio::spawn(async move {
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-                .with_graceful_shutdown(async move { stopped.notified().await })
-                .await
-        });
+        let server = tokio::spawn(quire_http::server::serve(listener, app, serving, async move {
+            stopped.notified().await
+        }));
         shutdown_signal().await;
         tracing::info!("shutting down: finishing requests, then committing pending writes");
         stop.notify_one();
         mcp_stop.notify_one();
         // Requests in flight get a moment; open event streams do not hold the stop up.
         match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
-            Ok(Ok(result)) => result.context("the server stopped with an error")?,
+            Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::error!("the server task failed: {e}"),
             Err(_) => tracing::warn!(
                 "connections still open after {} s (event streams); closing them",
