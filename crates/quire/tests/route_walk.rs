@@ -297,24 +297,33 @@ fn probe(
     }
 }
 
-/// Sends a probe; its status and body (a transport error is status 0).
+/// Sends a probe; its status and body (a transport error is status 0). A server may answer a
+/// request it refuses (unauthenticated, unknown) before reading its body and close the
+/// connection, and the client, still writing the body, then sees a broken pipe instead of the
+/// answer: such a probe is sent again, a few times, before it counts as a transport error.
 fn send(agent: &ureq::Agent, probe: &Probe, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut request = agent.request(&probe.method, &probe.url);
-    for (name, value) in headers {
-        request = request.set(name, value);
+    let mut last = String::new();
+    for _ in 0..5 {
+        let mut request = agent.request(&probe.method, &probe.url);
+        for (name, value) in headers {
+            request = request.set(name, value);
+        }
+        if let Some(ct) = &probe.content_type {
+            request = request.set("content-type", ct);
+        }
+        let result = match &probe.body {
+            Some(body) => request.send_bytes(body),
+            None => request.call(),
+        };
+        match result {
+            Ok(r) => return (r.status(), r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(code, r)) => {
+                return (code, r.into_string().unwrap_or_default())
+            }
+            Err(e) => last = e.to_string(),
+        }
     }
-    if let Some(ct) = &probe.content_type {
-        request = request.set("content-type", ct);
-    }
-    let result = match &probe.body {
-        Some(body) => request.send_bytes(body),
-        None => request.call(),
-    };
-    match result {
-        Ok(r) => (r.status(), r.into_string().unwrap_or_default()),
-        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap_or_default()),
-        Err(e) => (0, e.to_string()),
-    }
+    (0, last)
 }
 
 /// The documented operations the walk sends: all but the event stream (it never ends) and
