@@ -11,6 +11,7 @@
 //! truth; claims are leases. So a database that cannot be read, or that was written by an
 //! unknown schema version, is deleted and created afresh instead of being repaired.
 
+mod checkpointer;
 mod claims;
 mod contents;
 mod error;
@@ -80,6 +81,8 @@ pub struct Index {
     /// Idle read connections (`None`: an immutable read-only open, which reads through the
     /// one connection).
     readers: Option<Mutex<Vec<Connection>>>,
+    /// Checkpoints during spells of writes (`None` for a read-only open).
+    checkpointer: Option<checkpointer::Checkpointer>,
 }
 
 /// Read connections kept open for searches (more are opened when needed and closed after).
@@ -153,6 +156,7 @@ impl Index {
             path: path.to_path_buf(),
             connection: Mutex::new(connection),
             readers: Some(Mutex::new(Vec::new())),
+            checkpointer: checkpointer::Checkpointer::start(path, BUSY_TIMEOUT),
         })
     }
 
@@ -186,6 +190,7 @@ impl Index {
             path,
             connection: Mutex::new(connection),
             readers: None,
+            checkpointer: None,
         }))
     }
 
@@ -217,6 +222,14 @@ impl Index {
                 })
             })
             .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// A write transaction committed: the checkpoint thread copies the WAL into the database
+    /// soon, beside the writer (see [`checkpointer`]).
+    pub(crate) fn wrote(&self) {
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.nudge();
+        }
     }
 
     /// The claims table: advisory leases on paths.
@@ -310,8 +323,9 @@ fn connect(path: &Path) -> Result<Connection, Unusable> {
     }
     // WAL makes NORMAL durable enough for derived data and much faster than FULL.
     connection.pragma_update(None, "synchronous", "NORMAL")?;
-    // Checkpoints stay off the write path: the service calls `Index::truncate_wal` when idle,
-    // and SQLite checkpoints by itself only past 40 MB of WAL.
+    // Checkpoints stay off the write path: a thread of the index checkpoints during spells of
+    // writes (`checkpointer`), the service calls `Index::truncate_wal` when idle, and SQLite
+    // checkpoints by itself only past 40 MB of WAL (a backstop).
     connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
     // Searches walk FTS5 doclists page by page: a larger page cache and reading the file
     // through a memory map spare a `pread` and a copy per page.

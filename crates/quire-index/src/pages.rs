@@ -596,7 +596,9 @@ impl Index {
         if let Some(stamp) = stamp {
             write_stamp(&tx, stamp).map_err(sql)?;
         }
-        tx.commit().map_err(sql)
+        tx.commit().map_err(sql)?;
+        self.wrote();
+        Ok(())
     }
 
     /// Replaces all page rows with `pages`, in one transaction: the tables are dropped and
@@ -746,6 +748,39 @@ mod tests {
         let mut stmt = c.prepare(sql).unwrap();
         let rows = stmt.query_map([], |row| row.get::<_, String>(0)).unwrap();
         rows.map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn writes_reach_the_database_file_during_a_spell_of_writes_without_an_idle_checkpoint() {
+        let (dir, index) = index();
+        index.rebuild(std::iter::empty(), |_| {}).unwrap();
+        index.checkpoint().unwrap();
+        // A spell of writes longer than the checkpoint thread's spacing.
+        let started = std::time::Instant::now();
+        let mut n = 0;
+        while started.elapsed() < crate::checkpointer::SPACING * 3 {
+            index
+                .update_pages(&[page(&format!("p{n}.md"), "heron marsh")], &[], None)
+                .unwrap();
+            n += 1;
+        }
+        // Soon the database file itself (read without the WAL: `immutable`) holds them all,
+        // copied by the checkpoint thread; nothing here checkpoints or closes the index.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let in_file = Index::open_read_only(dir.path())
+                .ok()
+                .flatten()
+                .and_then(|file| file.page_count().ok());
+            if in_file == Some(n) {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{in_file:?} of {n} pages reached the database file"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     #[test]
