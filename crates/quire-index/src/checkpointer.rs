@@ -73,15 +73,8 @@ impl Checkpointer {
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
-        self.nudges
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        let thread = self
-            .thread
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        self.nudges.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let thread = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(thread) = thread {
             let _ = thread.join();
         }
