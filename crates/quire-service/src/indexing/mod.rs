@@ -541,7 +541,7 @@ impl Worker {
             .collect();
         let went: Vec<PagePath> = removed
             .iter()
-            .filter(|p| self.stamps.contains(*p))
+            .filter(|p| self.stamps.contains(p))
             .cloned()
             .collect();
         if !appeared.is_empty() || !went.is_empty() {

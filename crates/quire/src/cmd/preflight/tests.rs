@@ -79,6 +79,7 @@ const HTTP_FIND: &str = "crates/quire-http/tests/find.rs";
 const HTTP_WORKFLOWS: &str = "crates/quire-http/tests/workflows.rs";
 const HTTP_OIDC: &str = "crates/quire-http/tests/oidc.rs";
 const STORE_BATCHING: &str = "crates/quire-store/tests/batching.rs";
+const EXHAUSTION: &str = "crates/quire/tests/exhaustion.rs";
 const BACKUP_REMOTE: &str = "[backup]\nremote = \"/srv/backup/kb.git\"\n";
 
 /// Every key this build acts on, with its evidence.
@@ -91,6 +92,19 @@ fn acted_keys() -> Vec<Acted> {
         acted("server.port", "[server]\n", "port = 4000").test(
             SETTINGS,
             "the_addresses_to_listen_on_come_from_the_configuration",
+        ),
+        acted(
+            "server.header_read_timeout",
+            "[server]\n",
+            "header_read_timeout = \"2s\"",
+        )
+        .test(
+            EXHAUSTION,
+            "headers_sent_a_byte_a_second_are_cut_off_at_the_header_timeout",
+        ),
+        acted("server.max_event_streams", "[server]\n", "max_event_streams = 10").test(
+            EXHAUSTION,
+            "thousands_of_idle_event_streams_are_capped_with_503_and_reads_go_on",
         ),
         acted(
             "server.cors_origins",
