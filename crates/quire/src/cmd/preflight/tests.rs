@@ -102,7 +102,12 @@ fn acted_keys() -> Vec<Acted> {
             EXHAUSTION,
             "headers_sent_a_byte_a_second_are_cut_off_at_the_header_timeout",
         ),
-        acted("server.max_event_streams", "[server]\n", "max_event_streams = 10").test(
+        acted(
+            "server.max_event_streams",
+            "[server]\n",
+            "max_event_streams = 10",
+        )
+        .test(
             EXHAUSTION,
             "thousands_of_idle_event_streams_are_capped_with_503_and_reads_go_on",
         ),
