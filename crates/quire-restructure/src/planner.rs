@@ -1029,21 +1029,25 @@ impl<'w, 'a> Planner<'w, 'a> {
                     if new == written {
                         continue;
                     }
+                    // Usually the target's bytes; with a fragment whose parentheses the old
+                    // target balanced, the fragment too.
+                    let (span, new) = quire_syntax::target_edit(text, link, new);
+                    let written = &text[span.clone()];
                     let occurrence = {
                         let whole = &text[link.span.clone()];
-                        let offset = link.target_span.start - link.span.start;
+                        let offset = span.start - link.span.start;
                         let mut changed = whole.to_owned();
                         changed.replace_range(offset..offset + written.len(), &new);
                         (whole.to_owned(), changed)
                     };
                     found.changes.push(LinkChange {
-                        line: line_of(text, link.target_span.start),
+                        line: line_of(text, span.start),
                         old: written.to_owned(),
                         new: new.clone(),
                         occurrence: Some(occurrence),
-                        range: Some(text_range(text, link.target_span.clone())),
+                        range: Some(text_range(text, span.clone())),
                     });
-                    found.edits.push((link.target_span.clone(), new));
+                    found.edits.push((span, new));
                 }
                 Err(why) => found.failures.push(format!(
                     "`{source}` line {}: link `{}` to `{intended}` cannot be kept: {why}",

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::frontmatter::{comment_start, locate, top_key, yaml_value};
+use crate::simple_yaml;
 
 /// Edits the top-level keys of a page's frontmatter.
 ///
@@ -67,10 +68,12 @@ impl FrontmatterEditor {
         let yaml = &text[block.yaml.clone()];
         let entries = group(yaml);
         let whole = match yaml_value(yaml) {
-            Ok(Value::Object(map)) if !one_key_a_line(&entries, &map) => Some(Whole {
-                map,
-                changed: false,
-            }),
+            Ok(Value::Object(map)) if !lines_as_yaml_reads_them(yaml, &entries, &map) => {
+                Some(Whole {
+                    map,
+                    changed: false,
+                })
+            }
             _ => None,
         };
         FrontmatterEditor {
@@ -192,6 +195,33 @@ fn group(yaml: &str) -> Vec<Entry> {
     entries
 }
 
+/// Whether the editor's lines are the YAML reader's: the reader also breaks lines at a lone
+/// `\r`, U+0085, U+2028 and U+2029 (where `…` may then end the document), which the editor's
+/// lines do not; and every key's lines must read, on their own, as that key with its value,
+/// or fail only for an alias of an anchor in other lines (checked when the fast path, which
+/// reads only one-key-a-line YAML, declined the block).
+fn lines_as_yaml_reads_them(yaml: &str, entries: &[Entry], map: &Map<String, Value>) -> bool {
+    let odd_break = yaml.contains(['\u{85}', '\u{2028}', '\u{2029}'])
+        || yaml
+            .match_indices('\r')
+            .any(|(at, _)| yaml.as_bytes().get(at + 1) != Some(&b'\n'));
+    if odd_break || !one_key_a_line(entries, map) {
+        return false;
+    }
+    if simple_yaml::read(yaml).is_some() {
+        return true;
+    }
+    entries.iter().all(|entry| match &entry.key {
+        None => true,
+        Some(key) => match yaml_value(&entry.text) {
+            Ok(Value::Object(alone)) => alone.len() == 1 && alone.get(key) == map.get(key),
+            // An alias whose anchor is in another key's lines.
+            Err(diagnostic) => diagnostic.message.contains("unknown anchor"),
+            Ok(_) => false,
+        },
+    })
+}
+
 /// Whether every key of `map` has lines of its own, no lines but comments stand outside the
 /// keys' lines, and the lines that look like keys are the mapping's keys, once each (a quoted
 /// value may go on over lines that look like keys): only then can a key be edited by
@@ -258,14 +288,19 @@ fn replace(old: &str, value: &Value, newline: &'static str) -> String {
     if gap == 0 {
         prefix.push(' ');
     }
-    // An anchor (`base: &base …`) stays: aliases elsewhere in the block name it.
-    if let Some(anchor) = first[after_colon + gap..]
-        .split([' ', '\t'])
-        .next()
-        .filter(|word| word.starts_with('&') && word.len() > 1)
-    {
-        prefix.push_str(anchor);
-        prefix.push(' ');
+    // An anchor (`base: &base …`) stays: aliases elsewhere in the block name it. Its name is
+    // what the YAML reader takes as one: letters, digits, `-` and `_` (`&a:b` is the anchor
+    // `a` before the text `:b`).
+    if let Some(name) = first[after_colon + gap..].strip_prefix('&') {
+        let len = name
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+            .count();
+        if len > 0 {
+            prefix.push('&');
+            prefix.push_str(&name[..len]);
+            prefix.push(' ');
+        }
     }
     let one_line = old.trim_end_matches(['\n', '\r']).lines().count() == 1;
     let comment_at = comment_start(first, after_colon);
@@ -382,11 +417,11 @@ fn flow(value: &Value, context: Context) -> String {
     }
 }
 
-/// A key as written before its `:`. YAML reads an implicit key of at most 1024 characters, so a
+/// A key as written before its `:`. YAML reads an implicit key of at most 1024 bytes, so a
 /// longer one is an explicit key (`? key`, then `: value` on the next line at `pad`).
 fn render_key(key: &str, pad: &str, newline: &str) -> String {
     let written = scalar(key, Context::Block);
-    if written.chars().count() > 1024 {
+    if written.len() > 1024 {
         return format!("? {written}{newline}{pad}");
     }
     written

@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::inline::{find, newline, wiki_link};
 use crate::model::{Diagnostic, Frontmatter, LinkPlace, ParsedPage, Tag};
-use crate::simple_yaml;
+use crate::{simple_yaml, yaml_json};
 
 /// Byte ranges of a frontmatter block.
 #[derive(Debug, Clone)]
@@ -89,24 +89,23 @@ pub(crate) fn parse_yaml(yaml: &str) -> Result<Value, Diagnostic> {
 
 /// The YAML through `serde_yaml_ng`, without the nesting guard of [`parse_yaml`].
 pub(crate) fn full_parse(yaml: &str) -> Result<Value, Diagnostic> {
-    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
-        Ok(serde_yaml_ng::Value::Null) => Ok(Value::Object(Map::new())),
-        Ok(value @ serde_yaml_ng::Value::Mapping(_)) => to_json(value).map_err(|key| Diagnostic {
-            line: 2,
-            message: format!(
-                "frontmatter has a key longer than {MAX_KEY} characters written as text: {}…",
-                key.chars().take(40).collect::<String>()
-            ),
-        }),
-        Ok(_) => Err(Diagnostic {
-            line: 2,
-            message: "frontmatter is not a mapping of keys to values".to_owned(),
-        }),
-        Err(err) => Err(Diagnostic {
-            // The YAML's first line is the page's second.
-            line: err.location().map_or(2, |l| l.line() as u32 + 1),
-            message: format!("frontmatter is not valid YAML: {err}"),
-        }),
+    match serde_yaml_ng::from_str::<yaml_json::Document>(yaml) {
+        Ok(document) => Ok(Value::Object(document.0)),
+        Err(err) => {
+            let text = err.to_string();
+            let message = if let Some(at) = text.find(yaml_json::LONG_KEY) {
+                format!("frontmatter has {}", &text[at..])
+            } else if text.contains(yaml_json::NOT_A_MAPPING) {
+                "frontmatter is not a mapping of keys to values".to_owned()
+            } else {
+                format!("frontmatter is not valid YAML: {err}")
+            };
+            Err(Diagnostic {
+                // The YAML's first line is the page's second.
+                line: err.location().map_or(2, |l| l.line() as u32 + 1),
+                message,
+            })
+        }
     }
 }
 
@@ -115,52 +114,98 @@ pub const MAX_FLOW_DEPTH: usize = 128;
 
 /// Whether `[`/`{` brackets nest deeper than `limit`. Brackets in a comment, in a quoted
 /// scalar, or in a plain scalar outside any flow collection (`title: tr[[[ [[`) are text, as
-/// the YAML reader takes them; but a quote or comment is only followed to the end of its line:
-/// a quote that goes on (or is no quote, inside a block scalar) never hides brackets of later
-/// lines, so the guard can only over-count, never let deep nesting through.
+/// the YAML reader takes them, and so are those on the continuation lines of such a plain
+/// scalar (lines more indented than the key or `-` that owns it) and the lines of a block
+/// scalar (`key: |`). But a quote or comment is only followed to the end of its line: a quote
+/// that goes on never hides brackets of later lines, so the guard can only over-count, never
+/// let deep nesting through.
 pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
     let mut depth = 0usize;
-    for line in yaml.lines() {
+    // While a plain scalar outside any flow collection goes on over lines: the least
+    // indentation a line needs to continue it (one more than its owner's column).
+    let mut continues_from: Option<usize> = None;
+    // The column of a key that ended its line with nothing after its `:`: a plain value on
+    // the next lines is its value.
+    let mut key_above: Option<usize> = None;
+    // Inside a block scalar (`key: |`): its owner's column, and its content's indentation
+    // once its first line set it.
+    let mut block: Option<(usize, Option<usize>)> = None;
+    // The YAML reader's line breaks: also a lone `\r`, U+0085, U+2028 and U+2029.
+    for line in yaml.split(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']) {
         let b = line.as_bytes();
-        // The last byte that was not a space: a quote opens a scalar only where a value starts.
-        let mut before: Option<u8> = None;
+        let indent = b.iter().take_while(|&&c| c == b' ').count();
+        if indent == b.len() {
+            // A blank line: a plain or block scalar goes on over it.
+            continue;
+        }
+        if let Some((owner, content)) = block {
+            match content {
+                // The block scalar's first line sets its indentation.
+                None if indent > owner => {
+                    block = Some((owner, Some(indent)));
+                    continue;
+                }
+                Some(content) if indent >= content => continue,
+                _ => block = None,
+            }
+        }
         // Inside a plain scalar outside any flow collection: it runs to the end of the line
         // (or to a `: ` that makes it a key), brackets and all.
-        let mut plain = false;
+        let mut plain = depth == 0 && continues_from.is_some_and(|least| indent >= least);
+        // The last byte that was not a space: a quote opens a scalar only where a value starts.
+        let mut before: Option<u8> = if plain { Some(b'x') } else { None };
+        // The column of the key or `-` that owns what follows, and where the plain word began.
+        let mut owner: Option<usize> = None;
+        let mut word_began = 0;
+        // The line ended in a comment, or in a quote that goes on past it.
+        let mut comment = false;
+        let mut open_quote = false;
+        // Where a `|` or `>` stood where a value starts.
+        let mut block_indicator: Option<usize> = None;
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
             let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'));
-            if c == b':' && plain && matches!(b.get(i + 1), None | Some(b' ' | b'\t')) {
+            let gap_follows = matches!(b.get(i + 1), None | Some(b' ' | b'\t'));
+            if c == b':' && plain && gap_follows {
                 plain = false;
+                owner = Some(word_began);
             } else if word_start && !plain && depth == 0 && !matches!(c, b' ' | b'\t') {
-                plain = !matches!(
-                    c,
-                    b'[' | b'{'
-                        | b']'
-                        | b'}'
-                        | b','
-                        | b'"'
-                        | b'\''
-                        | b'&'
-                        | b'!'
-                        | b'*'
-                        | b'?'
-                        | b':'
-                        | b'-'
-                        | b'|'
-                        | b'>'
-                );
+                if c == b'-' && gap_follows {
+                    owner = Some(i);
+                }
+                if matches!(c, b'|' | b'>') && matches!(before, Some(b':' | b'-')) {
+                    block_indicator = Some(i);
+                }
+                plain = match c {
+                    // An indicator when a space follows; else the start of a word (`-0`).
+                    b'?' | b':' | b'-' => !gap_follows,
+                    b'#' | b'[' | b'{' | b']' | b'}' | b',' | b'"' | b'\'' | b'&' | b'!' | b'*'
+                    | b'|' | b'>' => false,
+                    _ => true,
+                };
+                word_began = i;
             }
             match c {
-                b'#' if word_start => break,
+                b'#' if word_start => {
+                    comment = true;
+                    break;
+                }
+                // A quote opens a scalar where a value starts; inside a plain word it is text.
                 b'"' | b'\''
-                    if matches!(before, None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')) =>
+                    if !plain
+                        && matches!(
+                            before,
+                            None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')
+                        ) =>
                 {
                     match quoted_end(b, i) {
                         Some(end) => i = end,
                         // Open to the end of the line: the rest of this line is text.
-                        None => break,
+                        None => {
+                            open_quote = true;
+                            break;
+                        }
                     }
                     before = Some(c);
                     continue;
@@ -181,59 +226,35 @@ pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
             }
             i += 1;
         }
+        let was_continued = continues_from.is_some_and(|least| indent >= least);
+        continues_from = match (plain && depth == 0 && !comment && !open_quote, owner) {
+            (false, _) => None,
+            (true, Some(column)) => Some(column + 1),
+            // A line that went on with a plain scalar keeps its owner; so does a plain value
+            // under a key that ended the line above. A plain scalar with no key or `-` on its
+            // line or above it (a bare document) is not followed.
+            (true, None) if was_continued => continues_from,
+            (true, None) => key_above.filter(|&column| indent > column).map(|c| c + 1),
+        };
+        // `key:` alone on its line (a comment may follow).
+        let bare_key = !plain
+            && !open_quote
+            && depth == 0
+            && before == Some(b':')
+            && (comment || line.trim_end().ends_with(':'));
+        key_above = owner.filter(|_| bare_key);
+        // `key: |` or `- >-` (a comment may follow; an explicit indentation is not followed).
+        let header = block_indicator.map(|at| {
+            let rest = &line[at + 1..];
+            let word = rest.split([' ', '\t']).next().unwrap_or_default();
+            let after = rest[word.len()..].trim_start_matches([' ', '\t']);
+            matches!(word, "" | "+" | "-") && (after.is_empty() || after.starts_with('#'))
+        });
+        if depth == 0 && header == Some(true) {
+            block = owner.map(|column| (column, None));
+        }
     }
     false
-}
-
-/// The longest key a non-string YAML key (`? [a, b]`, `? {k: v}`) may become as JSON text.
-/// Each level of keys nested in keys escapes the quotes of the one inside, doubling its
-/// backslashes: without a bound, 28 levels of `? ` took seconds and gigabytes.
-const MAX_KEY: usize = 1024;
-
-/// The YAML value as JSON; `Err` with the start of a key that would be longer than
-/// [`MAX_KEY`] as text.
-fn to_json(value: serde_yaml_ng::Value) -> Result<Value, String> {
-    use serde_yaml_ng::Value as Yaml;
-    Ok(match value {
-        Yaml::Null => Value::Null,
-        Yaml::Bool(b) => Value::Bool(b),
-        Yaml::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                // NaN and infinities have no JSON form.
-                n.as_f64()
-                    .and_then(serde_json::Number::from_f64)
-                    .map_or(Value::Null, Value::Number)
-            }
-        }
-        Yaml::String(s) => Value::String(s),
-        Yaml::Sequence(items) => {
-            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
-        }
-        Yaml::Mapping(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| Ok((key_string(to_json(k)?)?, to_json(v)?)))
-                .collect::<Result<_, String>>()?,
-        ),
-        Yaml::Tagged(tagged) => to_json(tagged.value)?,
-    })
-}
-
-/// JSON object keys are strings; YAML keys may be anything (written as their JSON text).
-fn key_string(key: Value) -> Result<String, String> {
-    match key {
-        Value::String(s) => Ok(s),
-        other => {
-            let text = other.to_string();
-            if text.len() > MAX_KEY {
-                return Err(text);
-            }
-            Ok(text)
-        }
-    }
 }
 
 /// A top-level `key:` at the start of a line: the key and the offset after the colon.

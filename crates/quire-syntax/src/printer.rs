@@ -23,6 +23,85 @@ pub fn print_target(kind: LinkKind, angle: bool, path: &str) -> String {
     }
 }
 
+/// The edit that makes `link` name the target `printed` (from [`print_target`]): the span to
+/// replace and its new bytes. Usually the target's span and `printed`. But in a markdown
+/// destination outside `<…>`, parentheses must balance, and a `)` in the fragment
+/// (`a(b.md#c)`) may have been balanced by a `(` of the old target, which the new one does
+/// not have (a printed target's parentheses are percent-encoded): the edit then also covers
+/// the fragment, with its parentheses that nothing inside it balances escaped (`\)`), which
+/// readers take as the same character.
+pub fn target_edit(text: &str, link: &crate::Link, printed: String) -> (Range<usize>, String) {
+    let span = link.target_span.clone();
+    if !matches!(link.kind, LinkKind::Markdown | LinkKind::MarkdownReference) || link.angle {
+        return (span, printed);
+    }
+    let tail = destination_tail(text, span.clone());
+    let rest = &text[tail.clone()];
+    if !rest.contains(['(', ')']) {
+        return (span, printed);
+    }
+    let mut out = printed;
+    out.push_str(&balanced(rest));
+    (span.start..tail.end, out)
+}
+
+/// The bytes of a markdown destination after its target (`#fragment`), found as a reader
+/// finds the destination's end: at whitespace, or at a `)` that no `(` since the
+/// destination's start balances.
+fn destination_tail(text: &str, target: Range<usize>) -> Range<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = target.start;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => {
+                i += 2;
+                continue;
+            }
+            c if c.is_ascii_whitespace() || c.is_ascii_control() => break,
+            b'(' => depth += 1,
+            b')' if depth == 0 => break,
+            b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    target.end..i.max(target.end)
+}
+
+/// `text` with each parenthesis that no other one inside it balances escaped.
+fn balanced(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut unmatched = Vec::new();
+    let mut open = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => i += 1,
+            b'(' => open.push(i),
+            b')' => {
+                let balanced_by = open.pop();
+                if balanced_by.is_none() {
+                    unmatched.push(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    unmatched.extend(open);
+    unmatched.sort_unstable();
+    let mut out = String::with_capacity(text.len() + unmatched.len());
+    let mut from = 0;
+    for at in unmatched {
+        out.push_str(&text[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
 fn percent_encode(path: &str, angle: bool) -> String {
     let scheme_colon = scheme_colon(path);
     let mut out = String::with_capacity(path.len());

@@ -302,3 +302,92 @@ fn a_key_longer_than_yaml_allows_inline_is_written_as_an_explicit_key() {
         json!({"title": "T", long.clone(): "v", "nested": { long: [1, 2] }})
     );
 }
+
+/// Found by the `frontmatter_edit` fuzz target: an integer beyond 64 bits (`k: [1234567890…901,
+/// null]`) made the YAML reader fail, and with it the page's whole frontmatter. It reads as the
+/// number its digits make (the nearest double here), and the other keys stay.
+#[test]
+fn integers_beyond_64_bits_read_back_as_numbers_and_keep_the_other_keys() {
+    let text = "---\ntitle: T\nisbn: 123456789012345678901\n---\nBody\n";
+    let page = parse(text);
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    let value = page.frontmatter.unwrap().value;
+    assert_eq!(value["title"], json!("T"));
+    assert_eq!(value["isbn"].as_f64(), Some(123456789012345678901.0));
+
+    let mut editor = FrontmatterEditor::new(text);
+    let big: Value = serde_json::from_str("[-123456789012345678901, null]").unwrap();
+    editor.set("k", &big);
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    let value = page.frontmatter.unwrap().value;
+    assert_eq!(value["k"], big, "{out}");
+    assert_eq!(value["title"], json!("T"));
+}
+
+/// JSON's `-0` is written as `-0`, which YAML reads as the integer 0: the same number.
+#[test]
+fn negative_zero_reads_back_as_zero() {
+    let mut editor = FrontmatterEditor::new("Body\n");
+    editor.set("n", &serde_json::from_str::<Value>("-0").unwrap());
+    let out = editor.finish();
+    let value = parse(&out).frontmatter.unwrap().value;
+    assert_eq!(value["n"].as_f64(), Some(0.0), "{out}");
+}
+
+/// Found by the `frontmatter_edit` fuzz target: `base: &a:b` is the anchor `a` before the
+/// text `:b` to the YAML reader (an anchor's name is letters, digits, `-` and `_`); the
+/// editor kept `&a:b` whole as the anchor, so the new value read as `:b plain`.
+#[test]
+fn an_anchor_is_kept_as_far_as_the_yaml_reader_reads_its_name() {
+    let text = "---\nbase: &bwner:t'\nother: 1\n---\nBody\n";
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("base", &json!("plain"));
+    let out = editor.finish();
+    assert_eq!(out, "---\nbase: &bwner plain\nother: 1\n---\nBody\n");
+    assert_eq!(
+        parse(&out).frontmatter.unwrap().value,
+        json!({"base": "plain", "other": 1})
+    );
+}
+
+/// Found by the `frontmatter_edit` fuzz target: the YAML reader's 1024 for an implicit key are
+/// bytes, not characters: a key of 400 three-byte characters was written inline and the
+/// frontmatter no longer parsed.
+#[test]
+fn a_key_of_many_multibyte_characters_is_written_as_an_explicit_key_past_1024_bytes() {
+    let long = "\u{fffd}".repeat(400);
+    let mut editor = FrontmatterEditor::new("Body\n");
+    editor.set(&long, &json!("done"));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    assert_eq!(page.frontmatter.unwrap().value, json!({ long: "done" }));
+}
+
+/// Found by the `frontmatter_edit` fuzz target: the YAML reader also breaks lines at a lone
+/// `\r`, U+0085, U+2028 and U+2029, which the editor's lines did not, so a key hidden after
+/// one (`number: 00\u{85}date: …`), or a document end `...` after a lone `\r`, was edited as
+/// part of another line. Such frontmatter is written again whole when an edit changes it.
+#[test]
+fn keys_after_line_breaks_only_the_yaml_reader_sees_are_kept() {
+    for text in [
+        "---\ntitle: T\nnumber: 00\u{85}date: 2024-01-02\n---\n",
+        "---\ntitle: T\nnumber: 00\u{2028}date: 2024-01-02\n---\n",
+        "---\r\ntitle: T\r\nother: 'q'\r...\r\n\r\n---\r\nBody\r\n",
+        "---\n\"title\": \"T\"\nstatus: 'dra12\ndate: 2024-01ft'\nnumber: 001\u{85}date: 2024-01-02\n---\n",
+    ] {
+        let before = parse(text).frontmatter.unwrap().value;
+        let mut editor = FrontmatterEditor::new(text);
+        editor.set("new-key", &json!("a #b"));
+        editor.unset("status");
+        let out = editor.finish();
+        let page = parse(&out);
+        assert!(page.diagnostics.is_empty(), "{out:?}: {:?}", page.diagnostics);
+        let mut want = before.as_object().unwrap().clone();
+        want.insert("new-key".into(), json!("a #b"));
+        want.remove("status");
+        assert_eq!(page.frontmatter.unwrap().value, Value::Object(want), "{out:?}");
+    }
+}

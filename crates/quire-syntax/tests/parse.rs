@@ -848,6 +848,23 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         format!("---\nt: tr{deep}\nnote: \"a\\nb\"\n---\n"),
         format!("---\nt: a{deep} b{deep}\nnote: \"a\\nb\"\n---\n"),
         format!("---\nt: tr{deep}- {deep}\nnote: \"a\\nb\"\n---\n"),
+        // Found by `frontmatter_edit`'s long run: a plain value goes on over a line more
+        // indented than its key, brackets and all.
+        format!("---\nt: tr{deep}-\r\n {deep}\n---\n"),
+        format!("---\nt: tr\n\n   {deep}\n  {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nk:\n  - j: tr\n     {deep}\n---\n"),
+        // A plain value on the lines under its key.
+        format!("---\naliases:\n  r{deep}-^\n {deep}\n---\n"),
+        format!("---\naliases: # c\n  r{deep}\n {deep}\n---\n"),
+        // The lines of a block scalar.
+        format!("---\nsummary: |\n {deep}\n  {deep}\n\n {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nk:\n  - >- # c\n    {deep}\nnote: \"a\\nb\"\n---\n"),
+        // A quote inside a plain word is text, also before a continuation line.
+        format!("---\nt: tr[[\"{deep}-\n {deep}\n---\n"),
+        // A plain value may start with `-`, `?` or `:` when no space follows.
+        format!("---\nt: -0tr{deep}- {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: --{deep}!!str {deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nt: ?x{deep}\nu: :y{deep}\nnote: \"a\\nb\"\n---\n"),
     ] {
         let page = parse(&text);
         assert!(
@@ -864,10 +881,25 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         format!("---\na: &x {}\n---\n", "[".repeat(10_000)),
         format!("---\n- {}\n---\n", "[".repeat(10_000)),
         format!("---\nplain key: {}\n---\n", "[".repeat(10_000)),
+        // Lines that do not go on with a plain value: not indented past its owner, after a
+        // comment, after a key with no value.
+        format!("---\nt: tr\n{}\n---\n", "[".repeat(10_000)),
+        format!("---\nk:\n  - j: tr\n    {}\n---\n", "[".repeat(10_000)),
+        format!("---\nt: tr # c\n  {}\n---\n", "[".repeat(10_000)),
+        format!("---\nt:\n  {}\n---\n", "[".repeat(10_000)),
+        format!("---\nt:\n  r\n{}\n---\n", "[".repeat(10_000)),
+        format!("---\nt: |\n    r\n  {}\n---\n", "[".repeat(10_000)),
+        format!("---\nt: |2\n  {}\n---\n", "[".repeat(10_000)),
+        format!("---\nt: \"x\n  r\n {}\n---\n", "[".repeat(10_000)),
     ] {
         let page = parse(&text);
         assert_eq!(page.frontmatter.unwrap().value, serde_json::Value::Null);
         assert_eq!(page.diagnostics.len(), 1, "{:?}", page.diagnostics);
+        assert!(
+            page.diagnostics[0].message.contains("nests more than"),
+            "{text:?}: {:?}",
+            page.diagnostics
+        );
     }
 }
 
@@ -917,4 +949,39 @@ fn keys_nested_in_keys_are_refused_at_once() {
         parse(text).frontmatter.unwrap().value,
         serde_json::json!({"[\"a\",\"b\"]": "c", "{\"k\":\"v\"}": "d"})
     );
+}
+
+/// Found by the `syntax_parse` fuzz target: a `)` in a link's fragment that the old target's
+/// `(` balanced (`[t](a(b.md#c))`). The printer encodes the new target's parentheses, so the
+/// `)` alone ended the destination, and the rewritten link lost its fragment or was no link.
+/// The edit escapes the fragment's unbalanced parentheses, and the link reads the same.
+#[test]
+fn a_rewritten_target_keeps_the_fragment_its_parentheses_balanced() {
+    for (text, new_target) in [
+        ("[t](a(b.md#c)) after", "x.md"),
+        ("[t](a(b.md#c)d) after", "n (1).md"),
+        (
+            "[ref]: no\\](../notes/big.md#first).\n",
+            "no](../notes/big.md",
+        ),
+        ("[t](a(b.md#(c))) after", "x.md"),
+        ("[t](a(b(c.md#d))) after", "y.md"),
+    ] {
+        let page = parse(text);
+        let link = page
+            .links
+            .first()
+            .unwrap_or_else(|| panic!("{text:?} has no link"));
+        let edit = quire_syntax::target_edit(
+            text,
+            link,
+            quire_syntax::print_target(link.kind, link.angle, new_target),
+        );
+        let printed = quire_syntax::replace_spans(text, &[edit]);
+        let again = parse(&printed);
+        assert_eq!(again.links.len(), 1, "{text:?} → {printed:?}");
+        assert_eq!(again.links[0].target, new_target, "{printed:?}");
+        assert_eq!(again.links[0].fragment, link.fragment, "{printed:?}");
+        assert!(printed.ends_with(&text[link.span.end..]), "{printed:?}");
+    }
 }
