@@ -115,7 +115,8 @@ mod tests {
 
     #[test]
     fn renders_builtin_placeholders_and_expressions() {
-        let ctx = EvalContext::default();
+        let ctx =
+            EvalContext::at(chrono::DateTime::parse_from_rfc3339("2024-03-07T09:00:00Z").unwrap());
         assert_eq!(
             render_template(
                 "notes/{{year}}/{{month}}/{{day}}/{{slug}}.md",
@@ -138,7 +139,8 @@ mod tests {
 
     #[test]
     fn template_errors_have_positions() {
-        let ctx = EvalContext::default();
+        let ctx =
+            EvalContext::at(chrono::DateTime::parse_from_rfc3339("2024-03-07T09:00:00Z").unwrap());
         assert_eq!(
             Template::parse("a/{{year").unwrap_err(),
             Error::new(2, "unterminated placeholder: expected '}}'")

@@ -535,7 +535,7 @@ fn count_and_distinct() {
 
 #[test]
 fn evaluation_errors_and_limits_are_distinct_variants() {
-    let ctx = EvalContext::default();
+    let ctx = EvalContext::at(DateTime::parse_from_rfc3339("2024-06-01T00:00:00Z").unwrap());
     let catalog = fixture();
     match run(
         "LIST WHERE title * 2",

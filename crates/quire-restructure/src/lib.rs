@@ -104,7 +104,8 @@ pub struct Workspace<'a> {
 pub struct PlanOptions {
     /// Adds a unified diff of every written page.
     pub diffs: bool,
-    /// The clock expressions see when the manifest pins no `now`; `None` reads the system
-    /// clock. The plan reports the one it used.
+    /// The clock expressions see when the manifest pins no `now` (the planner never reads the
+    /// system clock): a manifest whose expressions read the clock with neither is an error of
+    /// the plan. The plan reports the time it used.
     pub now: Option<DateTime<FixedOffset>>,
 }

@@ -249,9 +249,20 @@ impl<'w, 'a> Planner<'w, 'a> {
             .now
             .as_deref()
             .and_then(|now| chrono::DateTime::parse_from_rfc3339(now).ok());
-        let now = pinned
-            .or(opts.now)
-            .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
+        // The planner never reads the system clock: the manifest or the caller gives the time.
+        let now = match pinned.or(opts.now) {
+            Some(now) => now,
+            None if uses_clock(m) => {
+                self.error(
+                    "the manifest's expressions read the clock, but no time was given: pin \
+                     `now` in the manifest or pass one to the planner"
+                        .to_owned(),
+                );
+                return;
+            }
+            // Nothing reads it.
+            None => chrono::DateTime::UNIX_EPOCH.fixed_offset(),
+        };
         if uses_clock(m) && self.plan.now.is_none() {
             self.plan.now = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
         }
@@ -840,8 +851,17 @@ impl<'w, 'a> Planner<'w, 'a> {
         self.etags.insert(source.clone(), file.etag.clone());
         let new_text = if edits.is_empty() {
             edited.as_ref().map(|_| file.text.clone())
-        } else {
+        } else if source.is_canvas() {
+            // A canvas's targets are JSON strings: nothing around them can change.
             Some(replace_spans(&file.text, &edits))
+        } else {
+            match quire_syntax::relink_checked(&file.text, &edits) {
+                Ok(text) => Some(text),
+                Err(why) => {
+                    self.reject(source, format!("`{source}`: {why}"));
+                    Some(replace_spans(&file.text, &edits))
+                }
+            }
         };
         // Diffs show the page as it was before any step.
         let file = match &edited {
@@ -926,7 +946,13 @@ impl<'w, 'a> Planner<'w, 'a> {
             let new_text = if found.edits.is_empty() {
                 text
             } else {
-                replace_spans(&text, &found.edits)
+                match quire_syntax::relink_checked(&text, &found.edits) {
+                    Ok(new_text) => new_text,
+                    Err(why) => {
+                        self.error(format!("`{path}` (split from `{page}`): {why}"));
+                        replace_spans(&text, &found.edits)
+                    }
+                }
             };
             self.plan.stats.rewritten += found.changes.len();
             if !found.changes.is_empty() {

@@ -39,3 +39,34 @@ fn a_fragment_whose_parenthesis_the_old_target_balanced_is_kept_when_the_page_mo
         "{text}"
     );
 }
+
+/// A rename whose printed target would turn the text around a link into another link (taking
+/// out the `<` that kept an angle destination from closing) is refused for that page, with
+/// the reason, and nothing is written.
+#[test]
+fn a_rename_that_would_turn_text_around_a_link_into_a_link_is_refused() {
+    let mut root = MemoryRoot::default();
+    root.insert("x<.png", "png");
+    root.insert("y.png", "png");
+    root.insert(
+        "p.md",
+        "[t](<\") ![i](x<.png) [t](aa b.md>) and [[other]]\n",
+    );
+    root.insert("other.md", "# Other\n");
+    let manifest = r#"{"moves": [{"from": "x<.png", "to": "img/x.png"}]}"#;
+    let manifest = parse_manifest(manifest.as_bytes(), ManifestFormat::Json).unwrap();
+    let vault = root.vault();
+    let Planned { plan, .. } = plan(&root.workspace(&vault), &manifest, &PlanOptions::default());
+    assert!(
+        plan.errors
+            .iter()
+            .any(|e| e.contains("`p.md`") && e.contains("would")),
+        "{:?}",
+        plan.errors
+    );
+    assert!(
+        plan.rejected.iter().any(|r| r.path == "p.md"),
+        "{:?}",
+        plan.rejected
+    );
+}

@@ -134,73 +134,24 @@ pub fn recover(
 }
 
 mod base64_bytes {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
     use serde::{Deserialize, Deserializer, Serializer};
-
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     pub fn serialize<S: Serializer>(value: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match value {
             None => s.serialize_none(),
-            Some(bytes) => s.serialize_some(&encode(bytes)),
+            Some(bytes) => s.serialize_some(&STANDARD.encode(bytes)),
         }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
         match Option::<String>::deserialize(d)? {
             None => Ok(None),
-            Some(text) => decode(&text)
+            Some(text) => STANDARD
+                .decode(text)
                 .map(Some)
-                .ok_or_else(|| serde::de::Error::custom("invalid base64")),
-        }
-    }
-
-    pub fn encode(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let n = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
-    pub fn decode(text: &str) -> Option<Vec<u8>> {
-        let text = text.trim_end_matches('=');
-        let mut out = Vec::with_capacity(text.len() * 3 / 4);
-        let (mut acc, mut bits) = (0u32, 0);
-        for c in text.bytes() {
-            let v = ALPHABET.iter().position(|&a| a == c)? as u32;
-            acc = acc << 6 | v;
-            bits += 6;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((acc >> bits) as u8);
-                acc &= (1 << bits) - 1;
-            }
-        }
-        Some(out)
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn base64_round_trips_every_length() {
-            for len in 0..40usize {
-                let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
-                let text = super::encode(&bytes);
-                assert_eq!(text.len() % 4, 0);
-                assert_eq!(super::decode(&text).unwrap(), bytes, "{len}");
-            }
-            assert_eq!(super::encode(b"Man"), "TWFu");
-            assert_eq!(super::encode(b"Ma"), "TWE=");
+                .map_err(|err| serde::de::Error::custom(format_args!("invalid base64: {err}"))),
         }
     }
 }

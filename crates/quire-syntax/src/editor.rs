@@ -446,6 +446,10 @@ fn needs_quotes(s: &str, context: Context) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
         return true;
     }
+    // `...` and `---` at the start of a line end or start a document.
+    if s.starts_with("...") {
+        return true;
+    }
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
         return true;
     }

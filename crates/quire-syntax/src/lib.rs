@@ -28,8 +28,8 @@ pub use frontmatter::{
 };
 pub use model::*;
 pub use printer::{
-    percent_decode, percent_decode_strict, print_target, replace_spans, target_edit,
-    try_replace_spans, PercentError, SpanError,
+    percent_decode, percent_decode_strict, print_target, relink_checked, replace_spans,
+    target_edit, try_replace_spans, PercentError, SpanError,
 };
 pub use section::{block, heading_section, section_at, Part};
 pub use slug::slug;

@@ -102,6 +102,65 @@ fn balanced(text: &str) -> String {
     out
 }
 
+/// Characters whose coming or going can change the markup around them.
+const MARKUP: [char; 17] = [
+    '<', '>', '(', ')', '[', ']', '{', '}', '`', '\\', '!', '"', '\'', '*', '_', '|', '$',
+];
+
+/// `text` with its links' targets replaced by `edits` (from [`target_edit`]), checked: the
+/// new text must hold the same links, of the same kinds, starting where they started, the
+/// links not edited naming what they named. Replacing a target can change the text around it: encoding
+/// a `<` or a `(` may make text that was no link one (`[t](<a ![i](x<.png) b>)`). `Err` says
+/// which link would change; the caller refuses that rewrite rather than write such a page.
+pub fn relink_checked(text: &str, edits: &[(Range<usize>, String)]) -> Result<String, String> {
+    let new = replace_spans(text, edits);
+    // Only markup characters, taken out or put in, can change what is around a link.
+    let markup = |s: &str| s.contains(MARKUP);
+    if !edits
+        .iter()
+        .any(|(span, put)| markup(&text[span.clone()]) || markup(put))
+    {
+        return Ok(new);
+    }
+    let before = crate::parse(text).links;
+    let after = crate::parse(&new).links;
+    if before.len() != after.len() {
+        return Err(format!(
+            "rewriting its links would make {} links of its {} (text around a link would \
+             read as one, or a link as text)",
+            after.len(),
+            before.len()
+        ));
+    }
+    let edited = |link: &crate::Link| {
+        edits
+            .iter()
+            .any(|(span, _)| span.start == link.target_span.start)
+    };
+    // Where a byte of the old text is in the new one (for bytes outside the edits).
+    let moved = |at: usize| {
+        let shift: isize = edits
+            .iter()
+            .filter(|(span, _)| span.end <= at)
+            .map(|(span, put)| put.len() as isize - span.len() as isize)
+            .sum();
+        at as isize + shift
+    };
+    for (old, new) in before.iter().zip(&after) {
+        if old.kind != new.kind
+            || old.embed != new.embed
+            || moved(old.span.start) != new.span.start as isize
+            || (!edited(old) && old.target != new.target)
+        {
+            return Err(format!(
+                "rewriting its links would change the link on line {} (`{}`) into `{}`",
+                old.line, old.target, new.target
+            ));
+        }
+    }
+    Ok(new)
+}
+
 fn percent_encode(path: &str, angle: bool) -> String {
     let scheme_colon = scheme_colon(path);
     let mut out = String::with_capacity(path.len());

@@ -391,3 +391,24 @@ fn keys_after_line_breaks_only_the_yaml_reader_sees_are_kept() {
         assert_eq!(page.frontmatter.unwrap().value, Value::Object(want), "{out:?}");
     }
 }
+
+/// Found by `frontmatter_edit`'s long run: a key `... status` written plain at the start of a
+/// line reads as the end of the document. Text starting with `...` is quoted.
+#[test]
+fn text_starting_with_three_dots_is_quoted() {
+    let text = "---\n{title: Flow style, ...\nstatus draft}\n---\n";
+    let before = parse(text).frontmatter.unwrap().value;
+    assert_eq!(
+        before,
+        json!({"title": "Flow style", "... status draft": null})
+    );
+    let mut editor = FrontmatterEditor::new(text);
+    editor.set("a:b", &Value::Null);
+    editor.set("note", &json!("... more"));
+    let out = editor.finish();
+    assert_eq!(
+        parse(&out).frontmatter.unwrap().value,
+        json!({"title": "Flow style", "... status draft": null, "a:b": null, "note": "... more"}),
+        "{out}"
+    );
+}

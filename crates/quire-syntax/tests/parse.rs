@@ -985,3 +985,33 @@ fn a_rewritten_target_keeps_the_fragment_its_parentheses_balanced() {
         assert!(printed.ends_with(&text[link.span.end..]), "{printed:?}");
     }
 }
+
+/// Found by `syntax_parse`'s long run: printing `x<.png` as `x%3C.png` took away the `<` that
+/// kept `<\") ![i](x<.png) [t](aa b.md>` from being one angle destination, so the rewrite made
+/// a new link of the text around. The checked rewrite refuses it; a plain one passes.
+#[test]
+fn a_rewrite_that_would_turn_the_text_around_a_link_into_links_is_refused() {
+    let text = "[t](<\") ![i](x<.png) [t](aa b.md>) [t](a.md \"title\")";
+    let page = parse(text);
+    assert_eq!(page.links.len(), 2, "{:?}", page.links);
+    let edits: Vec<_> = page
+        .links
+        .iter()
+        .map(|l| {
+            let printed = quire_syntax::print_target(l.kind, l.angle, &l.target);
+            quire_syntax::target_edit(text, l, printed)
+        })
+        .collect();
+    let refused = quire_syntax::relink_checked(text, &edits).unwrap_err();
+    assert!(refused.contains("would"), "{refused}");
+
+    let text = "[t](a.md) and [[b]] and [u](<c d.md>)";
+    let page = parse(text);
+    let edits: Vec<_> = page
+        .links
+        .iter()
+        .map(|l| quire_syntax::target_edit(text, l, format!("new-{}", l.target.replace(' ', "-"))))
+        .collect();
+    let out = quire_syntax::relink_checked(text, &edits).unwrap();
+    assert_eq!(out, "[t](new-a.md) and [[new-b]] and [u](<new-c-d.md>)");
+}

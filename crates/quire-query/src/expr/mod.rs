@@ -28,7 +28,7 @@ pub(crate) mod print;
 
 use std::fmt;
 
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, FixedOffset};
 
 use crate::value::Value;
 
@@ -188,22 +188,23 @@ impl Scope for std::collections::BTreeMap<String, Value> {
 }
 
 /// What an evaluation may depend on besides its variables.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct EvalContext {
     /// The clock `now()`, the `now` variable (when the scope has none) and `date("today")`
-    /// read. `None` reads the system clock; manifests and DQL pin it.
-    pub now: Option<DateTime<FixedOffset>>,
+    /// read. Given by the caller: evaluation never reads the system clock, so the same
+    /// expression over the same pages gives the same answer.
+    pub now: DateTime<FixedOffset>,
 }
 
 impl EvalContext {
-    /// A context whose clock is pinned to `now`.
+    /// A context whose clock reads `now`.
     pub fn at(now: DateTime<FixedOffset>) -> EvalContext {
-        EvalContext { now: Some(now) }
+        EvalContext { now }
     }
 
-    /// The pinned clock, else the system clock.
+    /// The clock.
     pub fn now(&self) -> DateTime<FixedOffset> {
-        self.now.unwrap_or_else(|| Utc::now().fixed_offset())
+        self.now
     }
 }
 

@@ -112,7 +112,15 @@ pub(super) fn planned(
         actor: actor.map(str::to_owned),
         names,
     };
-    let planned = quire_restructure::plan(&workspace, manifest, &PlanOptions { diffs, now: None });
+    let planned = quire_restructure::plan(
+        &workspace,
+        manifest,
+        &PlanOptions {
+            diffs,
+            // The service is where the clock is read; the planner is given it.
+            now: Some(chrono::Utc::now().fixed_offset()),
+        },
+    );
     drop(vault);
     // The link model may have moved on while planning: such a plan is not kept.
     if reusable && core.links.generation() == key.generation {
