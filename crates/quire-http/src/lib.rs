@@ -62,7 +62,7 @@ pub struct AppState {
     /// `[space] visibility` of every space, as it is now.
     pub visibility: Arc<visibility::Visibilities>,
     /// `[webhooks] enabled`: the registrations and queues of every space.
-    pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
+    pub webhooks: Option<Arc<dyn quire_service::WebhookRegistry>>,
     /// The protocol servers `/readyz` reports.
     pub protocols: Arc<std::collections::BTreeMap<String, quire_api::ProtocolStatus>>,
     /// `[server] max_event_streams`.

@@ -213,7 +213,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         &|s, _| s.file_count().to_string(),
     );
     if let Some(webhooks) = &state.webhooks {
-        webhook_families(&mut out, webhooks);
+        webhook_families(&mut out, webhooks.as_ref());
     }
     let name = "quire_commit_duration_seconds";
     let _ = writeln!(
@@ -252,13 +252,13 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// The webhook counters and gauges of every space.
-fn webhook_families(out: &mut String, webhooks: &quire_webhooks::Webhooks) {
-    let readings: Vec<(String, quire_webhooks::WebhookMetrics)> = webhooks
-        .spaces()
+fn webhook_families(out: &mut String, webhooks: &dyn quire_service::WebhookRegistry) {
+    let readings: Vec<(String, quire_service::WebhookMetrics)> = webhooks
+        .all_spaces()
         .iter()
-        .map(|s| (escape(s.name()), s.metrics()))
+        .map(|s| (escape(s.space_name()), s.metrics()))
         .collect();
-    type Reading = fn(&quire_webhooks::WebhookMetrics) -> u64;
+    type Reading = fn(&quire_service::WebhookMetrics) -> u64;
     let families: [(&str, &str, &str, Reading); 5] = [
         (
             "quire_webhook_deliveries_total",

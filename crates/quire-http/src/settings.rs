@@ -43,7 +43,7 @@ pub struct HttpSettings {
     pub visibility: quire_config::Visibility,
     /// The webhooks of the service when `[webhooks] enabled` (opened and started by the
     /// caller, who stops them); `None` answers 503 on the webhook routes.
-    pub webhooks: Option<Arc<quire_webhooks::Webhooks>>,
+    pub webhooks: Option<Arc<dyn quire_service::WebhookRegistry>>,
     /// The live visibility of every space, filled by [`crate::try_router`].
     pub visibilities: Arc<Visibilities>,
     /// The protocol servers `/readyz` reports, by name.

@@ -10,8 +10,7 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
 use quire_api::{Webhook, WebhookDelivery, WebhookRequest};
-use quire_service::{Error, ErrorCode};
-use quire_webhooks::SpaceHooks;
+use quire_service::{Error, ErrorCode, SpaceWebhooks};
 
 use crate::context::SpaceCtx;
 use crate::error::{blocking, ApiError, ApiResult, ErrorBody};
@@ -20,11 +19,11 @@ use crate::AppState;
 /// Largest body of `POST /webhooks` (a URL and a glob).
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
 
-fn hooks_of(state: &AppState, space: &str) -> ApiResult<Arc<SpaceHooks>> {
+fn hooks_of(state: &AppState, space: &str) -> ApiResult<Arc<dyn SpaceWebhooks>> {
     state
         .webhooks
         .as_ref()
-        .and_then(|w| w.space(space))
+        .and_then(|w| w.space_webhooks(space))
         .ok_or_else(|| ApiError(Error::unavailable("webhooks not enabled")))
 }
 

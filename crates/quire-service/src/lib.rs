@@ -46,6 +46,7 @@ mod versions;
 mod views;
 mod visibility;
 mod watching;
+mod webhooks;
 mod workflows;
 
 pub use assets::{media_type_of, ASSETS_DIR};
@@ -91,4 +92,5 @@ pub use theme::{default_theme, Themes, THEME_PATH};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;
+pub use webhooks::{SpaceWebhooks, WebhookMetrics, WebhookRegistry};
 pub use workflows::{Workflows, WORKFLOWS_DIR};

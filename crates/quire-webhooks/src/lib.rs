@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use quire_api::{Event, Webhook, WebhookDelivery, WebhookPayload, WebhookRequest};
-use quire_service::{Error, EventSink, Service};
+use quire_service::{Error, EventSink, Service, SpaceWebhooks, WebhookMetrics, WebhookRegistry};
 
 pub use dispatch::{retry_delay, MAX_RETRY_DELAY};
 pub use glob::PathGlob;
@@ -184,21 +184,6 @@ fn start_dispatchers(hooks: &Arc<SpaceHooks>) {
             tracing::error!("cannot start a webhook dispatcher: {e}");
         }
     }
-}
-
-/// What `/metrics` shows of a space's webhooks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WebhookMetrics {
-    /// Deliveries a receiver accepted (since the start).
-    pub delivered: u64,
-    /// Attempts that failed (since the start).
-    pub failed_attempts: u64,
-    /// Deliveries given up after their last retry (since the start).
-    pub gave_up: u64,
-    /// Deliveries waiting in the queue now.
-    pub queued: u64,
-    /// Deliveries kept as failed now.
-    pub failed: u64,
 }
 
 #[derive(Default)]
@@ -367,6 +352,53 @@ impl SpaceHooks {
             }
         }
         out
+    }
+}
+
+impl WebhookRegistry for Webhooks {
+    fn space_webhooks(&self, name: &str) -> Option<Arc<dyn SpaceWebhooks>> {
+        Webhooks::space(self, name).map(|hooks| hooks as Arc<dyn SpaceWebhooks>)
+    }
+
+    fn all_spaces(&self) -> Vec<Arc<dyn SpaceWebhooks>> {
+        Webhooks::spaces(self)
+            .into_iter()
+            .map(|hooks| hooks as Arc<dyn SpaceWebhooks>)
+            .collect()
+    }
+
+    fn attach(&self, space: &quire_service::Space) -> Result<(), Error> {
+        Webhooks::attach(self, space)
+    }
+
+    fn detach(&self, name: &str, grace: Duration) {
+        Webhooks::detach(self, name, grace)
+    }
+}
+
+impl SpaceWebhooks for SpaceHooks {
+    fn space_name(&self) -> &str {
+        SpaceHooks::name(self)
+    }
+
+    fn create(&self, request: WebhookRequest) -> Result<Webhook, Error> {
+        SpaceHooks::create(self, request)
+    }
+
+    fn list(&self) -> Result<Vec<Webhook>, Error> {
+        SpaceHooks::list(self)
+    }
+
+    fn delete(&self, id: &str) -> Result<(), Error> {
+        SpaceHooks::delete(self, id)
+    }
+
+    fn deliveries(&self, id: &str) -> Result<Vec<WebhookDelivery>, Error> {
+        SpaceHooks::deliveries(self, id)
+    }
+
+    fn metrics(&self) -> WebhookMetrics {
+        SpaceHooks::metrics(self)
     }
 }
 

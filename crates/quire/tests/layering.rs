@@ -1,8 +1,9 @@
 //! The layers of ARCHITECTURE.md, checked on the dependency graph `cargo metadata` reports:
 //! pure crates reach no I/O crate (directly or through anything they depend on), adapters
 //! reach the knowledge root only through `quire-service` (never the store or the index
-//! directly), and only `quire-script` (and the binary through it) links the Starlark
-//! interpreter.
+//! directly) and never through another adapter (only the binary wires them together), and
+//! only `quire-script` (and the binary through it) links the Starlark interpreter. The pure
+//! crates' source reads no clock and opens no file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -196,4 +197,80 @@ fn only_quire_script_links_starlark() {
         faults.join("\n")
     );
     assert!(graph.reach("quire-script").contains_key("starlark"));
+}
+
+/// Each adapter stands on `quire-service` (and the operation table) alone: one that needs
+/// another's state sees it through a trait of the service (`WebhookRegistry`), so adding a
+/// protocol never pulls in another. Only the binary wires adapters together.
+#[test]
+fn adapters_do_not_depend_on_each_other() {
+    let graph = graph();
+    let mut faults = Vec::new();
+    for adapter in ADAPTERS.iter().filter(|a| **a != "quire") {
+        for (dep, path) in graph.reach(adapter) {
+            if ADAPTERS.contains(&dep.as_str()) {
+                faults.push(path.join(" -> "));
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "adapters that depend on other adapters:\n{}",
+        faults.join("\n")
+    );
+}
+
+/// What a pure crate computes depends on its inputs alone: its source never reads the system
+/// clock (the caller passes the time: `EvalContext`, `PlanOptions::now`) nor touches the
+/// filesystem or the environment. The one clock allowed is the DQL budget's `Instant`, which
+/// can stop a query but never changes the answer of one that finishes.
+#[test]
+fn pure_crates_read_no_clock_and_no_file() {
+    const FORBIDDEN: &[&str] = &[
+        "Utc::now",
+        "Local::now",
+        "SystemTime::now",
+        "Instant::now",
+        "std::fs",
+        "File::open",
+        "File::create",
+        "std::env::var",
+    ];
+    const ALLOWED: &[(&str, &str)] = &[("quire-query/src/dql/exec.rs", "Instant::now")];
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut faults = Vec::new();
+    for pure in PURE {
+        let mut dirs = vec![crates.join(pure).join("src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a source folder") {
+                let path = entry.expect("a folder entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                let shown = path
+                    .strip_prefix(&crates)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                for (n, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or_default();
+                    for word in FORBIDDEN.iter().filter(|w| code.contains(**w)) {
+                        if !ALLOWED.contains(&(shown.as_str(), *word)) {
+                            faults.push(format!("{shown}:{}: {word}", n + 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "pure crates that read the clock or the filesystem:\n{}",
+        faults.join("\n")
+    );
 }
