@@ -5,7 +5,7 @@ use quire_vault::PagePath;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::files::{Files, WriteOptions};
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
+use crate::pipeline::{Change, Expect, FileOp};
 
 /// The folder uploaded assets go to.
 pub const ASSETS_DIR: &str = "assets";
@@ -78,17 +78,15 @@ impl Files<'_> {
                     // space's write lock that the path is still free, so two uploads racing
                     // for one name cannot both have it. The loser looks at the name again (it
                     // may now hold the same bytes) and moves on.
-                    match self.0.apply(Change {
-                        ops: vec![FileOp {
+                    match self.0.apply(Change::one(
+                        FileOp {
                             path: path.clone(),
                             content: Some(bytes.clone()),
                             expect: Expect::Absent,
-                        }],
-                        actor: opts.actor(),
-                        message: opts.message_or(String::new),
-                        announce: Announce::PerFile,
-                        commit: CommitMode::AsConfigured,
-                    }) {
+                        },
+                        opts,
+                        String::new,
+                    )) {
                         Ok(_) => return Ok(path),
                         Err(e) if e.code == ErrorCode::Conflict => continue,
                         Err(e) => return Err(e),

@@ -94,17 +94,15 @@ impl Canvases<'_> {
         let path = canvas_path(path)?;
         // 404 for a canvas that is not there, before anything is written.
         self.0.root.read(&path)?;
-        self.0.apply(Change {
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path: path.clone(),
                 content: None,
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            message: opts.message_or(|| format!("Delete {path}")),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Delete {path}"),
+        ))?;
         Ok(CanvasDeleted {
             path: path.to_string(),
             deleted: true,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
+use crate::pipeline::{Change, Expect, FileOp};
 use crate::restructure::COMMENTS_DIR;
 
 /// Longest comment text accepted.
@@ -237,17 +237,15 @@ impl Comments<'_> {
             if content.is_none() && etag.is_none() {
                 return Ok(());
             }
-            let change = Change {
-                ops: vec![FileOp {
+            let change = Change::one(
+                FileOp {
                     path: file,
                     content,
                     expect: etag.map_or(Expect::Absent, Expect::Etag),
-                }],
-                actor: opts.actor(),
-                message: opts.message_or(|| message.to_string()),
-                announce: Announce::PerFile,
-                commit: CommitMode::AsConfigured,
-            };
+                },
+                opts,
+                || message.to_string(),
+            );
             match self.0.apply(change) {
                 Err(e) if e.code == ErrorCode::Conflict && attempt < ATTEMPTS => continue,
                 other => return other.map(|_| ()),

@@ -145,17 +145,15 @@ impl Files<'_> {
     pub fn write(&self, path: &str, content: Vec<u8>, opts: &WriteOptions) -> Result<WriteResult> {
         let path = PagePath::new(path)?;
         let content = with_derived_from(&path, content, opts.derived_from.as_deref());
-        let applied = self.0.apply(Change {
-            message: opts.message_or(String::new),
-            ops: vec![FileOp {
+        let applied = self.0.apply(Change::one(
+            FileOp {
                 path,
                 content: Some(content),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            String::new,
+        ))?;
         let file = &applied.files[0];
         Ok(WriteResult {
             path: file.path.to_string(),
@@ -181,17 +179,18 @@ impl Files<'_> {
                 "{path} is not a settings file of the server"
             )));
         }
-        let applied = self.0.apply_server_file(Change {
-            message: opts.message_or(String::new),
-            ops: vec![FileOp {
-                path,
-                content: Some(content),
-                expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::Now,
-        })?;
+        let applied = self.0.apply_server_file(
+            Change::one(
+                FileOp {
+                    path,
+                    content: Some(content),
+                    expect: opts.expect.clone(),
+                },
+                opts,
+                String::new,
+            )
+            .committed_now(),
+        )?;
         let file = &applied.files[0];
         Ok(WriteResult {
             path: file.path.to_string(),
@@ -204,17 +203,15 @@ impl Files<'_> {
     /// Deletes one file.
     pub fn delete(&self, path: &str, opts: &WriteOptions) -> Result<DeleteResult> {
         let path = PagePath::new(path)?;
-        let applied = self.0.apply(Change {
-            message: opts.message_or(|| format!("Delete {path}")),
-            ops: vec![FileOp {
-                path,
+        let applied = self.0.apply(Change::one(
+            FileOp {
+                path: path.clone(),
                 content: None,
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Delete {path}"),
+        ))?;
         Ok(DeleteResult {
             path: applied.files[0].path.to_string(),
             deleted: true,
@@ -289,20 +286,18 @@ impl Files<'_> {
             content.extend_from_slice(separator.as_bytes());
         }
         content.extend_from_slice(text);
-        let applied = self.0.apply(Change {
-            message: opts.message_or(|| format!("Append to {page}")),
-            ops: vec![FileOp {
-                path: page,
+        let applied = self.0.apply(Change::one(
+            FileOp {
+                path: page.clone(),
                 content: Some(content),
                 expect: match current {
                     Some(tag) => Expect::Etag(tag),
                     None => Expect::Absent,
                 },
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Append to {page}"),
+        ))?;
         Ok(AppendResult {
             path: applied.files[0].path.to_string(),
             etag: applied.files[0].etag.clone().unwrap_or_default(),

@@ -77,6 +77,33 @@ pub struct Change {
     pub commit: CommitMode,
 }
 
+impl Change {
+    /// One file's change by the caller of `opts`: announced as a write or delete of that
+    /// file, committed as the space's versioning says, with the caller's message or
+    /// `default_message`.
+    pub(crate) fn one(
+        op: FileOp,
+        opts: &crate::WriteOptions,
+        default_message: impl FnOnce() -> String,
+    ) -> Change {
+        Change {
+            ops: vec![op],
+            actor: opts.actor(),
+            message: opts.message_or(default_message),
+            announce: Announce::PerFile,
+            commit: CommitMode::AsConfigured,
+        }
+    }
+
+    /// The same change with a commit of its own, made before `apply` returns.
+    pub(crate) fn committed_now(self) -> Change {
+        Change {
+            commit: CommitMode::Now,
+            ..self
+        }
+    }
+}
+
 /// How the pass records its change in the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Record<'a> {

@@ -89,17 +89,15 @@ impl Publishing<'_> {
         editor.set("published", &Value::Bool(false));
         editor.unset("published_at");
         let after = editor.finish();
-        let applied = self.0.apply(Change {
-            ops: vec![FileOp {
+        let applied = self.0.apply(Change::one(
+            FileOp {
                 path: page.clone(),
                 content: Some(after.into_bytes()),
                 expect: Expect::Etag(tag),
-            }],
-            actor: opts.actor(),
-            message: opts.message_or(|| format!("Unpublish {page}")),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Unpublish {page}"),
+        ))?;
         Ok(Publication {
             path: page.to_string(),
             published: false,

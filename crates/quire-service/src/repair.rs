@@ -15,7 +15,7 @@ use quire_vault::{PagePath, Vault};
 use crate::core::SpaceCore;
 use crate::error::Result;
 use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
+use crate::pipeline::{Change, Expect, FileOp};
 use crate::raw_moves::Via;
 
 /// Link health and repair of one space.
@@ -145,17 +145,18 @@ impl Repair<'_> {
                 continue;
             }
             let new_text = replace_spans(&text, &edits);
-            self.0.apply(Change {
-                message: opts.message_or(|| format!("Fix broken links in {page}")),
-                ops: vec![FileOp {
-                    path: page.clone(),
-                    content: Some(new_text.into_bytes()),
-                    expect: Expect::Etag(etag),
-                }],
-                actor: opts.actor(),
-                announce: Announce::PerFile,
-                commit: CommitMode::Now,
-            })?;
+            self.0.apply(
+                Change::one(
+                    FileOp {
+                        path: page.clone(),
+                        content: Some(new_text.into_bytes()),
+                        expect: Expect::Etag(etag),
+                    },
+                    opts,
+                    || format!("Fix broken links in {page}"),
+                )
+                .committed_now(),
+            )?;
             fixes.extend(page_fixes);
         }
         let count = fixes.len();

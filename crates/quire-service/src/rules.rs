@@ -8,7 +8,7 @@ use quire_vault::PagePath;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, FileOp};
+use crate::pipeline::{Change, FileOp};
 
 /// Where the rules live.
 pub const RULES_PATH: &str = ".quire/rules.md";
@@ -82,17 +82,15 @@ impl Rules<'_> {
             return Err(Error::bad_request("the rules must be UTF-8 markdown"));
         }
         let path = PagePath::new(RULES_PATH).expect("constant path is valid");
-        let applied = self.0.apply(Change {
-            ops: vec![FileOp {
+        let applied = self.0.apply(Change::one(
+            FileOp {
                 path,
                 content: Some(body.to_vec()),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            message: opts.message_or(|| "Update the rules".to_string()),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || "Update the rules".to_string(),
+        ))?;
         let file = &applied.files[0];
         Ok(RulesWritten {
             path: file.path.to_string(),

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Payload, Result};
 use crate::files::{FileContent, WriteOptions};
-use crate::pipeline::{Announce, Change, CommitMode, FileOp};
+use crate::pipeline::{Change, FileOp};
 
 /// Where schemas live inside the root.
 pub const SCHEMAS_DIR: &str = ".quire/schemas";
@@ -91,17 +91,15 @@ impl Schemas<'_> {
             .map_err(|e| Error::bad_request(format!("the schema is not JSON: {e}")))?;
         compile(&schema)
             .map_err(|e| Error::bad_request(format!("not a valid JSON Schema: {e}")))?;
-        let applied = self.0.apply(Change {
-            message: opts.message_or(|| format!("Save schema {name}")),
-            ops: vec![FileOp {
+        let applied = self.0.apply(Change::one(
+            FileOp {
                 path: path.clone(),
                 content: Some(body),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Save schema {name}"),
+        ))?;
         let file = &applied.files[0];
         Ok(WriteResult {
             path: path.to_string(),

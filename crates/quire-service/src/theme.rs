@@ -10,7 +10,7 @@ use quire_vault::PagePath;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, FileOp};
+use crate::pipeline::{Change, FileOp};
 
 /// Where the theme lives.
 pub const THEME_PATH: &str = ".quire/theme.json";
@@ -67,17 +67,15 @@ impl Themes<'_> {
         validate(&theme)?;
         let mut text = serde_json::to_string_pretty(&theme).map_err(Error::internal)?;
         text.push('\n');
-        self.0.apply(Change {
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path: PagePath::new(THEME_PATH).expect("constant path is valid"),
                 content: Some(text.into_bytes()),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            message: opts.message_or(|| "Update the theme".to_string()),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || "Update the theme".to_string(),
+        ))?;
         Ok(theme)
     }
 }

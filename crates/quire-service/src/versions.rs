@@ -1,7 +1,7 @@
 //! History of a space's files: versions of a path, content at a version, diffs, blame and the
 //! change feed.
 
-use quire_api::{BlameLine, Change, ChangeAction, ChangesPage, Timeline, VersionEntry};
+use quire_api::{BlameLine, ChangeAction, ChangesPage, Timeline, VersionEntry};
 use quire_vault::PagePath;
 
 use crate::core::SpaceCore;
@@ -17,16 +17,7 @@ pub struct Versions<'a>(pub(crate) &'a SpaceCore);
 impl Versions<'_> {
     /// The versions of a path, newest first.
     pub fn of(&self, path: &str) -> Result<Vec<VersionEntry>> {
-        let versions = self.0.history.versions(&PagePath::new(path)?)?;
-        Ok(versions
-            .into_iter()
-            .map(|v| VersionEntry {
-                hash: v.hash,
-                author: v.author,
-                message: v.message,
-                timestamp: v.timestamp,
-            })
-            .collect())
+        Ok(self.0.history.versions(&PagePath::new(path)?)?)
     }
 
     /// A path's content at a version (a commit hash, full or abbreviated).
@@ -44,17 +35,7 @@ impl Versions<'_> {
 
     /// Who last changed each line of a path.
     pub fn blame(&self, path: &str) -> Result<Vec<BlameLine>> {
-        let lines = self.0.history.blame(&PagePath::new(path)?)?;
-        Ok(lines
-            .into_iter()
-            .map(|l| BlameLine {
-                line: l.line,
-                content: l.content,
-                hash: l.hash,
-                author: l.author,
-                timestamp: l.timestamp,
-            })
-            .collect())
+        Ok(self.0.history.blame(&PagePath::new(path)?)?)
     }
 
     /// The change feed after `since` (the newest changes without it), at most `limit`
@@ -64,24 +45,7 @@ impl Versions<'_> {
             check_version_id(since)?;
         }
         let limit = limit.unwrap_or(100).clamp(1, CHANGES_LIMIT_MAX);
-        let page = self.0.history.changes(since, limit)?;
-        Ok(ChangesPage {
-            changes: page
-                .changes
-                .into_iter()
-                .map(|c| Change {
-                    seq: c.seq,
-                    path: c.path,
-                    action: match c.action {
-                        quire_store::ChangeAction::Write => ChangeAction::Write,
-                        quire_store::ChangeAction::Delete => ChangeAction::Delete,
-                    },
-                    actor: c.actor,
-                    timestamp: c.timestamp,
-                })
-                .collect(),
-            last_seq: page.last_seq,
-        })
+        Ok(self.0.history.changes(since, limit)?)
     }
 
     /// The newest changes, newest first, only writes or only deletes when `action` says so:

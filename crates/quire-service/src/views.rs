@@ -112,17 +112,15 @@ impl Views<'_> {
         view.name = name.to_string();
         let mut bytes = serde_json::to_vec_pretty(&view).map_err(Error::internal)?;
         bytes.push(b'\n');
-        self.0.apply(Change {
-            message: opts.message_or(|| format!("Save view {name}")),
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path,
                 content: Some(bytes),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Save view {name}"),
+        ))?;
         Ok(view)
     }
 
@@ -135,17 +133,15 @@ impl Views<'_> {
             }
             other => other?,
         };
-        self.0.apply(Change {
-            message: opts.message_or(|| format!("Delete view {name}")),
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path,
                 content: None,
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Delete view {name}"),
+        ))?;
         Ok(ViewDeleted {
             status: "deleted".into(),
             name: name.to_string(),

@@ -104,17 +104,15 @@ impl Workflows<'_> {
         check_definition(&workflow)?;
         let mut bytes = serde_json::to_vec_pretty(&workflow).map_err(Error::internal)?;
         bytes.push(b'\n');
-        self.0.apply(Change {
-            message: opts.message_or(|| format!("Save workflow {name}")),
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path,
                 content: Some(bytes),
                 expect: opts.expect.clone(),
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Save workflow {name}"),
+        ))?;
         Ok(workflow)
     }
 
@@ -288,18 +286,15 @@ impl Workflows<'_> {
         order.insert(request.state.clone(), paths.clone());
         let mut bytes = serde_json::to_vec_pretty(&order).map_err(Error::internal)?;
         bytes.push(b'\n');
-        self.0.apply(Change {
-            message: opts
-                .message_or(|| format!("Reorder {} column {}", workflow.name, request.state)),
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path: file,
                 content: Some(bytes),
                 expect,
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || format!("Reorder {} column {}", workflow.name, request.state),
+        ))?;
         Ok(WorkflowReordered {
             workflow: workflow.name,
             state: request.state.clone(),
@@ -404,17 +399,15 @@ impl Workflows<'_> {
             Expect::Anything => Expect::Etag(read),
             given => given.clone(),
         };
-        self.0.apply(Change {
-            message: opts.message_or(|| message),
-            ops: vec![FileOp {
+        self.0.apply(Change::one(
+            FileOp {
                 path: path.clone(),
                 content: Some(bytes),
                 expect,
-            }],
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+            },
+            opts,
+            || message,
+        ))?;
         Ok(tag)
     }
 

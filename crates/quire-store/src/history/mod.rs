@@ -24,6 +24,8 @@ pub(crate) use repo::signature;
 pub use repo::{CommitMetrics, COMMIT_BUCKETS};
 
 pub use batch::Backlog;
+/// The history's answers are the wire types themselves: no twin to copy field by field.
+pub use quire_api::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
 
 /// How changes are versioned (`[versioning] strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -104,23 +106,6 @@ impl Default for HistoryOptions {
             max_commit_lag: Duration::from_millis(2_000),
             max_pending: 2_000,
             max_versions: 100,
-        }
-    }
-}
-
-/// What happened to one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeAction {
-    Write,
-    Delete,
-}
-
-impl ChangeAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeAction::Write => "write",
-            ChangeAction::Delete => "delete",
         }
     }
 }
@@ -211,39 +196,6 @@ pub enum Recorded {
     Unversioned,
 }
 
-/// One version of a path (the spec's "Version entry").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VersionEntry {
-    /// Commit id (git) or snapshot content id (cow).
-    pub hash: String,
-    pub author: String,
-    pub message: String,
-    /// RFC 3339.
-    pub timestamp: String,
-}
-
-/// Who last changed one line (the spec's "Blame line").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BlameLine {
-    /// 1-based.
-    pub line: usize,
-    pub content: String,
-    pub hash: String,
-    pub author: String,
-    pub timestamp: String,
-}
-
-/// One entry of the change feed (the spec's "Change").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Change {
-    /// Git: the commit id. Cow: an increasing integer.
-    pub seq: String,
-    pub path: String,
-    pub action: ChangeAction,
-    pub actor: String,
-    pub timestamp: String,
-}
-
 /// The files one commit changed, as revert needs them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommitFiles {
@@ -261,13 +213,6 @@ pub struct CommitFile {
     pub path: String,
     pub before: Option<Vec<u8>>,
     pub after: Option<String>,
-}
-
-/// A page of the change feed; pass `last_seq` as `since` to continue.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChangesPage {
-    pub changes: Vec<Change>,
-    pub last_seq: Option<String>,
 }
 
 /// The history of one root. `Send + Sync`: every strategy serialises its own writes.

@@ -4,7 +4,6 @@
 //! schemas; through a server the request is built from the operation's REST binding.
 
 use std::io::Read as _;
-use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
@@ -12,7 +11,7 @@ use quire_ops::{Carrier, Entry, Scope};
 use quire_service::Error;
 use serde_json::{Map, Value};
 
-use super::venue::{self, Purpose, Venue};
+use super::venue::{self, Actor, Place, Purpose, Venue};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Without an operation, lists them all. Examples:\n  \
@@ -34,16 +33,10 @@ pub struct Args {
     /// Print the text meant for reading instead of the JSON answer.
     #[arg(long)]
     text: bool,
-    /// The knowledge root. When a server holds it, the call goes through that server.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
-    /// Who writes (the commit author).
-    #[arg(long, env = "USER", default_value = "cli")]
-    actor: String,
+    #[command(flatten)]
+    place: Place,
+    #[command(flatten)]
+    actor: Actor,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -65,11 +58,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Scope::Read => Purpose::Read,
         _ => Purpose::Write("api"),
     };
-    let venue = venue::choose(args.root.as_deref(), args.server.as_deref(), purpose)?;
-    let actor = match args.actor.trim() {
-        "" => "cli",
-        actor => actor,
-    };
+    let venue = args.place.choose(purpose)?;
+    let actor = args.actor.name();
     match venue {
         Venue::Root(root) => {
             let service = venue::open_root(&root, purpose)?;

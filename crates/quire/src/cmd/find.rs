@@ -6,24 +6,18 @@
 //! takes the root's writer lock and rebuilds `.quire/state/index.db`.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args as ClapArgs;
 use quire_api::{QueryResult, Reindexed, SearchResults};
 use quire_service::SearchQuery;
 
-use super::venue::{self, Purpose, Venue};
+use super::venue::{self, Place, Purpose, Venue};
 
 #[derive(ClapArgs)]
 pub struct Target {
-    /// The knowledge root. When a server holds it, the command goes through that server.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Print the answer as JSON (the API's wire type).
     #[arg(long)]
     json: bool,
@@ -70,40 +64,39 @@ pub struct ReindexArgs {
 
 pub fn search(args: SearchArgs) -> anyhow::Result<()> {
     let t = &args.target;
-    let results: SearchResults =
-        match venue::choose(t.root.as_deref(), t.server.as_deref(), Purpose::Read)? {
-            Venue::Root(root) => {
-                let service = venue::open_root(&root, Purpose::Read)?;
-                let query = SearchQuery {
-                    q: args.query.clone(),
-                    limit: Some(args.limit),
-                    offset: Some(args.offset),
-                    path: args.path.clone(),
-                    tag: args.tag.clone(),
-                };
-                let find = service.default_space().find();
-                if args.verified {
-                    find.search_verified(&query)?
-                } else {
-                    find.search(&query)?
-                }
+    let results: SearchResults = match t.place.choose(Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            let query = SearchQuery {
+                q: args.query.clone(),
+                limit: Some(args.limit),
+                offset: Some(args.offset),
+                path: args.path.clone(),
+                tag: args.tag.clone(),
+            };
+            let find = service.default_space().find();
+            if args.verified {
+                find.search_verified(&query)?
+            } else {
+                find.search(&query)?
             }
-            Venue::Server(remote) => {
-                let mut params = vec![
-                    ("q", args.query.clone()),
-                    ("limit", args.limit.to_string()),
-                    ("offset", args.offset.to_string()),
-                ];
-                params.extend(args.path.clone().map(|p| ("path", p)));
-                params.extend(args.tag.clone().map(|t| ("tag", t)));
-                let route = if args.verified {
-                    "/search/verified"
-                } else {
-                    "/search"
-                };
-                remote.get_json(route, &params)?
-            }
-        };
+        }
+        Venue::Server(remote) => {
+            let mut params = vec![
+                ("q", args.query.clone()),
+                ("limit", args.limit.to_string()),
+                ("offset", args.offset.to_string()),
+            ];
+            params.extend(args.path.clone().map(|p| ("path", p)));
+            params.extend(args.tag.clone().map(|t| ("tag", t)));
+            let route = if args.verified {
+                "/search/verified"
+            } else {
+                "/search"
+            };
+            remote.get_json(route, &params)?
+        }
+    };
     if t.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
         return Ok(());
@@ -123,15 +116,14 @@ pub fn search(args: SearchArgs) -> anyhow::Result<()> {
 
 pub fn query(args: QueryArgs) -> anyhow::Result<()> {
     let t = &args.target;
-    let result: QueryResult =
-        match venue::choose(t.root.as_deref(), t.server.as_deref(), Purpose::Read)? {
-            Venue::Root(root) => {
-                let service = venue::open_root(&root, Purpose::Read)?;
-                let answer = service.default_space().find().query(&args.query)?;
-                answer
-            }
-            Venue::Server(remote) => remote.get_json("/query", &[("q", args.query.clone())])?,
-        };
+    let result: QueryResult = match t.place.choose(Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            let answer = service.default_space().find().query(&args.query)?;
+            answer
+        }
+        Venue::Server(remote) => remote.get_json("/query", &[("q", args.query.clone())])?,
+    };
     if t.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
@@ -143,7 +135,7 @@ pub fn query(args: QueryArgs) -> anyhow::Result<()> {
 pub fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
     let t = &args.target;
     let purpose = Purpose::Write("reindex");
-    let done: Reindexed = match venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)? {
+    let done: Reindexed = match t.place.choose(purpose)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, purpose)?;
             let space = service.default_space().clone();

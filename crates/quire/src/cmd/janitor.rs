@@ -4,25 +4,18 @@
 //! otherwise (the spec's default for the command; the server's scheduled scan uses
 //! `[janitor] stale_days`).
 
-use std::path::PathBuf;
-
 use clap::Args as ClapArgs;
 use quire_api::JanitorReport;
 
-use super::venue::{self, Purpose, Venue};
+use super::venue::{self, Place, Purpose, Venue};
 
 /// The command's stale threshold when none is given.
 pub const DEFAULT_STALE_DAYS: u32 = 90;
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// The knowledge root. When a server holds it, the command goes through that server.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Call a page stale when it was not modified for this many days (0: only pages whose
     /// `review-by` date has passed).
     #[arg(long, default_value_t = DEFAULT_STALE_DAYS, value_parser = clap::value_parser!(u32).range(0..=36500))]
@@ -33,22 +26,21 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let report: JanitorReport =
-        match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
-            Venue::Root(root) => {
-                // The report reads the page catalog the index keeps, which only the process
-                // holding the root keeps: with no server, this command holds the root for
-                // the length of the scan (as `quire reindex` does).
-                let service = venue::open_root(&root, Purpose::Write("janitor"))?;
-                let space = service.default_space();
-                // Every page indexed before the report reads them.
-                space.find().flush();
-                space.insight().janitor_with(args.stale_days)?
-            }
-            Venue::Server(remote) => {
-                remote.get_json("/janitor", &[("stale_days", args.stale_days.to_string())])?
-            }
-        };
+    let report: JanitorReport = match args.place.choose(Purpose::Read)? {
+        Venue::Root(root) => {
+            // The report reads the page catalog the index keeps, which only the process
+            // holding the root keeps: with no server, this command holds the root for
+            // the length of the scan (as `quire reindex` does).
+            let service = venue::open_root(&root, Purpose::Write("janitor"))?;
+            let space = service.default_space();
+            // Every page indexed before the report reads them.
+            space.find().flush();
+            space.insight().janitor_with(args.stale_days)?
+        }
+        Venue::Server(remote) => {
+            remote.get_json("/janitor", &[("stale_days", args.stale_days.to_string())])?
+        }
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

@@ -2,12 +2,10 @@
 //! holding the root or on the root itself (see `venue`). `quire refactor fix-broken` repairs
 //! what `broken` lists.
 
-use std::path::PathBuf;
-
 use clap::{Args as ClapArgs, Subcommand};
 use quire_api::{BrokenLinks, Orphans};
 
-use super::venue::{self, Purpose, Venue};
+use super::venue::{self, Place, Purpose, Venue};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -26,13 +24,8 @@ enum Command {
 
 #[derive(ClapArgs)]
 struct Target {
-    /// The knowledge root. When a server holds it, the command goes through that server.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Print the answer as JSON (the API's wire type).
     #[arg(long)]
     json: bool,
@@ -46,14 +39,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn broken(t: &Target) -> anyhow::Result<()> {
-    let answer: BrokenLinks =
-        match venue::choose(t.root.as_deref(), t.server.as_deref(), Purpose::Read)? {
-            Venue::Root(root) => {
-                let service = venue::open_root(&root, Purpose::Read)?;
-                service.default_space().repair().broken()
-            }
-            Venue::Server(remote) => remote.get_json("/links/broken", &[])?,
-        };
+    let answer: BrokenLinks = match t.place.choose(Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            service.default_space().repair().broken()
+        }
+        Venue::Server(remote) => remote.get_json("/links/broken", &[])?,
+    };
     if t.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {
@@ -78,14 +70,13 @@ fn broken(t: &Target) -> anyhow::Result<()> {
 }
 
 fn orphans(t: &Target) -> anyhow::Result<()> {
-    let answer: Orphans =
-        match venue::choose(t.root.as_deref(), t.server.as_deref(), Purpose::Read)? {
-            Venue::Root(root) => {
-                let service = venue::open_root(&root, Purpose::Read)?;
-                service.default_space().repair().orphans()
-            }
-            Venue::Server(remote) => remote.get_json("/links/orphans", &[])?,
-        };
+    let answer: Orphans = match t.place.choose(Purpose::Read)? {
+        Venue::Root(root) => {
+            let service = venue::open_root(&root, Purpose::Read)?;
+            service.default_space().repair().orphans()
+        }
+        Venue::Server(remote) => remote.get_json("/links/orphans", &[])?,
+    };
     if t.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {

@@ -2,7 +2,6 @@
 //! server that holds the root or on the root itself (see `venue`).
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
@@ -13,7 +12,7 @@ use quire_api::{
 use quire_service::{Error, ErrorCode, ManifestFormat};
 
 use super::remote::Remote;
-use super::venue::{self, Purpose, Venue};
+use super::venue::{self, Actor, Place, Purpose, Venue};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -53,17 +52,10 @@ struct FixBrokenArgs {
 
 #[derive(ClapArgs)]
 struct Target {
-    /// The knowledge root. When a server holds it, the command goes through that server;
-    /// otherwise it opens the root itself (holding the root's writer lock).
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
-    /// Who applies (the commit author).
-    #[arg(long, env = "USER", default_value = "cli")]
-    actor: String,
+    #[command(flatten)]
+    place: Place,
+    #[command(flatten)]
+    actor: Actor,
     /// Do not ask for confirmation.
     #[arg(long, short = 'y')]
     yes: bool,
@@ -72,10 +64,7 @@ struct Target {
 impl Target {
     /// The actor, never empty (an empty `$USER` falls back to `cli`).
     fn actor(&self) -> &str {
-        match self.actor.trim() {
-            "" => "cli",
-            actor => actor,
-        }
+        self.actor.name()
     }
 }
 
@@ -113,14 +102,8 @@ struct RevertArgs {
 struct PlanArgs {
     /// Manifest file (YAML or JSON), or `-` for standard input.
     manifest: String,
-    /// The knowledge root. When a server holds it, the plan comes from that server; otherwise
-    /// the root is read directly, changing nothing on disk.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Print a unified diff of every page the plan writes.
     #[arg(long)]
     diff: bool,
@@ -134,14 +117,8 @@ struct ScriptArgs {
     /// Script file (Starlark), or `-` for standard input. It returns the manifest from
     /// `main()` or sets a global `manifest`.
     script: String,
-    /// The knowledge root. When a server holds it, the script runs there; otherwise the root
-    /// is read directly, changing nothing on disk.
-    #[arg(long, conflicts_with = "server")]
-    root: Option<PathBuf>,
-    /// Address of a running server (default: the server holding ./knowledge, else
-    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
-    #[arg(long)]
-    server: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Print a unified diff of every page the plan writes.
     #[arg(long)]
     diff: bool,
@@ -167,7 +144,7 @@ fn fix_broken(args: FixBrokenArgs) -> anyhow::Result<()> {
     } else {
         Purpose::Write("refactor fix-broken")
     };
-    let venue = venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)?;
+    let venue = t.place.choose(purpose)?;
     let service = match &venue {
         Venue::Root(root) => Some(venue::open_root(root, purpose)?),
         Venue::Server(_) => None,
@@ -249,7 +226,7 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
     } else {
         ManifestFormat::Auto
     };
-    let plan = match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
+    let plan = match args.place.choose(Purpose::Read)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, Purpose::Read)?;
             let manifest = quire_service::parse_manifest(&body, format)?;
@@ -297,7 +274,7 @@ fn script(args: ScriptArgs) -> anyhow::Result<()> {
     let source = read_input(&args.script, "script")?;
     let source = String::from_utf8(source)
         .map_err(|_| Error::bad_request(format!("the script {} is not UTF-8 text", args.script)))?;
-    let answer = match venue::choose(args.root.as_deref(), args.server.as_deref(), Purpose::Read)? {
+    let answer = match args.place.choose(Purpose::Read)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, Purpose::Read)?;
             service
@@ -424,7 +401,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
         manifest.now = args.now.clone();
     }
     let purpose = Purpose::Write("refactor apply");
-    match venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)? {
+    match t.place.choose(purpose)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, purpose)?;
             let r = service.default_space().restructure();
@@ -484,7 +461,7 @@ fn apply(args: ApplyArgs) -> anyhow::Result<()> {
 fn revert(args: RevertArgs) -> anyhow::Result<()> {
     let t = &args.target;
     let purpose = Purpose::Write("refactor revert");
-    match venue::choose(t.root.as_deref(), t.server.as_deref(), purpose)? {
+    match t.place.choose(purpose)? {
         Venue::Root(root) => {
             let service = venue::open_root(&root, purpose)?;
             let r = service.default_space().restructure();

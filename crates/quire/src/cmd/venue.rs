@@ -9,6 +9,45 @@ use quire_service::{Access, Error, ErrorCode, Service};
 
 use super::remote::Remote;
 
+/// Where a command works, as its `--root` and `--server` say (see [`choose`]).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Place {
+    /// The knowledge root. When a server holds it, the command goes through that server;
+    /// otherwise it opens the root itself (to read, changing nothing, or holding the root's
+    /// writer lock while it writes).
+    #[arg(long, conflicts_with = "server")]
+    pub root: Option<PathBuf>,
+    /// Address of a running server (default: the server holding ./knowledge, else
+    /// http://127.0.0.1:<configured port>). Set QUIRE_API_KEY when it asks for a key.
+    #[arg(long)]
+    pub server: Option<String>,
+}
+
+impl Place {
+    /// Chooses the venue for `purpose` (see [`choose`]).
+    pub fn choose(&self, purpose: Purpose) -> anyhow::Result<Venue> {
+        choose(self.root.as_deref(), self.server.as_deref(), purpose)
+    }
+}
+
+/// Who writes: the commit author a command records.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Actor {
+    /// Who writes (the commit author).
+    #[arg(long = "actor", env = "USER", default_value = "cli")]
+    pub actor: String,
+}
+
+impl Actor {
+    /// The actor, never empty (an empty `$USER` falls back to `cli`).
+    pub fn name(&self) -> &str {
+        match self.actor.trim() {
+            "" => "cli",
+            actor => actor,
+        }
+    }
+}
+
 /// What the command will do to the root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
