@@ -453,7 +453,8 @@ fn needs_quotes(s: &str, context: Context) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
         return true;
     }
-    if context == Context::Flow && s.contains([',', '[', ']', '{', '}']) {
+    // In a flow collection the YAML reader refuses a `:` inside a plain scalar.
+    if context == Context::Flow && s.contains([',', '[', ']', '{', '}', ':']) {
         return true;
     }
     let lower = s.to_ascii_lowercase();

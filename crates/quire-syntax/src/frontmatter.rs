@@ -191,13 +191,12 @@ pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
                     comment = true;
                     break;
                 }
-                // A quote opens a scalar where a value starts; inside a plain word it is text.
+                // A quote opens a scalar where a value starts; inside a plain word it is text,
+                // and in a flow collection `-` starts no value (`[a - "b]` is one plain item).
                 b'"' | b'\''
                     if !plain
-                        && matches!(
-                            before,
-                            None | Some(b':' | b'-' | b'[' | b'{' | b',' | b'?')
-                        ) =>
+                        && (matches!(before, None | Some(b':' | b'[' | b'{' | b',' | b'?'))
+                            || (before == Some(b'-') && depth == 0)) =>
                 {
                     match quoted_end(b, i) {
                         Some(end) => i = end,

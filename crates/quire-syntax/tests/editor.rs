@@ -412,3 +412,20 @@ fn text_starting_with_three_dots_is_quoted() {
         "{out}"
     );
 }
+
+/// Found by `frontmatter_edit`'s long run: a list item `One - "Two:?x"` written plain inside a
+/// flow list (`[One - "Two:?x"]`) does not read: in a flow collection the YAML reader refuses
+/// a `:` inside a plain scalar. Such an item is quoted.
+#[test]
+fn a_list_item_with_a_colon_is_quoted_inside_a_flow_list() {
+    let mut editor = FrontmatterEditor::new("Body\n");
+    editor.set("aliases", &json!(["One - \"Two:?x\"", "a:b", "plain"]));
+    let out = editor.finish();
+    let page = parse(&out);
+    assert!(page.diagnostics.is_empty(), "{out}: {:?}", page.diagnostics);
+    assert_eq!(
+        page.frontmatter.unwrap().value,
+        json!({"aliases": ["One - \"Two:?x\"", "a:b", "plain"]}),
+        "{out}"
+    );
+}
