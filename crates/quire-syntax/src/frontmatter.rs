@@ -162,10 +162,14 @@ pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
         let mut open_quote = false;
         // Where a `|` or `>` stood where a value starts.
         let mut block_indicator: Option<usize> = None;
+        // Where the node after an anchor written against it starts (`&a:b`: the anchor `a`,
+        // then the plain `:b`; an anchor's name is letters, digits, `-` and `_`).
+        let mut node_after_anchor: Option<usize> = None;
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
-            let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'));
+            let word_start = matches!(i.checked_sub(1).map(|j| b[j]), None | Some(b' ' | b'\t'))
+                || node_after_anchor == Some(i);
             let gap_follows = matches!(b.get(i + 1), None | Some(b' ' | b'\t'));
             if c == b':' && plain && gap_follows {
                 plain = false;
@@ -176,6 +180,13 @@ pub fn nests_deeper_than(yaml: &str, limit: usize) -> bool {
                 }
                 if matches!(c, b'|' | b'>') && matches!(before, Some(b':' | b'-')) {
                     block_indicator = Some(i);
+                }
+                if c == b'&' {
+                    let name = b[i + 1..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+                        .count();
+                    node_after_anchor = Some(i + 1 + name);
                 }
                 plain = match c {
                     // An indicator when a space follows; else the start of a word (`-0`).

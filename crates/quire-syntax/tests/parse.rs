@@ -853,6 +853,9 @@ fn brackets_in_comments_and_quotes_are_not_nesting() {
         format!("---\nt: tr{deep}-\r\n {deep}\n---\n"),
         format!("---\nt: tr\n\n   {deep}\n  {deep}\nnote: \"a\\nb\"\n---\n"),
         format!("---\nk:\n  - j: tr\n     {deep}\n---\n"),
+        // The plain value after an anchor written against it (`&a:b`).
+        format!("---\nbase: &bwner:t{deep}\nnote: \"a\\nb\"\n---\n"),
+        format!("---\nbase: &x tr{deep}\nnote: \"a\\nb\"\n---\n"),
         // A quote after ` - ` inside a flow list is text of a plain item.
         format!("---\naliases: [One - \"---]\nt: tr{deep}\n---\n"),
         // A plain value on the lines under its key.
