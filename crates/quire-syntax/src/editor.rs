@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::frontmatter::{comment_start, locate, top_key, yaml_value};
+use crate::frontmatter::{comment_start, locate, parse_yaml, top_key, yaml_value};
 use crate::simple_yaml;
 
 /// Edits the top-level keys of a page's frontmatter.
@@ -67,8 +67,17 @@ impl FrontmatterEditor {
         let newline = if head.ends_with("\r\n") { "\r\n" } else { "\n" };
         let yaml = &text[block.yaml.clone()];
         let entries = group(yaml);
-        let whole = match yaml_value(yaml) {
-            Ok(Value::Object(map)) if !lines_as_yaml_reads_them(yaml, &entries, &map) => {
+        // The fast path reads only one-key-a-line YAML: what it reads needs no more checking.
+        let fast = simple_yaml::read(yaml);
+        let read_fast = fast.is_some();
+        let value = match fast {
+            Some(map) => Ok(Value::Object(map)),
+            None => parse_yaml(yaml),
+        };
+        let whole = match value {
+            Ok(Value::Object(map))
+                if !lines_as_yaml_reads_them(yaml, &entries, &map, read_fast) =>
+            {
                 Some(Whole {
                     map,
                     changed: false,
@@ -200,7 +209,12 @@ fn group(yaml: &str) -> Vec<Entry> {
 /// lines do not; and every key's lines must read, on their own, as that key with its value,
 /// or fail only for an alias of an anchor in other lines (checked when the fast path, which
 /// reads only one-key-a-line YAML, declined the block).
-fn lines_as_yaml_reads_them(yaml: &str, entries: &[Entry], map: &Map<String, Value>) -> bool {
+fn lines_as_yaml_reads_them(
+    yaml: &str,
+    entries: &[Entry],
+    map: &Map<String, Value>,
+    read_fast: bool,
+) -> bool {
     let odd_break = yaml.contains(['\u{85}', '\u{2028}', '\u{2029}'])
         || yaml
             .match_indices('\r')
@@ -208,7 +222,7 @@ fn lines_as_yaml_reads_them(yaml: &str, entries: &[Entry], map: &Map<String, Val
     if odd_break || !one_key_a_line(entries, map) {
         return false;
     }
-    if simple_yaml::read(yaml).is_some() {
+    if read_fast {
         return true;
     }
     entries.iter().all(|entry| match &entry.key {
