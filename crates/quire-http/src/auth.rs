@@ -20,11 +20,12 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 use axum::http::Method;
 use quire_api::Scope;
-use quire_config::{AuthConfig, AuthType, KeyScope};
+use quire_config::{AuthConfig, AuthType};
 use sha2::{Digest, Sha256};
 
+use crate::credentials::{scope_of, SetupError};
+pub use crate::credentials::{Principal, Refused};
 use crate::oidc::Oidc;
-use crate::settings::SetupError;
 
 /// Who may call the API, as the configuration says.
 pub struct AuthPolicy {
@@ -54,27 +55,6 @@ struct Key {
     /// Attribution of writes that send no `X-Actor`.
     actor: Option<String>,
     scope: Scope,
-}
-
-/// The credential a request was admitted with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Principal {
-    pub scope: Scope,
-    pub actor: Option<String>,
-    /// The only space the credential opens.
-    pub space: Option<String>,
-}
-
-/// Why credentials were refused: 401, with a message for the caller.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused(pub String);
-
-pub(crate) fn scope_of(scope: KeyScope) -> Scope {
-    match scope {
-        KeyScope::Read => Scope::Read,
-        KeyScope::Write => Scope::Write,
-        KeyScope::Admin => Scope::Admin,
-    }
 }
 
 /// The live policy, replaced as a whole when the configuration is reloaded (SIGHUP):
@@ -448,6 +428,7 @@ pub fn bearer(value: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quire_config::KeyScope;
 
     #[test]
     fn bearer_takes_the_key_of_a_bearer_header_only() {

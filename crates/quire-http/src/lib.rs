@@ -11,6 +11,7 @@ pub mod auth;
 mod backup;
 mod collab;
 mod context;
+mod credentials;
 mod docs;
 mod error;
 mod events;

@@ -20,8 +20,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use quire_api::Scope;
 use quire_config::AuthConfig;
 
-use crate::auth::{scope_of, Principal, Refused};
-use crate::settings::SetupError;
+use crate::credentials::{scope_of, Principal, Refused, SetupError};
 
 /// Least time between two refetches of the key set for unknown `kid`s.
 pub const REFETCH_INTERVAL: Duration = Duration::from_secs(10);

@@ -14,17 +14,9 @@ use std::sync::Arc;
 
 use crate::audit::AuditLog;
 use crate::auth::{AuthHandle, AuthPolicy};
+pub use crate::credentials::SetupError;
 use crate::gate::{Gate, Limiter, LimiterHandle};
 use crate::visibility::Visibilities;
-
-/// A setting the HTTP layer cannot act on; the server must refuse to start.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{setting}: {message}")]
-pub struct SetupError {
-    /// The configuration key at fault, e.g. `auth.type`.
-    pub setting: String,
-    pub message: String,
-}
 
 /// Everything [`crate::router`] needs besides the service.
 #[derive(Clone)]

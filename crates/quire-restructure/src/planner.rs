@@ -221,7 +221,7 @@ impl<'w, 'a> Planner<'w, 'a> {
             vacated.iter().cloned(),
             self.moves.values().cloned().chain(sections),
         );
-        let (before, after) = (self.ws.vault.memo(), overlay.memo());
+        let (before, after) = (Memo::of_vault(self.ws.vault), Memo::of_overlay(&overlay));
         let roots = Roots {
             before: &before,
             after: &after,

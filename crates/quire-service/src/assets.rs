@@ -3,9 +3,10 @@
 
 use quire_vault::PagePath;
 
+use crate::change::WriteOptions;
+use crate::change::{Change, Expect, FileOp};
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::{Files, WriteOptions};
-use crate::pipeline::{Change, Expect, FileOp};
+use crate::files::Files;
 
 /// The folder uploaded assets go to.
 pub const ASSETS_DIR: &str = "assets";

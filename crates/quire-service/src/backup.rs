@@ -16,12 +16,12 @@ use quire_api::{BackupRebase, BackupStatus, ReplayedCommit};
 use quire_store::{BackupError, BackupRemote, Integration};
 use quire_vault::PagePath;
 
+use crate::change::{Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::now_rfc3339;
 use crate::outside::SYSTEM_ACTOR;
 use crate::periodic::Periodic;
-use crate::pipeline::{Expect, FileOp};
 use crate::settings::BackupSettings;
 
 /// How often a round prepares a move again when the space changed under it.
@@ -38,9 +38,30 @@ pub(crate) struct Backup {
 }
 
 impl Backup {
+    /// The backup of a space (`[backup]`), when one is set and this process writes the
+    /// space; refused when the space is not versioned by git.
+    pub(crate) fn of_space(
+        core: &SpaceCore,
+        settings: Option<BackupSettings>,
+    ) -> Result<Option<Backup>> {
+        let (Some(settings), Some(_)) = (settings, &core.writer) else {
+            return Ok(None);
+        };
+        let history = &core.history;
+        if history.strategy() != quire_store::Strategy::Git {
+            return Err(Error::bad_request(format!(
+                "[backup] pushes the git history, but the versioning strategy of {} is \
+                 {}: set [versioning] strategy = \"git\" or remove [backup] remote",
+                core.root.dir().display(),
+                history.strategy()
+            )));
+        }
+        Backup::open(&core.root, settings).map(Some)
+    }
+
     /// The backup of a space whose git history is open; nothing is fetched or pushed until
     /// [`start`] runs it.
-    pub(crate) fn open(root: &quire_store::Root, settings: BackupSettings) -> Result<Backup> {
+    fn open(root: &quire_store::Root, settings: BackupSettings) -> Result<Backup> {
         let remote = BackupRemote::open(root, &settings.url, &settings.branch)
             .map_err(|e| Error::bad_request(format!("[backup]: {e}")))?;
         let status = BackupStatus {
@@ -69,23 +90,18 @@ impl Backup {
 }
 
 /// Starts the backup thread of a space (once): a round now, then one every interval.
-pub(crate) fn start(core: &Arc<SpaceCore>) {
-    let Some(backup) = &core.backup else {
-        return;
-    };
+pub(crate) fn start(core: &Arc<SpaceCore>, backup: &Arc<Backup>) {
     let weak: Weak<SpaceCore> = Arc::downgrade(core);
+    let weak_backup: Weak<Backup> = Arc::downgrade(backup);
     backup.periodic.start(
         "quire-backup",
         Duration::ZERO,
         backup.settings.interval,
         move || {
-            let Some(core) = weak.upgrade() else {
+            let (Some(core), Some(backup)) = (weak.upgrade(), weak_backup.upgrade()) else {
                 return false;
             };
-            let Some(backup) = &core.backup else {
-                return false;
-            };
-            round(&core, backup);
+            round(&core, &backup);
             true
         },
     );
@@ -93,10 +109,7 @@ pub(crate) fn start(core: &Arc<SpaceCore>) {
 
 /// Stops the thread of a space and makes a last round, so a clean stop leaves the remote
 /// holding every write.
-pub(crate) fn stop(core: &SpaceCore) {
-    let Some(backup) = &core.backup else {
-        return;
-    };
+pub(crate) fn stop(core: &SpaceCore, backup: &Backup) {
     if backup.periodic.stop() {
         round(core, backup);
     }

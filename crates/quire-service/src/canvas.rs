@@ -15,10 +15,10 @@ use quire_vault::PagePath;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::change::WriteOptions;
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
 /// The suffix every canvas path ends in.
 pub const CANVAS_SUFFIX: &str = ".canvas.json";

@@ -16,10 +16,10 @@ use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 use serde_json::Value;
 
+use crate::change::WriteOptions;
+use crate::change::{Change, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Change, Expect, FileOp};
 use crate::restructure::COMMENTS_DIR;
 
 /// Longest comment text accepted.

@@ -1,6 +1,9 @@
-//! The state of one space: its root on disk, its history, its link model, the write lock of
-//! its pipeline, its event bus and its rules. The services ([`crate::Files`],
-//! [`crate::Versions`], [`crate::Claims`], [`crate::Restructure`]) are views onto it.
+//! The state every write of one space needs: its root on disk, its history, its link model,
+//! its index, the write lock of its pipeline and the checks registered on it, its event bus.
+//! The services ([`crate::Files`], [`crate::Versions`], [`crate::Claims`], …) are views onto
+//! it; an area that keeps state of its own (restructuring's plan cache, the schema check, the
+//! backup and janitor threads) keeps it beside the core, in [`crate::Space`], and the core
+//! imports no area.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,8 +22,9 @@ use quire_store::{History, Root, SeenFiles, WriterLock};
 
 use crate::error::{Error, Result};
 use crate::events::EventBus;
+use crate::hooks::Hooks;
 use crate::links::LinkModel;
-use crate::settings::{Access, AssetRules, ScriptRunner, SpaceSettings};
+use crate::settings::{Access, AssetRules, SpaceSettings};
 
 pub(crate) struct SpaceCore {
     pub(crate) name: String,
@@ -37,7 +41,6 @@ pub(crate) struct SpaceCore {
     pub(crate) write_lock: Mutex<()>,
     pub(crate) events: EventBus,
     pub(crate) assets: AssetRules,
-    pub(crate) refactor: quire_config::RefactorConfig,
     /// The claim store (index database); `None` = claims not enabled (503).
     pub(crate) claims: Option<Arc<Index>>,
     /// `[claims] default_lease`: the lease of a claim that names none.
@@ -48,10 +51,6 @@ pub(crate) struct SpaceCore {
     /// The root's writer lock, held while the space lives; `None` for a read-only space.
     pub(crate) writer: Option<WriterLock>,
     pub(crate) view_refresh: ViewRefreshState,
-    /// How restructuring scripts run; `None` when the embedding binary offers none.
-    pub(crate) script: Option<ScriptRunner>,
-    /// The last plan made, for an apply of the same manifest.
-    pub(crate) last_plan: crate::restructure::PlanCache,
     /// Texts an editor holds unsaved, standing in for their files (read-only spaces only;
     /// see `unsaved.rs`).
     pub(crate) unsaved: std::sync::RwLock<HashMap<PagePath, String>>,
@@ -61,18 +60,12 @@ pub(crate) struct SpaceCore {
     pub(crate) editorial: crate::settings::EditorialSettings,
     /// The draft branches; `Err` says why drafts are not available (501).
     pub(crate) drafts: std::result::Result<quire_store::DraftStore, String>,
-    /// Compiled frontmatter schemas by page type (see `schemas.rs`).
-    pub(crate) schemas: crate::schemas::SchemaCache,
     /// `[server] public_url`: the base of the links the space hands out.
     pub(crate) public_url: Option<String>,
-    /// `[backup]`: the remote the history is pushed to, when this process writes the space
-    /// and a remote is set (its thread runs once [`crate::backup::start`] is called).
-    pub(crate) backup: Option<crate::backup::Backup>,
-    /// `[janitor] interval`, `startup_scan`: the scheduled scans (see `janitor.rs`).
-    pub(crate) janitor_schedule: crate::janitor::JanitorSchedule,
-    pub(crate) janitor: crate::janitor::JanitorThread,
     /// `[analytics] track_views`: the views counted, when this process writes the space.
     pub(crate) page_views: Option<quire_index::PageViews>,
+    /// The checks the areas registered for every change (the schema step).
+    pub(crate) hooks: Hooks,
 }
 
 /// What the refresher of computed view pages (`crate::views`) shares with the space.
@@ -109,7 +102,11 @@ impl SpaceCore {
     /// holds it); only then is a crash recovered from (a folder that is no git repository yet
     /// becomes one, changes left by a crash are committed). Reading only changes nothing on
     /// disk and takes no lock.
-    pub(crate) fn open(settings: SpaceSettings, access: &Access) -> Result<SpaceCore> {
+    pub(crate) fn open(
+        settings: SpaceSettings,
+        access: &Access,
+        hooks: Hooks,
+    ) -> Result<SpaceCore> {
         // Checked before anything is opened: a bad field stops the start with its name.
         let computed = settings
             .find
@@ -178,20 +175,6 @@ impl SpaceCore {
             _ => None,
         };
         let drafts = open_drafts(&root, &history, writer.is_some(), &settings.editorial);
-        let backup = match (&settings.backup, &writer) {
-            (Some(backup), Some(_)) => {
-                if history.strategy() != quire_store::Strategy::Git {
-                    return Err(Error::bad_request(format!(
-                        "[backup] pushes the git history, but the versioning strategy of {} is \
-                         {}: set [versioning] strategy = \"git\" or remove [backup] remote",
-                        root.dir().display(),
-                        history.strategy()
-                    )));
-                }
-                Some(crate::backup::Backup::open(&root, backup.clone())?)
-            }
-            _ => None,
-        };
         // Views are counted by the process writing the space; a store that cannot be opened
         // stops the start (the setting asked for it).
         let page_views = match (&writer, settings.find.insight.track_views) {
@@ -213,24 +196,18 @@ impl SpaceCore {
             write_lock: Mutex::new(()),
             events: EventBus::new(),
             assets: settings.assets,
-            refactor: settings.refactor,
             claims,
             default_lease: settings.claims.default_lease.as_std(),
             state_lock: Mutex::new(()),
             writer,
             view_refresh,
-            script: settings.script,
-            last_plan: Default::default(),
             unsaved: Default::default(),
             activity: Activity::default(),
             editorial: settings.editorial,
             drafts,
-            schemas: Default::default(),
             public_url: settings.public_url,
-            backup,
-            janitor_schedule: settings.janitor,
-            janitor: Default::default(),
             page_views,
+            hooks,
         })
     }
 }

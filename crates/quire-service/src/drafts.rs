@@ -17,10 +17,12 @@ use quire_api::{Draft, DraftDiff, DraftFile, DraftMerged, DraftSummary, DraftWri
 use quire_store::{DraftChange, DraftInfo, DraftStore, Merge};
 use quire_vault::PagePath;
 
+use crate::change::WriteOptions;
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::{FileContent, WriteOptions};
-use crate::pipeline::{check_writable, Announce, Change, CommitMode, Expect, FileOp};
+use crate::files::FileContent;
+use crate::pipeline::check_writable;
 
 /// The author of draft file writes that name no actor.
 pub const DRAFT_ACTOR: &str = "draft-api";
@@ -44,7 +46,7 @@ impl Drafts<'_> {
         let actor = actor
             .map(str::trim)
             .filter(|a| !a.is_empty())
-            .unwrap_or(crate::files::DEFAULT_ACTOR);
+            .unwrap_or(crate::change::DEFAULT_ACTOR);
         check_actor(actor)?;
         // The draft starts from everything written so far, queued commits included.
         self.0.history.flush()?;

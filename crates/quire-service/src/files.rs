@@ -8,52 +8,12 @@ use quire_api::{
 use quire_store::etag;
 use quire_vault::{PagePath, Resolution};
 
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp, WriteOptions};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
-
-/// The author of writes that name no actor.
-pub const DEFAULT_ACTOR: &str = "api";
 
 /// Where templates live inside the root.
 pub const TEMPLATES_DIR: &str = ".quire/templates";
-
-/// Who writes, what the write expects to find, and what it records.
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// The commit author; `None` is [`DEFAULT_ACTOR`].
-    pub actor: Option<String>,
-    /// The commit message; `None` lets the operation describe itself (`Update notes/a.md`).
-    pub message: Option<String>,
-    /// Where the content came from: recorded as `derived-from` in a page's frontmatter.
-    pub derived_from: Option<String>,
-    /// What the file must hold before the write (the ETag the caller read).
-    pub expect: Expect,
-}
-
-impl WriteOptions {
-    pub fn by(actor: &str) -> WriteOptions {
-        WriteOptions {
-            actor: Some(actor.to_string()),
-            ..WriteOptions::default()
-        }
-    }
-
-    pub(crate) fn actor(&self) -> String {
-        self.actor
-            .clone()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_ACTOR.to_string())
-    }
-
-    /// The caller's message, or `default` when it gave none.
-    pub(crate) fn message_or(&self, default: impl FnOnce() -> String) -> String {
-        match self.message.as_deref().map(str::trim) {
-            Some(m) if !m.is_empty() => m.to_string(),
-            _ => default(),
-        }
-    }
-}
 
 /// A file's bytes with its ETag (git blob id).
 #[derive(Debug, Clone)]

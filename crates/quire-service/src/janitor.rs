@@ -13,30 +13,11 @@ use serde::{Deserialize, Serialize};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
-use crate::insight::Insight;
 use crate::periodic::Periodic;
+use crate::settings::JanitorSchedule;
 
 /// Where the last scheduled scan is kept.
 pub const LAST_SCAN_PATH: &str = ".quire/state/janitor.json";
-
-/// `[janitor] interval` and `startup_scan`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JanitorSchedule {
-    /// Between two scans; zero: no scheduled scan.
-    pub interval: Duration,
-    /// Scan once right after start, before the first interval has passed.
-    pub startup_scan: bool,
-}
-
-impl Default for JanitorSchedule {
-    fn default() -> Self {
-        let config = quire_config::JanitorConfig::default();
-        JanitorSchedule {
-            interval: config.interval.into(),
-            startup_scan: config.startup_scan,
-        }
-    }
-}
 
 /// The last scheduled scan as kept on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,16 +29,32 @@ pub struct JanitorScan {
     pub report: JanitorReport,
 }
 
-/// The janitor thread of a space.
-#[derive(Default)]
-pub(crate) struct JanitorThread {
+/// What a scan reports: the janitor report of the space at `stale_days` (the space passes
+/// the insight area's report, so the schedule needs no area of its own).
+pub(crate) type Report = fn(&SpaceCore, u32) -> Result<JanitorReport>;
+
+/// The janitor thread of a space and its schedule.
+pub(crate) struct Janitor {
+    schedule: JanitorSchedule,
+    report: Report,
     periodic: Periodic,
+}
+
+impl Janitor {
+    pub(crate) fn new(schedule: JanitorSchedule, report: Report) -> Janitor {
+        Janitor {
+            schedule,
+            report,
+            periodic: Periodic::default(),
+        }
+    }
 }
 
 /// Starts the scheduled scans of a space (once), when its schedule has an interval and this
 /// process writes the space.
-pub(crate) fn start(core: &Arc<SpaceCore>) {
-    let schedule = core.janitor_schedule;
+pub(crate) fn start(core: &Arc<SpaceCore>, janitor: &Janitor) {
+    let schedule = janitor.schedule;
+    let report = janitor.report;
     if schedule.interval.is_zero() || core.writer.is_none() {
         return;
     }
@@ -67,13 +64,13 @@ pub(crate) fn start(core: &Arc<SpaceCore>) {
         schedule.interval
     };
     let weak: Weak<SpaceCore> = Arc::downgrade(core);
-    core.janitor
+    janitor
         .periodic
         .start("quire-janitor", first, schedule.interval, move || {
             let Some(core) = weak.upgrade() else {
                 return false;
             };
-            if let Err(e) = scan(&core) {
+            if let Err(e) = scan(&core, report) {
                 tracing::error!(space = %core.name, "the scheduled janitor scan failed: {e}");
             }
             true
@@ -81,14 +78,14 @@ pub(crate) fn start(core: &Arc<SpaceCore>) {
 }
 
 /// Stops the scheduled scans of a space.
-pub(crate) fn stop(core: &SpaceCore) {
-    core.janitor.periodic.stop();
+pub(crate) fn stop(janitor: &Janitor) {
+    janitor.periodic.stop();
 }
 
 /// One scheduled scan: the report, a log line, the file.
-fn scan(core: &SpaceCore) -> Result<JanitorScan> {
+fn scan(core: &SpaceCore, report: Report) -> Result<JanitorScan> {
     let stale_days = core.find.insight.stale_days;
-    let report = Insight(core).janitor_with(stale_days)?;
+    let report = report(core, stale_days)?;
     tracing::info!(
         space = %core.name,
         stale = report.stale.len(),

@@ -12,14 +12,17 @@
 mod assets;
 mod backup;
 mod canvas;
+mod change;
 mod claims;
 mod comments;
 mod core;
+mod documents;
 mod drafts;
 mod error;
 mod events;
 mod files;
 mod find;
+mod hooks;
 mod indexing;
 mod insight;
 mod janitor;
@@ -51,19 +54,21 @@ mod workflows;
 
 pub use assets::{media_type_of, ASSETS_DIR};
 pub use canvas::{canvas_path, CanvasQuery, Canvases, CANVAS_SUFFIX, DEFAULT_GENERATED};
+pub use change::{
+    Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp, WriteOptions, DEFAULT_ACTOR,
+};
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use comments::{Comments, MAX_COMMENT_BYTES};
 pub use drafts::{Drafts, DRAFT_ACTOR};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::{EventBus, EventSink};
-pub use files::{FileContent, Files, WriteOptions, DEFAULT_ACTOR, TEMPLATES_DIR};
+pub use files::{FileContent, Files, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
 pub use insight::{Insight, VelocityQuery};
-pub use janitor::{JanitorScan, JanitorSchedule, LAST_SCAN_PATH};
+pub use janitor::{JanitorScan, LAST_SCAN_PATH};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};
 pub use page_views::PageViewsQuery;
 pub use pages::{Pages, SectionOf};
-pub use pipeline::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 pub use publishing::{url_of, Publishing, Served, NOT_PUBLISHED, PUBLISHED_PREFIX};
 pub use quire_api::Event;
 pub use quire_restructure::{Manifest, ManifestFormat, Plan};
@@ -83,8 +88,8 @@ pub use service::{
 };
 pub use settings::{
     settings_from_config, Access, AssetRules, BackupSettings, EditorialSettings, Engine,
-    FindSettings, IndexSettings, InsightSettings, QueryLimits, ScriptLimits, ScriptRunner,
-    SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
+    FindSettings, IndexSettings, InsightSettings, JanitorSchedule, QueryLimits, ScriptLimits,
+    ScriptRunner, SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};

@@ -10,99 +10,11 @@ use quire_vault::PagePath;
 
 use quire_api::Event;
 
+use crate::change::{Announce, Applied, AppliedFile, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::now_rfc3339;
 use crate::settings::SERVER_FILES;
-
-/// One file of a change: its new bytes, or `None` to delete it.
-#[derive(Debug, Clone)]
-pub struct FileOp {
-    pub path: PagePath,
-    pub content: Option<Vec<u8>>,
-    /// What the file must look like before; a mismatch refuses the whole change.
-    pub expect: Expect,
-}
-
-/// A precondition on a file's current state, checked under the write lock.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Expect {
-    /// No check.
-    #[default]
-    Anything,
-    /// The file must not exist (a move or rename destination).
-    Absent,
-    /// The file must hold exactly this content: the ETag the caller last read.
-    Etag(String),
-}
-
-impl Expect {
-    /// The precondition of an ETag the caller read (quoted or bare), or none.
-    pub fn etag(value: Option<&str>) -> Expect {
-        match value {
-            Some(v) => Expect::Etag(v.trim().trim_matches('"').to_string()),
-            None => Expect::Anything,
-        }
-    }
-}
-
-/// How the finished change is announced on the event stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Announce {
-    /// One `write` or `delete` event per file.
-    PerFile,
-    /// One `bulk` event listing every path.
-    Bulk,
-}
-
-/// When the change is committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CommitMode {
-    /// As the space's versioning says (possibly batched with other writes).
-    #[default]
-    AsConfigured,
-    /// Exactly one commit for this change, made before `apply` returns (restructurings).
-    Now,
-}
-
-/// A change as the pipeline receives it.
-#[derive(Debug, Clone)]
-pub struct Change {
-    pub ops: Vec<FileOp>,
-    pub actor: String,
-    /// Commit message; empty lets the pipeline name a one-file change from what it finds
-    /// (`Create`, `Update` or `Delete <path>`).
-    pub message: String,
-    pub announce: Announce,
-    pub commit: CommitMode,
-}
-
-impl Change {
-    /// One file's change by the caller of `opts`: announced as a write or delete of that
-    /// file, committed as the space's versioning says, with the caller's message or
-    /// `default_message`.
-    pub(crate) fn one(
-        op: FileOp,
-        opts: &crate::WriteOptions,
-        default_message: impl FnOnce() -> String,
-    ) -> Change {
-        Change {
-            ops: vec![op],
-            actor: opts.actor(),
-            message: opts.message_or(default_message),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        }
-    }
-
-    /// The same change with a commit of its own, made before `apply` returns.
-    pub(crate) fn committed_now(self) -> Change {
-        Change {
-            commit: CommitMode::Now,
-            ..self
-        }
-    }
-}
 
 /// How the pass records its change in the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,23 +24,6 @@ enum Record<'a> {
     /// No commit: the history moves from `from` to `to`, a commit whose tree the change
     /// makes the work tree hold (a backup's replay onto its remote; see `backup.rs`).
     Adopt { from: &'a str, to: &'a str },
-}
-
-/// What the pipeline did.
-#[derive(Debug, Clone, Default)]
-pub struct Applied {
-    /// Every file of the change with its ETag afterwards (`None` when deleted) and whether it
-    /// existed before.
-    pub files: Vec<AppliedFile>,
-    /// The commit, when versioning is git and the commit was synchronous.
-    pub commit: Option<String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct AppliedFile {
-    pub path: PagePath,
-    pub etag: Option<String>,
-    pub created: bool,
 }
 
 struct Prepared {
@@ -157,7 +52,7 @@ impl SpaceCore {
     fn apply_checked(&self, change: Change, server_files: bool) -> Result<Applied> {
         validate(&change, server_files)?;
         let files = change.ops.len() as u64;
-        self.check_schemas(&change.ops)?;
+        self.hooks.before_write(&self.root, &change.ops)?;
         let record = Record::Commit(change.commit);
         let applied = self.apply_counted(change, record)?;
         self.activity.add(&self.activity.writes, 1);

@@ -20,10 +20,10 @@ use quire_vault::{PagePath, Resolution, Vault};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::change::WriteOptions;
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
 /// Where published pages are served, relative to the host.
 pub const PUBLISHED_PREFIX: &str = "/p/";

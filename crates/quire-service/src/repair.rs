@@ -12,10 +12,10 @@ use quire_restructure::{Manifest, MoveEntry};
 use quire_syntax::{parse, replace_spans, LinkKind};
 use quire_vault::{PagePath, Vault};
 
+use crate::change::WriteOptions;
+use crate::change::{Change, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::Result;
-use crate::files::WriteOptions;
-use crate::pipeline::{Change, Expect, FileOp};
 use crate::raw_moves::Via;
 
 /// Link health and repair of one space.

@@ -5,10 +5,10 @@ use quire_api::RulesWritten;
 use quire_store::StoreError;
 use quire_vault::PagePath;
 
+use crate::change::WriteOptions;
+use crate::change::{Change, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Change, FileOp};
 
 /// Where the rules live.
 pub const RULES_PATH: &str = ".quire/rules.md";

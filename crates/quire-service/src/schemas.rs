@@ -2,7 +2,7 @@
 //! through the pipeline like pages), and their enforcement.
 //!
 //! **Enforcement** (`[schema] enforce = true`) is a step of the one pipeline, before the
-//! write lock: every page a change writes whose frontmatter `type` names an existing schema
+//! write lock ([`SchemaCheck`], registered by the space as a [`BeforeWrite`] hook): every page a change writes whose frontmatter `type` names an existing schema
 //! must satisfy it (the frontmatter as JSON), or the whole change is refused with a 400
 //! carrying `type` and `violations` and nothing is written. So every entry point is covered:
 //! file PUT, bulk, append, MCP, restructuring edits, draft merges. A schema the same change
@@ -15,17 +15,25 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use quire_api::WriteResult;
-use quire_store::{etag, StoreError};
-use quire_vault::PagePath;
+use quire_store::{etag, Root, StoreError};
 use serde_json::Value;
 
+use crate::change::FileOp;
+use crate::change::WriteOptions;
 use crate::core::SpaceCore;
+use crate::documents::Documents;
 use crate::error::{Error, ErrorCode, Payload, Result};
-use crate::files::{FileContent, WriteOptions};
-use crate::pipeline::{Change, FileOp};
+use crate::files::FileContent;
+use crate::hooks::BeforeWrite;
 
 /// Where schemas live inside the root.
 pub const SCHEMAS_DIR: &str = ".quire/schemas";
+
+/// The schemas, one JSON file a page type.
+const SCHEMAS: Documents = Documents {
+    dir: SCHEMAS_DIR,
+    kind: "schema",
+};
 
 /// Largest schema accepted.
 pub const SCHEMA_MAX_BYTES: usize = 1 << 20;
@@ -33,9 +41,10 @@ pub const SCHEMA_MAX_BYTES: usize = 1 << 20;
 /// Violations reported per refused page, at most.
 const VIOLATIONS_MAX: usize = 50;
 
-/// Compiled schemas by type, with the ETag of the file each was compiled from.
+/// The pipeline's schema step (registered by the space when `[schema] enforce` is on): the
+/// compiled schemas by type, with the ETag of the file each was compiled from.
 #[derive(Default)]
-pub(crate) struct SchemaCache {
+pub(crate) struct SchemaCheck {
     compiled: Mutex<HashMap<String, (String, Arc<jsonschema::Validator>)>>,
 }
 
@@ -46,41 +55,21 @@ pub struct Schemas<'a>(pub(crate) &'a SpaceCore);
 impl Schemas<'_> {
     /// The page types that have a schema, sorted.
     pub fn list(&self) -> Result<Vec<String>> {
-        let dir = PagePath::new(SCHEMAS_DIR).expect("constant path is valid");
-        let nodes = match self.0.root.tree(Some(&dir)) {
-            Ok(nodes) => nodes,
-            Err(StoreError::NotFound { .. }) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        let mut names: Vec<String> = nodes
-            .iter()
-            .filter(|n| !n.is_dir)
-            .filter_map(|n| n.name.strip_suffix(".json"))
-            .filter(|name| check_name(name).is_ok())
-            .map(str::to_string)
-            .collect();
-        names.sort();
-        Ok(names)
+        SCHEMAS.names(&self.0.root)
     }
 
     /// The schema of a type, as stored.
     pub fn get(&self, name: &str) -> Result<FileContent> {
-        let path = schema_path(name)?;
-        match self.0.root.read(&path) {
-            Ok(bytes) => Ok(FileContent {
-                etag: etag(&bytes),
-                bytes,
-            }),
-            Err(StoreError::NotFound { .. }) => {
-                Err(Error::not_found(format!("no schema for type {name}")))
-            }
-            Err(e) => Err(e.into()),
-        }
+        let bytes = SCHEMAS.read(&self.0.root, name)?;
+        Ok(FileContent {
+            etag: etag(&bytes),
+            bytes,
+        })
     }
 
     /// Stores the schema of a type, after checking that it is a JSON Schema.
     pub fn put(&self, name: &str, body: Vec<u8>, opts: &WriteOptions) -> Result<WriteResult> {
-        let path = schema_path(name)?;
+        let path = SCHEMAS.path(name)?;
         if body.len() > SCHEMA_MAX_BYTES {
             return Err(Error::new(
                 ErrorCode::TooLarge,
@@ -91,15 +80,7 @@ impl Schemas<'_> {
             .map_err(|e| Error::bad_request(format!("the schema is not JSON: {e}")))?;
         compile(&schema)
             .map_err(|e| Error::bad_request(format!("not a valid JSON Schema: {e}")))?;
-        let applied = self.0.apply(Change::one(
-            FileOp {
-                path: path.clone(),
-                content: Some(body),
-                expect: opts.expect.clone(),
-            },
-            opts,
-            || format!("Save schema {name}"),
-        ))?;
+        let applied = SCHEMAS.write_one(self.0, name, body, opts)?;
         let file = &applied.files[0];
         Ok(WriteResult {
             path: path.to_string(),
@@ -110,12 +91,10 @@ impl Schemas<'_> {
     }
 }
 
-impl SpaceCore {
-    /// The pipeline's schema step (see the module comment): a no-op unless `[schema] enforce`.
-    pub(crate) fn check_schemas(&self, ops: &[FileOp]) -> Result<()> {
-        if !self.editorial.enforce_schemas {
-            return Ok(());
-        }
+impl BeforeWrite for SchemaCheck {
+    /// Every page `ops` writes with a `type` that has a schema satisfies it (see the module
+    /// comment).
+    fn check(&self, root: &Root, ops: &[FileOp]) -> Result<()> {
         for op in ops {
             let Some(content) = &op.content else { continue };
             if !op.path.is_page() {
@@ -131,10 +110,10 @@ impl SpaceCore {
                 continue;
             };
             let page_type = page_type.trim();
-            if check_name(page_type).is_err() {
+            if SCHEMAS.path(page_type).is_err() {
                 continue;
             }
-            let Some(validator) = self.schema_for(page_type, ops)? else {
+            let Some(validator) = self.schema_for(root, page_type, ops)? else {
                 continue;
             };
             let violations: Vec<String> = validator
@@ -161,32 +140,31 @@ impl SpaceCore {
         }
         Ok(())
     }
+}
 
+impl SchemaCheck {
     /// The compiled schema of `page_type`: the one `ops` writes, else the stored one (cached
     /// by ETag); `None` when there is none.
     fn schema_for(
         &self,
+        root: &Root,
         page_type: &str,
         ops: &[FileOp],
     ) -> Result<Option<Arc<jsonschema::Validator>>> {
-        let path = schema_path(page_type)?;
+        let path = SCHEMAS.path(page_type)?;
         let bytes = match ops.iter().find(|op| op.path == path) {
             Some(op) => match &op.content {
                 Some(bytes) => bytes.clone(),
                 None => return Ok(None),
             },
-            None => match self.root.read(&path) {
+            None => match root.read(&path) {
                 Ok(bytes) => bytes,
                 Err(StoreError::NotFound { .. }) => return Ok(None),
                 Err(e) => return Err(e.into()),
             },
         };
         let tag = etag(&bytes);
-        let mut cache = self
-            .schemas
-            .compiled
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut cache = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((cached, validator)) = cache.get(page_type) {
             if *cached == tag {
                 return Ok(Some(validator.clone()));
@@ -210,14 +188,4 @@ fn compile(schema: &Value) -> std::result::Result<jsonschema::Validator, String>
         return Err("a schema is a JSON object (or a boolean)".into());
     }
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
-}
-
-/// A schema name is `[A-Za-z0-9_-]{1,64}`.
-pub(crate) fn check_name(name: &str) -> Result<()> {
-    crate::names::check_name("schema", name)
-}
-
-fn schema_path(name: &str) -> Result<PagePath> {
-    check_name(name)?;
-    Ok(PagePath::new(&format!("{SCHEMAS_DIR}/{name}.json"))?)
 }

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use quire_store::HistoryOptions;
 use serde::{Deserialize, Serialize};
 
+use crate::change::WriteOptions;
 use crate::error::{Error, Result};
-use crate::files::WriteOptions;
 use crate::settings::{Access, SpaceSettings, SPACES_FILE};
 use crate::space::Space;
 use crate::watching::Watching;
@@ -370,7 +370,7 @@ impl Service {
             name: name.to_string(),
             root: root.clone(),
             added: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            added_by: actor.unwrap_or(crate::files::DEFAULT_ACTOR).to_string(),
+            added_by: actor.unwrap_or(crate::change::DEFAULT_ACTOR).to_string(),
         };
         let mut recorded = self.registered();
         recorded.push(registered.clone());

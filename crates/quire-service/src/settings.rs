@@ -31,7 +31,7 @@ pub struct SpaceSettings {
     /// `[backup]`: where the space's history is pushed; `None` when no remote is set.
     pub backup: Option<BackupSettings>,
     /// `[janitor] interval`, `startup_scan`.
-    pub janitor: crate::janitor::JanitorSchedule,
+    pub janitor: JanitorSchedule,
 }
 
 /// `[backup]` as one space needs it.
@@ -238,7 +238,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             .as_ref()
             .map(|url| url.trim_end_matches('/').to_string()),
         backup: backup.clone(),
-        janitor: crate::janitor::JanitorSchedule {
+        janitor: JanitorSchedule {
             interval: config.janitor.interval.into(),
             startup_scan: config.janitor.startup_scan,
         },
@@ -390,6 +390,25 @@ impl Default for IndexSettings {
             window: Duration::from_millis(200),
             batch_max: 50,
             checkpoint_idle: Duration::from_secs(5),
+        }
+    }
+}
+
+/// `[janitor] interval` and `startup_scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JanitorSchedule {
+    /// Between two scans; zero: no scheduled scan.
+    pub interval: Duration,
+    /// Scan once right after start, before the first interval has passed.
+    pub startup_scan: bool,
+}
+
+impl Default for JanitorSchedule {
+    fn default() -> Self {
+        let config = quire_config::JanitorConfig::default();
+        JanitorSchedule {
+            interval: config.interval.into(),
+            startup_scan: config.startup_scan,
         }
     }
 }

@@ -22,9 +22,9 @@ use quire_vault::PagePath;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::change::WriteOptions;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
 
 /// Where share links live.
 pub const SHARES_PATH: &str = ".quire/state/shares.json";

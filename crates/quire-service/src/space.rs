@@ -3,10 +3,13 @@
 //! passes the one pipeline ([`Space::apply`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use quire_store::Backlog;
 use quire_vault::{DiskNames, Vault};
 
+use crate::backup::Backup;
+use crate::change::{Applied, Change};
 use crate::claims::Claims;
 use crate::core::SpaceCore;
 use crate::drafts::Drafts;
@@ -14,14 +17,15 @@ use crate::error::Result;
 use crate::events::EventBus;
 use crate::files::Files;
 use crate::find::Find;
+use crate::hooks::Hooks;
 use crate::insight::Insight;
+use crate::janitor::Janitor;
 use crate::outside::{OutsideChanges, Reconciled};
 use crate::pages::Pages;
-use crate::pipeline::{Applied, Change};
 use crate::raw_moves::RawMove;
 use crate::repair::Repair;
-use crate::restructure::Restructure;
-use crate::schemas::Schemas;
+use crate::restructure::{Restructure, Restructuring};
+use crate::schemas::{SchemaCheck, Schemas};
 use crate::settings::{Access, SpaceSettings};
 use crate::versions::Versions;
 use crate::views::Views;
@@ -43,7 +47,19 @@ pub struct SpaceMetrics {
 
 pub struct Space {
     /// Shared with the view refresher thread, which holds it weakly.
-    core: std::sync::Arc<SpaceCore>,
+    core: Arc<SpaceCore>,
+    /// What the areas keep for themselves, beside the core.
+    areas: Areas,
+}
+
+/// The state of the areas that keep some of their own.
+struct Areas {
+    restructuring: Restructuring,
+    /// `[backup]`, when this process writes the space and a remote is set (its thread runs
+    /// once [`Space::start_schedules`] is called).
+    backup: Option<Arc<Backup>>,
+    /// `[janitor] interval`, `startup_scan`: the scheduled scans.
+    janitor: Janitor,
 }
 
 impl Space {
@@ -56,12 +72,29 @@ impl Space {
 
     /// Opens a space for writing (holding the root's writer lock) or for reading only.
     pub fn open_as(settings: SpaceSettings, access: &Access) -> Result<Space> {
-        let core = std::sync::Arc::new(SpaceCore::open(settings, access)?);
+        let restructuring = Restructuring::new(settings.refactor.clone(), settings.script.clone());
+        let janitor = Janitor::new(settings.janitor, |core, stale_days| {
+            Insight(core).janitor_with(stale_days)
+        });
+        let backup = settings.backup.clone();
+        let mut hooks = Hooks::default();
+        if settings.editorial.enforce_schemas {
+            hooks.before_write.push(Box::new(SchemaCheck::default()));
+        }
+        let core = Arc::new(SpaceCore::open(settings, access, hooks)?);
+        let backup = Backup::of_space(&core, backup)?.map(Arc::new);
         crate::views::start_refresher(&core);
         if let Ok(drafts) = &core.drafts {
             core.discard_untouched_drafts(drafts);
         }
-        Ok(Space { core })
+        Ok(Space {
+            core,
+            areas: Areas {
+                restructuring,
+                backup,
+                janitor,
+            },
+        })
     }
 
     /// Records in the root's writer lock where this server answers, so a command run on the
@@ -116,7 +149,7 @@ impl Space {
                 drafts: core.drafts.is_ok(),
                 claims: core.claims.is_some(),
                 history: core.history.strategy() == quire_store::Strategy::Git,
-                backup: core.backup.is_some(),
+                backup: self.areas.backup.is_some(),
                 vector_search: false,
                 page_views: core.page_views.is_some(),
             },
@@ -128,7 +161,7 @@ impl Space {
     }
 
     /// One more handle on the link model (see [`crate::Service::close_for_exit`]).
-    pub(crate) fn link_model(&self) -> std::sync::Arc<crate::links::LinkModel> {
+    pub(crate) fn link_model(&self) -> Arc<crate::links::LinkModel> {
         self.core.links.clone()
     }
 
@@ -220,7 +253,10 @@ impl Space {
 
     /// Plans, applies, approvals, renames and reverts.
     pub fn restructure(&self) -> Restructure<'_> {
-        Restructure(&self.core)
+        Restructure {
+            core: &self.core,
+            area: &self.areas.restructuring,
+        }
     }
 
     /// Link health and repair: broken links, orphans, fix-broken, raw moves.
@@ -316,10 +352,10 @@ impl Space {
     /// Where the space's history is pushed (`[backup]`) and how the last attempt went;
     /// `enabled: false` when it has no backup.
     pub fn backup_status(&self) -> quire_api::BackupStatus {
-        self.core
+        self.areas
             .backup
-            .as_ref()
-            .map(crate::backup::Backup::status)
+            .as_deref()
+            .map(Backup::status)
             .unwrap_or_default()
     }
 
@@ -327,14 +363,18 @@ impl Space {
     /// (a round now, then every `[backup] interval`) and the janitor scans (`[janitor]
     /// interval`, `startup_scan`).
     pub fn start_schedules(&self) {
-        crate::backup::start(&self.core);
-        crate::janitor::start(&self.core);
+        if let Some(backup) = &self.areas.backup {
+            crate::backup::start(&self.core, backup);
+        }
+        crate::janitor::start(&self.core, &self.areas.janitor);
     }
 
     /// Stops the scheduled work; the backup makes a last round (at a clean stop, after the
     /// last writes).
     pub fn stop_schedules(&self) {
-        crate::janitor::stop(&self.core);
-        crate::backup::stop(&self.core);
+        crate::janitor::stop(&self.areas.janitor);
+        if let Some(backup) = &self.areas.backup {
+            crate::backup::stop(&self.core, backup);
+        }
     }
 }

@@ -7,10 +7,10 @@ use quire_api::Theme;
 use quire_store::StoreError;
 use quire_vault::PagePath;
 
+use crate::change::WriteOptions;
+use crate::change::{Change, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Change, FileOp};
 
 /// Where the theme lives.
 pub const THEME_PATH: &str = ".quire/theme.json";

@@ -24,16 +24,23 @@ use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 use serde_json::Value;
 
+use crate::change::WriteOptions;
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
+use crate::documents::Documents;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
 use crate::find::Find;
 use crate::indexing::Indexed;
 use crate::outside::SYSTEM_ACTOR;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
 /// Where saved views live inside the root.
 pub const VIEWS_DIR: &str = ".quire/views";
+
+/// The saved views, one JSON file a view.
+const VIEWS: Documents = Documents {
+    dir: VIEWS_DIR,
+    kind: "view",
+};
 
 /// How long the refresher gathers reports of the index before it refreshes.
 pub const DEBOUNCE: Duration = Duration::from_millis(50);
@@ -57,48 +64,27 @@ impl Views<'_> {
     /// Every saved view, by name. A file under `.quire/views/` that is no view is skipped
     /// (and logged).
     pub fn list(&self) -> Result<ViewList> {
-        let dir = PagePath::new(VIEWS_DIR).expect("constant path is valid");
-        let nodes = match self.0.root.tree(Some(&dir)) {
-            Ok(nodes) => nodes,
-            Err(StoreError::NotFound { .. }) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        let mut views = Vec::new();
-        for node in nodes.iter().filter(|n| !n.is_dir) {
-            let Some(name) = node.name.strip_suffix(".json") else {
-                continue;
-            };
-            if check_name(name).is_err() {
-                continue;
-            }
-            match self.get(name) {
-                Ok(view) => views.push(view),
-                Err(e) => tracing::warn!("{} is skipped: {}", node.path, e.message),
-            }
-        }
-        views.sort_by(|a, b| a.name.cmp(&b.name));
+        let views = VIEWS
+            .list_json::<View>(&self.0.root)?
+            .into_iter()
+            .map(|(name, view)| View { name, ..view })
+            .collect();
         Ok(ViewList { views })
     }
 
     /// One saved view.
     pub fn get(&self, name: &str) -> Result<View> {
-        let path = view_path(name)?;
-        let bytes = match self.0.root.read(&path) {
-            Err(StoreError::NotFound { .. }) => {
-                return Err(Error::not_found(format!("no view named {name}")))
-            }
-            other => other?,
-        };
-        let mut view: View = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::unprocessable(format!("{path} does not hold a valid view: {e}")))?;
-        view.name = name.to_string();
-        Ok(view)
+        let view: View = VIEWS.read_json(&self.0.root, name)?;
+        Ok(View {
+            name: name.to_string(),
+            ..view
+        })
     }
 
     /// Creates or replaces a saved view named `name` (its `name` field is set to it). The
     /// query must parse.
     pub fn put(&self, name: &str, mut view: View, opts: &WriteOptions) -> Result<View> {
-        let path = view_path(name)?;
+        VIEWS.path(name)?;
         if view.query.trim().is_empty() {
             return Err(Error::bad_request("a view needs a `query` (DQL)"));
         }
@@ -112,36 +98,13 @@ impl Views<'_> {
         view.name = name.to_string();
         let mut bytes = serde_json::to_vec_pretty(&view).map_err(Error::internal)?;
         bytes.push(b'\n');
-        self.0.apply(Change::one(
-            FileOp {
-                path,
-                content: Some(bytes),
-                expect: opts.expect.clone(),
-            },
-            opts,
-            || format!("Save view {name}"),
-        ))?;
+        VIEWS.write_one(self.0, name, bytes, opts)?;
         Ok(view)
     }
 
     /// Deletes a saved view.
     pub fn delete(&self, name: &str, opts: &WriteOptions) -> Result<ViewDeleted> {
-        let path = view_path(name)?;
-        match self.0.root.read(&path) {
-            Err(StoreError::NotFound { .. }) => {
-                return Err(Error::not_found(format!("no view named {name}")))
-            }
-            other => other?,
-        };
-        self.0.apply(Change::one(
-            FileOp {
-                path,
-                content: None,
-                expect: opts.expect.clone(),
-            },
-            opts,
-            || format!("Delete view {name}"),
-        ))?;
+        VIEWS.delete_one(self.0, name, &[], opts)?;
         Ok(ViewDeleted {
             status: "deleted".into(),
             name: name.to_string(),
@@ -396,16 +359,6 @@ fn shape_of(view: &View, query: &dql::Query) -> std::result::Result<ViewShape, S
     Ok(shape)
 }
 
-/// A view name is `[A-Za-z0-9_-]{1,64}`.
-pub fn check_name(name: &str) -> Result<()> {
-    crate::names::check_name("view", name)
-}
-
-fn view_path(name: &str) -> Result<PagePath> {
-    check_name(name)?;
-    Ok(PagePath::new(&format!("{VIEWS_DIR}/{name}.json"))?)
-}
-
 /// `quire-view: true` (or the string `"true"`).
 fn is_view(frontmatter: &Value) -> bool {
     match frontmatter.get("quire-view") {
@@ -491,10 +444,10 @@ mod tests {
     #[test]
     fn names_are_checked() {
         for ok in ["a", "my-view_2", &"x".repeat(64)] {
-            assert!(check_name(ok).is_ok(), "{ok}");
+            assert!(VIEWS.path(ok).is_ok(), "{ok}");
         }
         for bad in ["", "a b", "../x", "a.json", &"x".repeat(65), "é"] {
-            assert!(check_name(bad).is_err(), "{bad}");
+            assert!(VIEWS.path(bad).is_err(), "{bad}");
         }
     }
 

@@ -4,8 +4,8 @@
 
 use quire_config::Visibility;
 
+use crate::change::WriteOptions;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
 use crate::settings::CONFIG_FILE;
 use crate::space::Space;
 

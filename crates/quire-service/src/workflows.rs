@@ -26,16 +26,23 @@ use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 use serde_json::Value;
 
+use crate::change::WriteOptions;
+use crate::change::{Change, Expect, FileOp};
 use crate::core::SpaceCore;
+use crate::documents::Documents;
 use crate::error::{Error, Result};
-use crate::files::WriteOptions;
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
 /// Where workflow definitions live inside the root.
 pub const WORKFLOWS_DIR: &str = ".quire/workflows";
 
 /// Suffix of a workflow's column order file.
 const ORDER_SUFFIX: &str = ".order.json";
+
+/// The workflow definitions, one JSON file a workflow.
+const WORKFLOWS: Documents = Documents {
+    dir: WORKFLOWS_DIR,
+    kind: "workflow",
+};
 
 /// Bounds of one definition.
 const MAX_STATES: usize = 100;
@@ -54,95 +61,39 @@ impl Workflows<'_> {
     /// Every workflow definition, by name. A file that is no definition is skipped (and
     /// logged).
     pub fn list(&self) -> Result<WorkflowList> {
-        let dir = PagePath::new(WORKFLOWS_DIR).expect("constant path is valid");
-        let nodes = match self.0.root.tree(Some(&dir)) {
-            Ok(nodes) => nodes,
-            Err(StoreError::NotFound { .. }) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        let mut workflows = Vec::new();
-        for node in nodes.iter().filter(|n| !n.is_dir) {
-            if node.name.ends_with(ORDER_SUFFIX) {
-                continue;
-            }
-            let Some(name) = node.name.strip_suffix(".json") else {
-                continue;
-            };
-            if check_name(name).is_err() {
-                continue;
-            }
-            match self.get(name) {
-                Ok(workflow) => workflows.push(workflow),
-                Err(e) => tracing::warn!("{} is skipped: {}", node.path, e.message),
-            }
-        }
-        workflows.sort_by(|a, b| a.name.cmp(&b.name));
+        let workflows = WORKFLOWS
+            .list_json::<Workflow>(&self.0.root)?
+            .into_iter()
+            .map(|(name, workflow)| Workflow { name, ..workflow })
+            .collect();
         Ok(WorkflowList { workflows })
     }
 
     /// One workflow definition.
     pub fn get(&self, name: &str) -> Result<Workflow> {
-        let path = definition_path(name)?;
-        let bytes = match self.0.root.read(&path) {
-            Err(StoreError::NotFound { .. }) => {
-                return Err(Error::not_found(format!("no workflow named {name}")))
-            }
-            other => other?,
-        };
-        let mut workflow: Workflow = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::unprocessable(format!("{path} does not hold a valid workflow: {e}"))
-        })?;
-        workflow.name = name.to_string();
-        Ok(workflow)
+        let workflow: Workflow = WORKFLOWS.read_json(&self.0.root, name)?;
+        Ok(Workflow {
+            name: name.to_string(),
+            ..workflow
+        })
     }
 
     /// Creates or replaces a workflow definition (its `name` is set to `name`) after checking
     /// its structure.
     pub fn put(&self, name: &str, mut workflow: Workflow, opts: &WriteOptions) -> Result<Workflow> {
-        let path = definition_path(name)?;
+        WORKFLOWS.path(name)?;
         workflow.name = name.to_string();
         check_definition(&workflow)?;
         let mut bytes = serde_json::to_vec_pretty(&workflow).map_err(Error::internal)?;
         bytes.push(b'\n');
-        self.0.apply(Change::one(
-            FileOp {
-                path,
-                content: Some(bytes),
-                expect: opts.expect.clone(),
-            },
-            opts,
-            || format!("Save workflow {name}"),
-        ))?;
+        WORKFLOWS.write_one(self.0, name, bytes, opts)?;
         Ok(workflow)
     }
 
     /// Deletes a workflow definition and its column order. Pages keep their `workflow` and
     /// `state`; they can no longer be advanced.
     pub fn delete(&self, name: &str, opts: &WriteOptions) -> Result<WorkflowDeleted> {
-        let path = definition_path(name)?;
-        if !self.exists(&path)? {
-            return Err(Error::not_found(format!("no workflow named {name}")));
-        }
-        let mut ops = vec![FileOp {
-            path,
-            content: None,
-            expect: opts.expect.clone(),
-        }];
-        let order = order_path(name)?;
-        if self.exists(&order)? {
-            ops.push(FileOp {
-                path: order,
-                content: None,
-                expect: Expect::Anything,
-            });
-        }
-        self.0.apply(Change {
-            message: opts.message_or(|| format!("Delete workflow {name}")),
-            ops,
-            actor: opts.actor(),
-            announce: Announce::PerFile,
-            commit: CommitMode::AsConfigured,
-        })?;
+        WORKFLOWS.delete_one(self.0, name, &[order_path(name)?], opts)?;
         Ok(WorkflowDeleted {
             status: "deleted".into(),
             name: name.to_string(),
@@ -367,14 +318,6 @@ impl Workflows<'_> {
         })
     }
 
-    fn exists(&self, path: &PagePath) -> Result<bool> {
-        match self.0.root.read(path) {
-            Ok(_) => Ok(true),
-            Err(StoreError::NotFound { .. }) => Ok(false),
-            Err(e) => Err(e.into()),
-        }
-    }
-
     /// A page's text and ETag; 404 when it does not exist, 400 when it is no text.
     fn read_page(&self, path: &PagePath) -> Result<(String, String)> {
         let bytes = self.0.root.read(path)?;
@@ -504,18 +447,9 @@ fn page_path(raw: &str) -> Result<PagePath> {
     Ok(path)
 }
 
-/// A workflow name is `[A-Za-z0-9_-]{1,64}`.
-pub(crate) fn check_name(name: &str) -> Result<()> {
-    crate::names::check_name("workflow", name)
-}
-
-fn definition_path(name: &str) -> Result<PagePath> {
-    check_name(name)?;
-    Ok(PagePath::new(&format!("{WORKFLOWS_DIR}/{name}.json"))?)
-}
-
+/// The file of a workflow's column order, beside its definition.
 fn order_path(name: &str) -> Result<PagePath> {
-    check_name(name)?;
+    WORKFLOWS.path(name)?;
     Ok(PagePath::new(&format!(
         "{WORKFLOWS_DIR}/{name}{ORDER_SUFFIX}"
     ))?)

@@ -43,7 +43,7 @@ pub enum StoreError {
     #[error("knowledge root {dir} is in use: {holder} holds its writer lock")]
     Locked {
         dir: PathBuf,
-        holder: crate::lock::LockHolder,
+        holder: crate::holder::LockHolder,
     },
     /// A write through a root or history opened read-only.
     #[error("{path}: the knowledge root is open read-only (writing needs its writer lock)")]

@@ -2,10 +2,12 @@
 //! folder listings, and versioning by git, copy-on-write snapshots, or not at all.
 
 pub mod backup;
+mod disk;
 pub mod drafts;
 mod error;
 pub mod fault;
 mod history;
+mod holder;
 pub mod journal;
 mod lock;
 mod root;

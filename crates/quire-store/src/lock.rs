@@ -23,9 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::StoreError;
+pub use crate::holder::LockHolder;
 use crate::seen::FileStat;
 
 /// Where the writer lock lives inside the root.
@@ -36,50 +35,6 @@ pub const WRITER_LOCK_PATH: &str = ".quire/state/writer.lock";
 /// record just after taking the lock.
 const ATTEMPTS: u32 = 10;
 const PAUSE: Duration = Duration::from_millis(10);
-
-/// Who holds the writer lock of a root, as its lock file records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LockHolder {
-    /// Process id; 0 when the record could not be read.
-    pub pid: u32,
-    /// `serve`, or the name of the command holding the lock (`apply`, `init`, …); `unknown`
-    /// when the record could not be read (a platform whose locks also bar reading, or a holder
-    /// that has not written it yet).
-    pub kind: String,
-    /// When the lock was taken, RFC 3339; empty when unknown.
-    pub started: String,
-    /// The base address of a server's REST API, once its listener is bound.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api: Option<String>,
-}
-
-impl LockHolder {
-    fn unknown() -> LockHolder {
-        LockHolder {
-            pid: 0,
-            kind: "unknown".into(),
-            started: String::new(),
-            api: None,
-        }
-    }
-}
-
-impl fmt::Display for LockHolder {
-    /// `quire serve (pid 4242, since 2026-05-01T10:00:00Z, API at http://127.0.0.1:3333)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.pid == 0 {
-            return f.write_str("another process (its lock record cannot be read)");
-        }
-        write!(f, "quire {} (pid {}", self.kind, self.pid)?;
-        if !self.started.is_empty() {
-            write!(f, ", since {}", self.started)?;
-        }
-        if let Some(api) = &self.api {
-            write!(f, ", API at {api}")?;
-        }
-        f.write_str(")")
-    }
-}
 
 /// Proof that this process holds the writer lock of one root. Cloning shares the one lock;
 /// the OS lock is released when the last clone is dropped (a writable [`crate::Root`] keeps
@@ -108,7 +63,7 @@ impl WriterLock {
     /// name), creating `.quire/state/` when needed. Fails with [`StoreError::Locked`], naming
     /// the holder, when another process holds it (or another handle in this process).
     pub fn acquire(dir: &Path, kind: &str) -> Result<WriterLock, StoreError> {
-        let dir = crate::root::canonical(dir)?;
+        let dir = crate::disk::canonical(dir)?;
         let path = dir.join(WRITER_LOCK_PATH);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| StoreError::io(WRITER_LOCK_PATH, e))?;

@@ -10,7 +10,6 @@
 //! to the same is *shadowed*: listed as such, never read, written or removed.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
@@ -20,6 +19,8 @@ use quire_vault::{DiskNames, PagePath, Shadowed};
 use serde::Serialize;
 use unicode_normalization::{is_nfc, UnicodeNormalization};
 
+use crate::disk::canonical;
+pub use crate::disk::DiskName;
 use crate::error::StoreError;
 use crate::fault;
 use crate::lock::WriterLock;
@@ -85,35 +86,6 @@ pub(crate) enum Spelling {
     /// Exactly as written: a name the store took from the disk (journal, rollback), which must
     /// never lead to another entry.
     Exact,
-}
-
-/// A root-relative name spelled exactly as on disk, `/`-separated. It differs from the file's
-/// [`PagePath`] only where a name on the way is not NFC; [`Root::disk_name`] makes one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DiskName(String);
-
-impl DiskName {
-    /// A name exactly as the disk spells it (as a [`Listing`] reports it).
-    pub fn new(name: String) -> DiskName {
-        DiskName(name)
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// The path spelled as it is: the disk name of a file whose names are all NFC.
-impl From<&PagePath> for DiskName {
-    fn from(p: &PagePath) -> DiskName {
-        DiskName(p.as_str().to_owned())
-    }
-}
-
-impl fmt::Display for DiskName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 /// Every file of the root under its path, and the names on disk that are not their path.
@@ -259,7 +231,7 @@ impl Root {
             .ok()
             .and_then(Path::to_str)
             .map(str::to_owned);
-        Ok(rel.map_or_else(|| DiskName::from(p), DiskName))
+        Ok(rel.map_or_else(|| DiskName::from(p), DiskName::new))
     }
 
     /// Reads a file by its name on disk (no other spelling is tried).
@@ -575,19 +547,6 @@ impl Root {
             Err(StoreError::OutsideRoot { path: rel.into() })
         }
     }
-}
-
-/// The canonical folder of a root, or why it is none.
-pub(crate) fn canonical(dir: &Path) -> Result<PathBuf, StoreError> {
-    let bad = |reason: String| StoreError::BadRoot {
-        dir: dir.to_path_buf(),
-        reason,
-    };
-    let canonical = fs::canonicalize(dir).map_err(|e| bad(e.to_string()))?;
-    if !canonical.is_dir() {
-        return Err(bad("is not a folder".into()));
-    }
-    Ok(canonical)
 }
 
 /// Resolves `.` and `..` without touching the disk.

@@ -9,7 +9,7 @@ use std::os::unix::fs::MetadataExt;
 
 use sha1::{Digest, Sha1};
 
-use crate::root::DiskName;
+use crate::disk::DiskName;
 
 /// The git blob id of some content: the SHA-1 of `blob <len>\0` followed by the bytes.
 ///

@@ -6,7 +6,6 @@ use hashbrown::HashMap;
 
 use crate::fold::Fold;
 use crate::path::{name_of, PagePath};
-use crate::resolve::Lookup;
 
 /// Which kind of key a table holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +111,18 @@ impl Bucket {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
     tables: [[Buckets; 3]; 3],
+}
+
+/// A set of files resolution can search: the vault's own index, or an overlay of planned
+/// changes on it. Every rule below reads files only through this, so both answer alike.
+pub(crate) trait Lookup {
+    /// The files carrying `key` in `table` at `fold`, each once, in no particular order.
+    fn hits<'a>(
+        &'a self,
+        table: Table,
+        fold: Fold,
+        key: &str,
+    ) -> impl Iterator<Item = &'a Hit> + use<'a, Self>;
 }
 
 impl Lookup for Index {

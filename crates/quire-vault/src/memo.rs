@@ -104,11 +104,13 @@ impl Shared {
 }
 
 impl<'a> Memo<'a> {
-    pub(crate) fn of_vault(vault: &'a Vault) -> Memo<'a> {
+    /// Answers links of the vault as it is.
+    pub fn of_vault(vault: &'a Vault) -> Memo<'a> {
         Memo::new(View::Vault(vault))
     }
 
-    pub(crate) fn of_overlay(overlay: &'a Overlay<'a>) -> Memo<'a> {
+    /// Answers links of the vault as the overlay would leave it.
+    pub fn of_overlay(overlay: &'a Overlay<'a>) -> Memo<'a> {
         Memo::new(View::Overlay(overlay))
     }
 

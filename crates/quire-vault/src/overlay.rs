@@ -6,10 +6,9 @@ use std::collections::HashSet;
 use quire_syntax::{Link, LinkKind};
 
 use crate::fold::Fold;
-use crate::index::{Hit, Index, Table};
-use crate::memo::Memo;
+use crate::index::{Hit, Index, Lookup, Table};
 use crate::path::PagePath;
-use crate::resolve::{self, Lookup, Resolution};
+use crate::resolve::{self, Resolution};
 use crate::vault::Vault;
 
 /// The files of a vault with some removed and others added (a plan's moves and merges),
@@ -90,11 +89,6 @@ impl<'v> Overlay<'v> {
     /// Resolves `target` of a link of `kind` written in `from`.
     pub fn resolve_target(&self, from: &PagePath, kind: LinkKind, target: &str) -> Resolution {
         resolve::target(self, from, kind, target)
-    }
-
-    /// A memo for resolving many links after the changes.
-    pub fn memo(&self) -> Memo<'_> {
-        Memo::of_overlay(self)
     }
 }
 

@@ -4,21 +4,9 @@ use quire_syntax::LinkKind;
 use serde::Serialize;
 
 use crate::fold::Fold;
-use crate::index::{Hit, Table};
+use crate::index::{Hit, Lookup, Table};
 use crate::path::{folder_of, nfc, PagePath};
 use crate::rank::Ranked;
-
-/// A set of files resolution can search: the vault's own index, or an overlay of planned
-/// changes on it. Every rule below reads files only through this, so both answer alike.
-pub(crate) trait Lookup {
-    /// The files carrying `key` in `table` at `fold`, each once, in no particular order.
-    fn hits<'a>(
-        &'a self,
-        table: Table,
-        fold: Fold,
-        key: &str,
-    ) -> impl Iterator<Item = &'a Hit> + use<'a, Self>;
-}
 
 /// The rule that found the file, in the order the rules are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use crate::index::Index;
 use crate::keys::NameKeys;
-use crate::memo::Memo;
 use crate::path::PagePath;
 use crate::resolve::{self, Resolution, Step};
 
@@ -230,11 +229,6 @@ impl Vault {
     /// target other than the link's own (a candidate rewrite, say).
     pub fn resolve_target(&self, from: &PagePath, kind: LinkKind, target: &str) -> Resolution {
         resolve::target(&self.index, from, kind, target)
-    }
-
-    /// A memo for resolving many links in this vault as it is now.
-    pub fn memo(&self) -> Memo<'_> {
-        Memo::of_vault(self)
     }
 
     /// Every link of every summarised page with its resolution, by source path, then by

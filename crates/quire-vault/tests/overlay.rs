@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use quire_syntax::LinkKind;
-use quire_vault::{Answer, Overlay, PagePath, Vault};
+use quire_vault::{Answer, Memo, Overlay, PagePath, Vault};
 
 const POOL: &[&str] = &[
     "a.md",
@@ -76,7 +76,7 @@ proptest! {
             rebuilt.remove(&gone);
         }
         rebuilt.extend(pool(&added));
-        let memo = overlay.memo();
+        let memo = Memo::of_overlay(&overlay);
         for from in POOL.iter().map(|p| path(p)) {
             prop_assert_eq!(overlay.contains(&from), rebuilt.contains(&from), "{}", from);
             for &(kind, target) in TARGETS {
@@ -112,8 +112,8 @@ fn memo_answers_many_hit_targets_like_the_vault_from_every_folder() {
         rebuilt.remove(gone);
     }
     rebuilt.extend(added);
-    let before = vault.memo();
-    let after = overlay.memo();
+    let before = Memo::of_vault(&vault);
+    let after = Memo::of_overlay(&overlay);
     // Twice: the first round fills the memo, the second answers from it.
     for _ in 0..2 {
         for from in [

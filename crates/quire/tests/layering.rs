@@ -274,3 +274,177 @@ fn pure_crates_read_no_clock_and_no_file() {
         faults.join("\n")
     );
 }
+
+/// The modules of each crate depend on one another in one order: no module reaches, through
+/// the paths it names, a module that reaches it back (ARCHITECTURE.md, "Inside a crate").
+/// An edge is a `crate::…` or `super::…` path in a module's code (comments and the unit-test
+/// module left out), to the deepest module file the path names.
+#[test]
+fn no_crate_has_an_import_circle() {
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut faults = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&crates)
+        .expect("the crates folder")
+        .map(|e| e.expect("a folder entry").path())
+        .collect();
+    names.sort();
+    for krate in names {
+        let src = krate.join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let modules = modules_of(&src);
+        let edges: BTreeMap<&Vec<String>, BTreeSet<&Vec<String>>> = modules
+            .iter()
+            .map(|(module, text)| {
+                let to = named_paths(module, text)
+                    .into_iter()
+                    .filter_map(|path| {
+                        (1..=path.len())
+                            .rev()
+                            .find_map(|n| modules.get_key_value(&path[..n]))
+                            .map(|(m, _)| m)
+                    })
+                    .filter(|m| *m != module && !m.is_empty())
+                    .collect();
+                (module, to)
+            })
+            .collect();
+        let reach = |from: &Vec<String>| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![from];
+            while let Some(m) = stack.pop() {
+                for next in edges.get(m).into_iter().flatten() {
+                    if seen.insert(*next) {
+                        stack.push(next);
+                    }
+                }
+            }
+            seen
+        };
+        let mut reported = BTreeSet::new();
+        for module in edges.keys() {
+            if reported.contains(module) {
+                continue;
+            }
+            let circle: BTreeSet<_> = reach(module)
+                .into_iter()
+                .filter(|other| reach(other).contains(module))
+                .collect();
+            if !circle.is_empty() {
+                let shown: Vec<String> = circle.iter().map(|m| m.join("::")).collect();
+                faults.push(format!(
+                    "{}: {}",
+                    krate.file_name().unwrap().to_string_lossy(),
+                    shown.join(", ")
+                ));
+                reported.extend(circle);
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "modules that reach themselves through others:\n{}",
+        faults.join("\n")
+    );
+}
+
+/// Every `.rs` file below `src` by its module path (`lib.rs`/`main.rs` is the empty path,
+/// `a/mod.rs` is `a`), with its code: comments and the unit-test module removed.
+fn modules_of(src: &std::path::Path) -> BTreeMap<Vec<String>, String> {
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).unwrap().with_extension("");
+            let mut module: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                module.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            let text = text
+                .split("#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or_default();
+            let code: Vec<&str> = text
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or_default())
+                .collect();
+            out.insert(module, code.join("\n"));
+        }
+    }
+    out
+}
+
+/// The module paths `text` (the code of `module`) names through `crate::` and `super::`,
+/// each brace group's members as paths of their own.
+fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("::") {
+        let before = &text[..at];
+        let head_start = before
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_word(*c))
+            .last()
+            .map_or(at, |(i, _)| i);
+        let head = &text[head_start..at];
+        let preceded = text[..head_start]
+            .chars()
+            .next_back()
+            .is_some_and(|c| is_word(c) || c == ':');
+        if preceded || !(head == "crate" || head == "super") {
+            continue;
+        }
+        let mut base: Vec<String> = if head == "crate" {
+            Vec::new()
+        } else {
+            module[..module.len().saturating_sub(1)].to_vec()
+        };
+        let mut rest = &text[at + 2..];
+        loop {
+            let word: String = rest.chars().take_while(|c| is_word(*c)).collect();
+            if word.is_empty() {
+                break;
+            }
+            rest = &rest[word.len()..];
+            if word == "super" {
+                base.pop();
+            } else {
+                base.push(word);
+            }
+            match rest.strip_prefix("::") {
+                Some(after) => rest = after,
+                None => break,
+            }
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for member in inner.split(',') {
+                let first: String = member.trim().chars().take_while(|c| is_word(*c)).collect();
+                if !first.is_empty() && first != "self" {
+                    let mut path = base.clone();
+                    path.push(first);
+                    out.push(path);
+                }
+            }
+        }
+        out.push(base);
+    }
+    out
+}

@@ -4,9 +4,10 @@
 use quire_api::{AppliedResult, PendingApproval};
 use quire_restructure::{Manifest, Plan, Planned};
 
-use super::approval::approval_for;
+use super::approval::{add_pending, approval_for, grant_approval, take_approval};
 use super::fold::{apply_ops, count_applied};
 use super::planning::planned;
+use super::state::Restructuring;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 
@@ -30,9 +31,10 @@ pub struct ApplyRequest {
 /// fresh plan).
 pub(super) fn apply_manifest(
     core: &SpaceCore,
+    area: &Restructuring,
     req: &ApplyRequest,
 ) -> Result<(AppliedResult, Plan)> {
-    let Planned { mut plan, ops } = planned(core, &req.manifest, false, Some(&req.actor))?;
+    let Planned { mut plan, ops } = planned(core, area, &req.manifest, false, Some(&req.actor))?;
     if let Some(refusal) = plan.refusal() {
         return Err(Error::refused(ErrorCode::Unprocessable, refusal, &plan));
     }
@@ -46,23 +48,26 @@ pub(super) fn apply_manifest(
             ));
         }
     }
-    plan.approval = approval_for(core, &req.client, &plan, &ops);
+    plan.approval = approval_for(area, &req.client, &plan, &ops);
     if let Some(reason) = plan
         .approval
         .as_ref()
         .filter(|a| a.required)
         .map(|a| a.reason.clone())
     {
-        let granted = req.approved || core.take_approval(&plan.digest)?;
+        let granted = req.approved || take_approval(core, &plan.digest)?;
         if !granted {
-            core.add_pending(PendingApproval {
-                digest: plan.digest.clone(),
-                manifest: req.manifest.clone(),
-                actor: req.actor.clone(),
-                client: req.client.clone(),
-                reason: reason.clone(),
-                at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            })?;
+            add_pending(
+                core,
+                PendingApproval {
+                    digest: plan.digest.clone(),
+                    manifest: req.manifest.clone(),
+                    actor: req.actor.clone(),
+                    client: req.client.clone(),
+                    reason: reason.clone(),
+                    at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                },
+            )?;
             return Err(Error::refused(
                 ErrorCode::ApprovalRequired,
                 format!(
@@ -77,7 +82,7 @@ pub(super) fn apply_manifest(
     let applied = match apply_ops(core, &ops, &req.actor, &message) {
         Ok(applied) => applied,
         Err(e) if e.code == ErrorCode::Conflict => {
-            let fresh = planned(core, &req.manifest, false, Some(&req.actor))
+            let fresh = planned(core, area, &req.manifest, false, Some(&req.actor))
                 .map(|p| p.plan)
                 .unwrap_or(plan);
             return Err(Error::refused(ErrorCode::Conflict, e.message, &fresh));
@@ -90,8 +95,13 @@ pub(super) fn apply_manifest(
 }
 
 /// A person approves exactly this digest of this manifest: one apply within the hour.
-pub(super) fn approve(core: &SpaceCore, manifest: &Manifest, digest: &str) -> Result<String> {
-    let plan = planned(core, manifest, false, None)?.plan;
+pub(super) fn approve(
+    core: &SpaceCore,
+    area: &Restructuring,
+    manifest: &Manifest,
+    digest: &str,
+) -> Result<String> {
+    let plan = planned(core, area, manifest, false, None)?.plan;
     if let Some(refusal) = plan.refusal() {
         return Err(Error::refused(ErrorCode::Conflict, refusal, &plan));
     }
@@ -102,7 +112,7 @@ pub(super) fn approve(core: &SpaceCore, manifest: &Manifest, digest: &str) -> Re
             &plan,
         ));
     }
-    core.grant_approval(digest)?;
+    grant_approval(core, digest)?;
     Ok(plan.digest)
 }
 

@@ -9,6 +9,7 @@ use quire_restructure::FileOp as PlannedOp;
 use quire_vault::PagePath;
 use serde::{Deserialize, Serialize};
 
+use super::state::Restructuring;
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
 
@@ -32,68 +33,66 @@ struct Book {
     approved: Vec<Granted>,
 }
 
-impl SpaceCore {
-    fn approvals_path() -> PagePath {
-        PagePath::new(APPROVALS_PATH).expect("constant path is valid")
-    }
+fn approvals_path() -> PagePath {
+    PagePath::new(APPROVALS_PATH).expect("constant path is valid")
+}
 
-    fn with_book<T>(&self, change: impl FnOnce(&mut Book) -> T) -> Result<T> {
-        let _guard = self.state_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let path = SpaceCore::approvals_path();
-        let mut book: Book = match self.root.read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                tracing::warn!("{APPROVALS_PATH} is unreadable ({e}); starting afresh");
-                Book::default()
-            }),
-            Err(quire_store::StoreError::NotFound { .. }) => Book::default(),
-            Err(e) => return Err(e.into()),
-        };
-        let before = book.clone();
-        let now = chrono::Utc::now().timestamp();
-        book.approved.retain(|g| g.expires_at > now);
-        let out = change(&mut book);
-        if book != before {
-            let bytes = serde_json::to_vec_pretty(&book).map_err(Error::internal)?;
-            self.root.write(&path, &bytes)?;
+fn with_book<T>(core: &SpaceCore, change: impl FnOnce(&mut Book) -> T) -> Result<T> {
+    let _guard = core.state_lock.lock().unwrap_or_else(|p| p.into_inner());
+    let path = approvals_path();
+    let mut book: Book = match core.root.read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!("{APPROVALS_PATH} is unreadable ({e}); starting afresh");
+            Book::default()
+        }),
+        Err(quire_store::StoreError::NotFound { .. }) => Book::default(),
+        Err(e) => return Err(e.into()),
+    };
+    let before = book.clone();
+    let now = chrono::Utc::now().timestamp();
+    book.approved.retain(|g| g.expires_at > now);
+    let out = change(&mut book);
+    if book != before {
+        let bytes = serde_json::to_vec_pretty(&book).map_err(Error::internal)?;
+        core.root.write(&path, &bytes)?;
+    }
+    Ok(out)
+}
+
+/// Plans agents tried to apply that wait for a person.
+pub(crate) fn pending_approvals(core: &SpaceCore) -> Result<Vec<PendingApproval>> {
+    with_book(core, |book| book.pending.clone())
+}
+
+/// Lists an agent's plan as waiting for approval (once per digest).
+pub(crate) fn add_pending(core: &SpaceCore, entry: PendingApproval) -> Result<()> {
+    with_book(core, |book| {
+        if !book.pending.iter().any(|p| p.digest == entry.digest) {
+            book.pending.push(entry);
         }
-        Ok(out)
-    }
+    })
+}
 
-    /// Plans agents tried to apply that wait for a person.
-    pub(crate) fn pending_approvals(&self) -> Result<Vec<PendingApproval>> {
-        self.with_book(|book| book.pending.clone())
-    }
+/// Records a person's approval of a digest for one apply within the hour.
+pub(crate) fn grant_approval(core: &SpaceCore, digest: &str) -> Result<()> {
+    let expires_at = chrono::Utc::now().timestamp() + APPROVAL_SECONDS;
+    with_book(core, |book| {
+        book.pending.retain(|p| p.digest != digest);
+        book.approved.retain(|g| g.digest != digest);
+        book.approved.push(Granted {
+            digest: digest.to_string(),
+            expires_at,
+        });
+    })
+}
 
-    /// Lists an agent's plan as waiting for approval (once per digest).
-    pub(crate) fn add_pending(&self, entry: PendingApproval) -> Result<()> {
-        self.with_book(|book| {
-            if !book.pending.iter().any(|p| p.digest == entry.digest) {
-                book.pending.push(entry);
-            }
-        })
-    }
-
-    /// Records a person's approval of a digest for one apply within the hour.
-    pub(crate) fn grant_approval(&self, digest: &str) -> Result<()> {
-        let expires_at = chrono::Utc::now().timestamp() + APPROVAL_SECONDS;
-        self.with_book(|book| {
-            book.pending.retain(|p| p.digest != digest);
-            book.approved.retain(|g| g.digest != digest);
-            book.approved.push(Granted {
-                digest: digest.to_string(),
-                expires_at,
-            });
-        })
-    }
-
-    /// Uses up an approval of this digest, if a valid one exists.
-    pub(crate) fn take_approval(&self, digest: &str) -> Result<bool> {
-        self.with_book(|book| {
-            let before = book.approved.len();
-            book.approved.retain(|g| g.digest != digest);
-            book.approved.len() != before
-        })
-    }
+/// Uses up an approval of this digest, if a valid one exists.
+pub(crate) fn take_approval(core: &SpaceCore, digest: &str) -> Result<bool> {
+    with_book(core, |book| {
+        let before = book.approved.len();
+        book.approved.retain(|g| g.digest != digest);
+        book.approved.len() != before
+    })
 }
 
 /// Whether a client is an agent (restructuring spec, Authentication 3): its name starts with
@@ -105,7 +104,7 @@ pub fn is_agent(client: &str) -> bool {
 /// The plan's `approval` for a caller: `None` for people and programs, and for agents
 /// whether this plan needs a person's approval and why.
 pub(super) fn approval_for(
-    core: &SpaceCore,
+    area: &Restructuring,
     client: &str,
     plan: &Plan,
     ops: &[PlannedOp],
@@ -113,7 +112,7 @@ pub(super) fn approval_for(
     if !is_agent(client) {
         return None;
     }
-    Some(match approval_needed(core, plan, ops) {
+    Some(match approval_needed(area, plan, ops) {
         Some(reason) => Approval {
             required: true,
             reason,
@@ -126,17 +125,17 @@ pub(super) fn approval_for(
 }
 
 /// Why an agent needs approval for this plan, if it does.
-fn approval_needed(core: &SpaceCore, plan: &Plan, ops: &[PlannedOp]) -> Option<String> {
+fn approval_needed(area: &Restructuring, plan: &Plan, ops: &[PlannedOp]) -> Option<String> {
     let files = touched_files(ops);
     let links = plan.rewritten_links();
-    if let Some(limit) = core.refactor.approval_files_limit() {
+    if let Some(limit) = area.settings.approval_files_limit() {
         if files > limit as usize {
             return Some(format!(
                 "it writes or deletes {files} files, more than approval_files = {limit}"
             ));
         }
     }
-    if let Some(limit) = core.refactor.approval_links_limit() {
+    if let Some(limit) = area.settings.approval_links_limit() {
         if links > limit as usize {
             return Some(format!(
                 "it rewrites {links} links, more than approval_links = {limit}"
@@ -193,6 +192,7 @@ mod tests {
                 janitor: Default::default(),
             },
             &Access::serve(),
+            crate::hooks::Hooks::default(),
         )
         .expect("space opens")
     }
@@ -212,10 +212,10 @@ mod tests {
     fn an_approval_is_used_once() {
         let dir = tempfile::tempdir().unwrap();
         let space = open(dir.path());
-        space.grant_approval("d1").unwrap();
-        assert!(space.take_approval("d1").unwrap());
-        assert!(!space.take_approval("d1").unwrap(), "second use refused");
-        assert!(!space.take_approval("other").unwrap());
+        grant_approval(&space, "d1").unwrap();
+        assert!(take_approval(&space, "d1").unwrap());
+        assert!(!take_approval(&space, "d1").unwrap(), "second use refused");
+        assert!(!take_approval(&space, "other").unwrap());
     }
 
     #[test]
@@ -223,22 +223,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let space = open(dir.path());
-            space.add_pending(pending("p1")).unwrap();
-            space.add_pending(pending("p1")).unwrap();
-            space.grant_approval("d1").unwrap();
+            add_pending(&space, pending("p1")).unwrap();
+            add_pending(&space, pending("p1")).unwrap();
+            grant_approval(&space, "d1").unwrap();
         }
         let space = open(dir.path());
-        assert_eq!(space.pending_approvals().unwrap(), vec![pending("p1")]);
-        assert!(space.take_approval("d1").unwrap());
+        assert_eq!(pending_approvals(&space).unwrap(), vec![pending("p1")]);
+        assert!(take_approval(&space, "d1").unwrap());
     }
 
     #[test]
     fn approving_removes_the_pending_entry() {
         let dir = tempfile::tempdir().unwrap();
         let space = open(dir.path());
-        space.add_pending(pending("p1")).unwrap();
-        space.grant_approval("p1").unwrap();
-        assert!(space.pending_approvals().unwrap().is_empty());
+        add_pending(&space, pending("p1")).unwrap();
+        grant_approval(&space, "p1").unwrap();
+        assert!(pending_approvals(&space).unwrap().is_empty());
     }
 
     #[test]
@@ -252,7 +252,7 @@ mod tests {
             "approved": [{"digest": "old", "expires_at": expired}, {"digest": "new", "expires_at": fresh}]
         });
         std::fs::write(dir.path().join(APPROVALS_PATH), book.to_string()).unwrap();
-        assert!(!space.take_approval("old").unwrap(), "expired");
-        assert!(space.take_approval("new").unwrap());
+        assert!(!take_approval(&space, "old").unwrap(), "expired");
+        assert!(take_approval(&space, "new").unwrap());
     }
 }

@@ -9,9 +9,9 @@ use quire_store::StoreError;
 use quire_vault::PagePath;
 
 use super::{COMMENTS_DIR, PERSONAL_DIR};
+use crate::change::{Announce, Applied, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::pipeline::{Announce, Applied, Change, CommitMode, Expect, FileOp};
 
 /// Applies the file operations of a plan as one change (one commit). Every operation carries
 /// the ETag the plan read, so a file changed since planning refuses the whole change with a

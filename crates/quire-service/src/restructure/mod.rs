@@ -2,8 +2,9 @@
 //! exactly one commit, a person's approval of agents' large plans, renames of files and
 //! folders, reverting any commit, and running scripts that compute manifests.
 //!
-//! The submodules are functions over the space's core; [`Restructure`] is the one view that
-//! composes them, so no submodule depends on this one.
+//! The submodules are functions over the space's core and the area's own state
+//! ([`Restructuring`], in `state`); [`Restructure`] is the one view that composes them, so no
+//! submodule depends on this one.
 
 mod apply;
 mod approval;
@@ -13,20 +14,21 @@ mod planning;
 mod rename;
 mod revert;
 mod script;
+mod state;
 
-pub(crate) use planning::PlanCache;
 use quire_api::{
     AppliedResult, PendingApproval, Renamed, RenamedDir, ScriptResponse, WorkspaceEditPlan,
     WorkspaceEditRequest,
 };
 use quire_restructure::{Manifest, ManifestFormat, Plan, Planned};
+pub(crate) use state::Restructuring;
 
 pub use apply::ApplyRequest;
 pub use approval::is_agent;
 
+use crate::change::WriteOptions;
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
-use crate::files::WriteOptions;
 
 /// Folder of the comment files (DECISIONS §2).
 pub const COMMENTS_DIR: &str = ".quire/comments";
@@ -53,16 +55,19 @@ pub fn validate_manifest(manifest: &Manifest) -> Result<()> {
     quire_restructure::validate_manifest(manifest).map_err(|e| Error::bad_request(e.to_string()))
 }
 
-/// Restructuring of one space.
+/// Restructuring of one space: its core, and the state restructuring keeps.
 #[derive(Clone, Copy)]
-pub struct Restructure<'a>(pub(crate) &'a SpaceCore);
+pub struct Restructure<'a> {
+    pub(crate) core: &'a SpaceCore,
+    pub(crate) area: &'a Restructuring,
+}
 
 impl Restructure<'_> {
     /// Plans a manifest for `actor` (pages other actors claim cannot be touched; `None` treats
     /// every claim as another's). Nothing is written.
     pub fn plan(&self, manifest: &Manifest, diffs: bool, actor: Option<&str>) -> Result<Plan> {
-        self.0.activity.add(&self.0.activity.plans, 1);
-        Ok(planning::planned(self.0, manifest, diffs, actor)?.plan)
+        self.core.activity.add(&self.core.activity.plans, 1);
+        Ok(planning::planned(self.core, self.area, manifest, diffs, actor)?.plan)
     }
 
     /// [`Restructure::plan`] for a caller named by its client: an agent's plan (client
@@ -74,9 +79,10 @@ impl Restructure<'_> {
         actor: Option<&str>,
         client: &str,
     ) -> Result<Plan> {
-        self.0.activity.add(&self.0.activity.plans, 1);
-        let Planned { mut plan, ops } = planning::planned(self.0, manifest, diffs, actor)?;
-        plan.approval = approval::approval_for(self.0, client, &plan, &ops);
+        self.core.activity.add(&self.core.activity.plans, 1);
+        let Planned { mut plan, ops } =
+            planning::planned(self.core, self.area, manifest, diffs, actor)?;
+        plan.approval = approval::approval_for(self.area, client, &plan, &ops);
         Ok(plan)
     }
 
@@ -91,7 +97,7 @@ impl Restructure<'_> {
         actor: Option<&str>,
         client: &str,
     ) -> Result<WorkspaceEditPlan> {
-        let root = &self.0.root;
+        let root = &self.core.root;
         let is_dir = |path: &str| {
             quire_vault::PagePath::new(path)
                 .is_ok_and(|p| matches!(root.kind(&p), Ok(Some(quire_store::EntryKind::Dir))))
@@ -118,7 +124,7 @@ impl Restructure<'_> {
         actor: Option<&str>,
         client: &str,
     ) -> Result<ScriptResponse> {
-        let ran = script::run(self.0, source)?;
+        let ran = script::run(self.core, self.area, source)?;
         let plan = self.plan_as(&ran.manifest, diffs, actor, client)?;
         Ok(ScriptResponse {
             manifest: ran.manifest,
@@ -131,19 +137,19 @@ impl Restructure<'_> {
     /// fresh plan): errors (unprocessable), a stale digest or a file changed meanwhile
     /// (conflict), an agent's plan over the limits without approval (approval required).
     pub fn apply(&self, req: &ApplyRequest) -> Result<(AppliedResult, Plan)> {
-        let applied = apply::apply_manifest(self.0, req)?;
-        self.0.activity.add(&self.0.activity.applies, 1);
+        let applied = apply::apply_manifest(self.core, self.area, req)?;
+        self.core.activity.add(&self.core.activity.applies, 1);
         Ok(applied)
     }
 
     /// A person approves exactly this digest of this manifest: one apply within the hour.
     pub fn approve(&self, manifest: &Manifest, digest: &str) -> Result<String> {
-        apply::approve(self.0, manifest, digest)
+        apply::approve(self.core, self.area, manifest, digest)
     }
 
     /// The plans agents tried to apply that wait for a person's approval.
     pub fn pending(&self) -> Result<Vec<PendingApproval>> {
-        self.0.pending_approvals()
+        approval::pending_approvals(self.core)
     }
 
     /// Moves one file, rewriting every link to it unless `relink` is off; never overwrites.
@@ -154,17 +160,17 @@ impl Restructure<'_> {
         relink: Relink,
         opts: &WriteOptions,
     ) -> Result<Renamed> {
-        rename::rename(self.0, from, to, relink, opts)
+        rename::rename(self.core, self.area, from, to, relink, opts)
     }
 
     /// Moves a folder and everything below it, rewriting links; never overwrites.
     pub fn rename_dir(&self, from: &str, to: &str, opts: &WriteOptions) -> Result<RenamedDir> {
-        rename::rename_dir(self.0, from, to, opts)
+        rename::rename_dir(self.core, self.area, from, to, opts)
     }
 
     /// The plan that reverts `commit` (any commit): what would be restored.
     pub fn revert_plan(&self, commit: &str) -> Result<Plan> {
-        self.0.revert_plan(commit)
+        revert::plan(self.core, commit)
     }
 
     /// Reverts `commit` as a new commit by `actor` through `client`, recorded in its
@@ -177,8 +183,8 @@ impl Restructure<'_> {
         actor: &str,
         client: &str,
     ) -> Result<(AppliedResult, Plan)> {
-        let reverted = self.0.revert(commit, digest, actor, client)?;
-        self.0.activity.add(&self.0.activity.reverts, 1);
+        let reverted = revert::revert(self.core, commit, digest, actor, client)?;
+        self.core.activity.add(&self.core.activity.reverts, 1);
         Ok(reverted)
     }
 }

@@ -1,13 +1,11 @@
 //! Planning a manifest against the space's live link model: the planner's workspace, with the
 //! files read lazily, only for the pages the plan must rewrite.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-
 use quire_restructure::{Manifest, PageTimes, PlanOptions, Planned, SourceFile, Workspace};
 use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
 
+use super::state::{PlanKey, Restructuring};
 use super::PERSONAL_DIR;
 use crate::claims::Claims;
 use crate::core::SpaceCore;
@@ -73,6 +71,7 @@ impl quire_restructure::Source for DiskSource<'_> {
 /// every claim as another's), with the file operations that carry it out.
 pub(super) fn planned(
     core: &SpaceCore,
+    area: &Restructuring,
     manifest: &Manifest,
     diffs: bool,
     actor: Option<&str>,
@@ -94,7 +93,7 @@ pub(super) fn planned(
     };
     let reusable = manifest.now.is_some() || manifest.edits.is_empty();
     if reusable {
-        if let Some(planned) = core.last_plan.get(&key) {
+        if let Some(planned) = area.plans.get(&key) {
             return Ok(planned);
         }
     }
@@ -105,8 +104,8 @@ pub(super) fn planned(
         vault: &vault,
         source: &source,
         personal_files,
-        protect: core.refactor.protect.clone(),
-        scope: core.refactor.scope.clone(),
+        protect: area.settings.protect.clone(),
+        scope: area.settings.scope.clone(),
         claimed,
         base,
         actor: actor.map(str::to_owned),
@@ -124,43 +123,9 @@ pub(super) fn planned(
     drop(vault);
     // The link model may have moved on while planning: such a plan is not kept.
     if reusable && core.links.generation() == key.generation {
-        core.last_plan.put(key, &planned);
+        area.plans.put(key, &planned);
     }
     Ok(planned)
-}
-
-/// The last plan made, so that applying the plan just reviewed does not plan it again. It is
-/// reused only for the same manifest, actor and `diffs`, while HEAD, the link model, the
-/// claims and the personal-state files are unchanged, and only when the plan cannot depend
-/// on the clock (the manifest pins `now`, or has no edits). Apply still re-checks every
-/// file's ETag under the write lock, so a file changed behind the link model's back is a
-/// conflict, never a wrong write.
-#[derive(Default)]
-pub(crate) struct PlanCache(Mutex<Option<(PlanKey, Planned)>>);
-
-#[derive(PartialEq)]
-pub(crate) struct PlanKey {
-    manifest: String,
-    actor: Option<String>,
-    diffs: bool,
-    head: Option<String>,
-    generation: u64,
-    claimed: BTreeMap<PagePath, String>,
-    personal_files: Vec<PagePath>,
-}
-
-impl PlanCache {
-    fn get(&self, key: &PlanKey) -> Option<Planned> {
-        let cached = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        cached
-            .as_ref()
-            .filter(|(k, _)| k == key)
-            .map(|(_, planned)| planned.clone())
-    }
-
-    fn put(&self, key: PlanKey, planned: &Planned) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, planned.clone()));
-    }
 }
 
 /// The `.quire/personal/*.json` files that exist.

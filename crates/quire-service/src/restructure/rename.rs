@@ -8,15 +8,17 @@ use quire_vault::PagePath;
 use super::apply::moved_pages;
 use super::fold::apply_ops;
 use super::planning::planned;
+use super::state::Restructuring;
 use super::Relink;
+use crate::change::WriteOptions;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::files::WriteOptions;
 use crate::raw_moves::Via;
 
 /// Moves one file, rewriting links unless `relink` is off.
 pub(super) fn rename(
     core: &SpaceCore,
+    area: &Restructuring,
     from: &str,
     to: &str,
     relink: Relink,
@@ -34,7 +36,7 @@ pub(super) fn rename(
         )));
     }
     let manifest = move_manifest(from_path.as_str(), to_path.as_str())?;
-    let planned = planned(core, &manifest, false, Some(actor))?;
+    let planned = planned(core, area, &manifest, false, Some(actor))?;
     refuse_blocked(&planned.plan)?;
     let (ops, updated_links) = match relink {
         Relink::Yes => (planned.ops, planned.plan.rewritten_links()),
@@ -78,6 +80,7 @@ pub(super) fn rename(
 /// Moves a folder and everything below it, rewriting links.
 pub(super) fn rename_dir(
     core: &SpaceCore,
+    area: &Restructuring,
     from: &str,
     to: &str,
     opts: &WriteOptions,
@@ -96,7 +99,7 @@ pub(super) fn rename_dir(
         )));
     }
     let manifest = move_manifest(&format!("{from_path}/"), &format!("{to_path}/"))?;
-    let planned = planned(core, &manifest, false, Some(actor))?;
+    let planned = planned(core, area, &manifest, false, Some(actor))?;
     refuse_blocked(&planned.plan)?;
     let message = opts.message_or(|| format!("Rename folder {from_path} to {to_path}"));
     apply_ops(core, &planned.ops, actor, &message)?;

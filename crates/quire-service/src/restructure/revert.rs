@@ -10,129 +10,127 @@ use quire_vault::PagePath;
 use quire_api::AppliedResult;
 
 use super::fold::count_applied;
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp};
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
-use crate::pipeline::{Announce, Change, CommitMode, Expect, FileOp};
 
-impl SpaceCore {
-    /// The plan that reverts `commit`: what would be restored, with `reverts` set.
-    pub(crate) fn revert_plan(&self, commit: &str) -> Result<Plan> {
-        self.revert_parts(commit).map(|(plan, _)| plan)
+/// The plan that reverts `commit`: what would be restored, with `reverts` set.
+pub(crate) fn plan(core: &SpaceCore, commit: &str) -> Result<Plan> {
+    parts(core, commit).map(|(plan, _)| plan)
+}
+
+fn parts(core: &SpaceCore, commit: &str) -> Result<(Plan, Vec<FileOp>)> {
+    let id = commit.trim();
+    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::bad_request(format!(
+            "{id:?} is not a commit id (hex, full or abbreviated)"
+        )));
     }
-
-    fn revert_parts(&self, commit: &str) -> Result<(Plan, Vec<FileOp>)> {
-        let id = commit.trim();
-        if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Error::bad_request(format!(
-                "{id:?} is not a commit id (hex, full or abbreviated)"
-            )));
+    if core.history.strategy() != quire_store::Strategy::Git {
+        return Err(Error::new(
+            ErrorCode::NotImplemented,
+            "revert needs git versioning",
+        ));
+    }
+    let files = core.history.commit_files(id).map_err(|e| match e {
+        quire_store::StoreError::VersionNotFound { .. } => {
+            Error::bad_request(format!("no commit {id} in this knowledge base"))
         }
-        if self.history.strategy() != quire_store::Strategy::Git {
-            return Err(Error::new(
-                ErrorCode::NotImplemented,
-                "revert needs git versioning",
+        other => other.into(),
+    })?;
+    let mut plan = Plan {
+        reverts: Some(files.id.clone()),
+        base: core.history.settled_head(),
+        ..Plan::default()
+    };
+    plan.integrity.normalization = quire_restructure::normalization_notes(&core.links.names());
+    let mut etags = BTreeMap::new();
+    let mut changed_since = Vec::new();
+    let mut ops = Vec::new();
+    for file in &files.files {
+        let path = PagePath::new(&file.path)?;
+        let current = match core.root.read(&path) {
+            Ok(bytes) => Some(etag(&bytes)),
+            Err(quire_store::StoreError::NotFound { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        if current != file.after {
+            changed_since.push(path.to_string());
+            continue;
+        }
+        if let Some(tag) = &current {
+            etags.insert(path.clone(), tag.clone());
+        }
+        ops.push(FileOp {
+            path: path.clone(),
+            content: file.before.clone(),
+            expect: match current {
+                Some(tag) => Expect::Etag(tag),
+                None => Expect::Absent,
+            },
+        });
+    }
+    if !changed_since.is_empty() {
+        let error = format!(
+            "files changed since commit {}: {}; revert would discard those changes",
+            short(&files.id),
+            changed_since.join(", ")
+        );
+        plan.errors.push(error.clone());
+        return Err(Error::refused(ErrorCode::Unprocessable, error, &plan));
+    }
+    describe(&mut plan, &files.files);
+    plan.digest = quire_restructure::digest(&plan, &etags);
+    Ok((plan, ops))
+}
+
+/// Reverts a commit as a new commit by `actor` through `client` (`X-Quire-Client`), which
+/// the commit's trailers record with the HEAD it was made on.
+pub(crate) fn revert(
+    core: &SpaceCore,
+    commit: &str,
+    digest: Option<&str>,
+    actor: &str,
+    client: &str,
+) -> Result<(AppliedResult, Plan)> {
+    let (plan, ops) = parts(core, commit)?;
+    if let Some(d) = digest {
+        if d != plan.digest {
+            return Err(Error::refused(
+                ErrorCode::Conflict,
+                "the revert plan no longer has this digest; review the fresh plan",
+                &plan,
             ));
         }
-        let files = self.history.commit_files(id).map_err(|e| match e {
-            quire_store::StoreError::VersionNotFound { .. } => {
-                Error::bad_request(format!("no commit {id} in this knowledge base"))
-            }
-            other => other.into(),
-        })?;
-        let mut plan = Plan {
-            reverts: Some(files.id.clone()),
-            base: self.history.settled_head(),
-            ..Plan::default()
-        };
-        plan.integrity.normalization = quire_restructure::normalization_notes(&self.links.names());
-        let mut etags = BTreeMap::new();
-        let mut changed_since = Vec::new();
-        let mut ops = Vec::new();
-        for file in &files.files {
-            let path = PagePath::new(&file.path)?;
-            let current = match self.root.read(&path) {
-                Ok(bytes) => Some(etag(&bytes)),
-                Err(quire_store::StoreError::NotFound { .. }) => None,
-                Err(e) => return Err(e.into()),
-            };
-            if current != file.after {
-                changed_since.push(path.to_string());
-                continue;
-            }
-            if let Some(tag) = &current {
-                etags.insert(path.clone(), tag.clone());
-            }
-            ops.push(FileOp {
-                path: path.clone(),
-                content: file.before.clone(),
-                expect: match current {
-                    Some(tag) => Expect::Etag(tag),
-                    None => Expect::Absent,
-                },
-            });
-        }
-        if !changed_since.is_empty() {
-            let error = format!(
-                "files changed since commit {}: {}; revert would discard those changes",
-                short(&files.id),
-                changed_since.join(", ")
-            );
-            plan.errors.push(error.clone());
-            return Err(Error::refused(ErrorCode::Unprocessable, error, &plan));
-        }
-        describe(&mut plan, &files.files);
-        plan.digest = quire_restructure::digest(&plan, &etags);
-        Ok((plan, ops))
     }
-
-    /// Reverts a commit as a new commit by `actor` through `client` (`X-Quire-Client`), which
-    /// the commit's trailers record with the HEAD it was made on.
-    pub(crate) fn revert(
-        &self,
-        commit: &str,
-        digest: Option<&str>,
-        actor: &str,
-        client: &str,
-    ) -> Result<(AppliedResult, Plan)> {
-        let (plan, ops) = self.revert_parts(commit)?;
-        if let Some(d) = digest {
-            if d != plan.digest {
-                return Err(Error::refused(
-                    ErrorCode::Conflict,
-                    "the revert plan no longer has this digest; review the fresh plan",
-                    &plan,
-                ));
-            }
-        }
-        let reverted = plan.reverts.clone().unwrap_or_default();
-        let message = format!(
-            "Revert {}\n\nQuire-Actor: {}\nQuire-Client: {}\nQuire-Refactor-Digest: {}\nQuire-Reverts: {}\nQuire-Base: {}\n",
-            short(&reverted),
-            actor.replace(['\n', '\r'], " "),
-            client.replace(['\n', '\r'], " "),
-            plan.digest,
-            reverted,
-            plan.base.as_deref().unwrap_or("none")
-        );
-        if ops.is_empty() {
-            return Ok((AppliedResult::default(), plan));
-        }
-        let change = Change {
-            ops,
-            actor: actor.to_string(),
-            message,
-            announce: Announce::PerFile,
-            commit: CommitMode::Now,
-        };
-        let applied = match self.apply(change) {
-            Ok(applied) => applied,
-            Err(e) if e.code == ErrorCode::Conflict => {
-                return Err(Error::refused(ErrorCode::Conflict, e.message, &plan))
-            }
-            Err(e) => return Err(e),
-        };
-        Ok((count_applied(&applied, 0), plan))
+    let reverted = plan.reverts.clone().unwrap_or_default();
+    let message = format!(
+        "Revert {}\n\nQuire-Actor: {}\nQuire-Client: {}\nQuire-Refactor-Digest: {}\nQuire-Reverts: {}\nQuire-Base: {}\n",
+        short(&reverted),
+        actor.replace(['\n', '\r'], " "),
+        client.replace(['\n', '\r'], " "),
+        plan.digest,
+        reverted,
+        plan.base.as_deref().unwrap_or("none")
+    );
+    if ops.is_empty() {
+        return Ok((AppliedResult::default(), plan));
     }
+    let change = Change {
+        ops,
+        actor: actor.to_string(),
+        message,
+        announce: Announce::PerFile,
+        commit: CommitMode::Now,
+    };
+    let applied = match core.apply(change) {
+        Ok(applied) => applied,
+        Err(e) if e.code == ErrorCode::Conflict => {
+            return Err(Error::refused(ErrorCode::Conflict, e.message, &plan))
+        }
+        Err(e) => return Err(e),
+    };
+    Ok((count_applied(&applied, 0), plan))
 }
 
 fn short(id: &str) -> &str {

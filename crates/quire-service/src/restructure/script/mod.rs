@@ -11,6 +11,7 @@ use quire_api::script::{HostAnswer, HostCall, MAX_SCRIPT_BYTES};
 use quire_restructure::{Manifest, ManifestFormat};
 use serde_json::Value;
 
+use super::state::Restructuring;
 use crate::core::SpaceCore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::files::Files;
@@ -54,7 +55,7 @@ pub(crate) struct Ran {
 /// Runs `source` in a child process and checks the manifest it returns: 400 for an empty
 /// script, 413 over 1 MB, 501 when the binary offers no script runner, 422 when the script
 /// fails, runs out of time or memory, or returns no valid manifest.
-pub(crate) fn run(core: &SpaceCore, source: &str) -> Result<Ran> {
+pub(crate) fn run(core: &SpaceCore, area: &Restructuring, source: &str) -> Result<Ran> {
     if source.trim().is_empty() {
         return Err(Error::bad_request(
             "the script is empty: send Starlark source in `script` that returns a manifest \
@@ -71,7 +72,7 @@ pub(crate) fn run(core: &SpaceCore, source: &str) -> Result<Ran> {
             ),
         ));
     }
-    let Some(runner) = &core.script else {
+    let Some(runner) = &area.script else {
         return Err(Error::new(
             ErrorCode::NotImplemented,
             "scripts are not available in this build: the service was started without a \
