@@ -1,9 +1,10 @@
 //! The state every write of one space needs: its root on disk, its history, its link model,
 //! its index, the write lock of its pipeline and the checks registered on it, its event bus.
 //! The services ([`crate::Files`], [`crate::Versions`], [`crate::Claims`], …) are views onto
-//! it; an area that keeps state of its own (restructuring's plan cache, the schema check, the
-//! backup and janitor threads) keeps it beside the core, in [`crate::Space`], and the core
-//! imports no area.
+//! it; an area that keeps state of its own (restructuring's plan cache, the backup and
+//! janitor threads) keeps it beside the core, in [`crate::Space`], and one that must see
+//! every change plugs in a [`crate::hooks::BeforeWrite`] check (the schema check, with its
+//! cache) — the core imports no area.
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -5,9 +5,10 @@
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
 //! [`Insight`], [`Views`], [`Pages`], [`Comments`], [`Shares`], [`Publishing`], [`Rules`],
 //! [`Themes`], [`Drafts`], [`Schemas`], [`Workflows`]) and map [`Error`]s through
-//! [`ErrorCode`]. Layers inside, each depending only on those before it: `settings`, `links`,
-//! `indexing` → `core` → `pipeline` (its schema step lives with the schemas, in `schemas`) →
-//! the services (`views` after `find`) → `space` → `service`.
+//! [`ErrorCode`]. Layers inside, each depending only on those before it (no import circle:
+//! the layering test checks it): `change`, `error`, `events`, `settings` → `names`, `links` →
+//! `indexing` → `hooks` → `core` → `pipeline` → `documents` → the services → `space` →
+//! `service` (ARCHITECTURE.md, "Inside a crate").
 
 mod assets;
 mod backup;

@@ -251,9 +251,9 @@ impl Service {
     /// what a server opens at start besides its configured spaces. Reading changes nothing.
     pub fn registered_in(root: &Path) -> Result<Vec<Registered>> {
         let path = root.join(SPACES_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        let text = match quire_store::folders::read_text_if_any(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(Vec::new()),
             Err(e) => {
                 return Err(Error::bad_request(format!(
                     "cannot read {}: {e}",
@@ -360,10 +360,10 @@ impl Service {
                 root.display()
             )));
         }
-        let created_root = !root.exists() || is_empty_dir(&root);
-        std::fs::create_dir_all(&root)
+        let created_root = !root.exists() || quire_store::folders::is_empty_folder(&root);
+        quire_store::folders::create_folder(&root)
             .map_err(|e| Error::bad_request(format!("cannot create {}: {e}", root.display())))?;
-        let root = quire_store_canonical(&root)?;
+        let root = quire_store::folders::resolved_folder(&root);
         init_root(&root)?;
         let space = self.open_space(name, &root)?;
         let registered = Registered {
@@ -493,7 +493,7 @@ impl Service {
     /// A root folder that overlaps no space's root: canonical (symbolic links resolved as
     /// far as the folder exists).
     fn check_root(&self, root: &Path) -> Result<PathBuf> {
-        let wanted = canonical_as_far_as_exists(root)?;
+        let wanted = quire_store::folders::resolved_folder(root);
         for e in self.read().iter() {
             let theirs = e.space.root_dir();
             let name = e.space.name();
@@ -620,39 +620,6 @@ fn start_watch(space: &Arc<Space>) -> Option<Watching> {
     }
 }
 
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .map(|mut entries| entries.next().is_none())
-        .unwrap_or(false)
-}
-
-fn quire_store_canonical(dir: &Path) -> Result<PathBuf> {
-    std::fs::canonicalize(dir)
-        .map_err(|e| Error::bad_request(format!("root {}: {e}", dir.display())))
-}
-
-/// `path` with its longest existing ancestor canonicalized and the rest appended.
-fn canonical_as_far_as_exists(path: &Path) -> Result<PathBuf> {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if existing.exists() {
-            let mut out = quire_store_canonical(&existing)?;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return Ok(out);
-        }
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return Ok(path.to_path_buf()),
-        }
-    }
-}
-
 /// The holder of `dir`'s writer lock, when the folder exists and someone holds it.
 fn root_holder_if_any(dir: &Path) -> Result<Option<quire_store::LockHolder>> {
     if !dir.join(quire_store::WRITER_LOCK_PATH).exists() {
@@ -684,14 +651,14 @@ pub struct Initialised {
 /// git repository whose first commit holds what the folder contains. Safe to run on an
 /// existing root: an existing configuration is kept.
 pub fn init_root(dir: &Path) -> Result<Initialised> {
-    std::fs::create_dir_all(dir.join(".quire"))
+    quire_store::folders::create_folder(&dir.join(".quire"))
         .map_err(|e| Error::bad_request(format!("cannot create {}: {e}", dir.display())))?;
     let config = dir.join(".quire").join("config.toml");
-    let wrote_config = !config.exists();
-    if wrote_config {
-        std::fs::write(&config, quire_config::default_config_toml())
-            .map_err(|e| Error::bad_request(format!("cannot write {}: {e}", config.display())))?;
-    }
+    let wrote_config = quire_store::folders::write_if_absent(
+        &config,
+        quire_config::default_config_toml().as_bytes(),
+    )
+    .map_err(|e| Error::bad_request(format!("cannot write {}: {e}", config.display())))?;
     let lock = quire_store::WriterLock::acquire(dir, "init")?;
     let root = quire_store::Root::open(dir, &lock)?;
     let history = quire_store::History::open(

@@ -273,30 +273,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
 /// as the folder exists (a root that does not exist yet is compared as written, made
 /// absolute).
 pub(crate) fn same_root_key(dir: &Path) -> PathBuf {
-    let absolute = if dir.is_absolute() {
-        dir.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|cwd| cwd.join(dir))
-            .unwrap_or_else(|_| dir.to_path_buf())
-    };
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = std::fs::canonicalize(existing) {
-            return rest
-                .iter()
-                .rev()
-                .fold(canonical, |path: PathBuf, part| path.join(part));
-        }
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return absolute.components().collect(),
-        }
-    }
+    quire_store::folders::resolved_folder(dir)
 }
 
 /// How full-text queries are answered (`[search] engine`).

@@ -6,6 +6,7 @@ mod disk;
 pub mod drafts;
 mod error;
 pub mod fault;
+pub mod folders;
 mod history;
 mod holder;
 pub mod journal;

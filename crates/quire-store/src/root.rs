@@ -295,6 +295,15 @@ impl Root {
         self.kind_rel(p.as_str())
     }
 
+    /// When the file named `name` was last modified, as the disk says; `None` when it is
+    /// gone or the disk cannot say. Read as the name is spelled, without the path checks of
+    /// a read (the caller read or wrote that name just now).
+    pub fn modified(&self, name: &DiskName) -> Option<std::time::SystemTime> {
+        fs::metadata(self.dir.join(name.as_str()))
+            .and_then(|m| m.modified())
+            .ok()
+    }
+
     /// The folder tree below `under` (the whole root when `None`), sorted by name. Entries
     /// whose name starts with `.` are not listed; symbolic links are listed as files and not
     /// followed. Names and paths are NFC, so every path listed reads back; shadowed entries

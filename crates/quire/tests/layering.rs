@@ -448,3 +448,29 @@ fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
     }
     out
 }
+
+/// The service reaches files only through `quire-store` (a root's files through `Root`, the
+/// folders around roots through `quire_store::folders`): its code names no `std::fs`.
+#[test]
+fn the_service_reaches_files_only_through_the_store() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../quire-service/src");
+    let faults: Vec<String> = modules_of(&src)
+        .iter()
+        .filter(|(_, code)| {
+            [
+                "std::fs",
+                "fs::read",
+                "fs::write",
+                "File::open",
+                "File::create",
+            ]
+            .iter()
+            .any(|word| code.contains(word))
+        })
+        .map(|(module, _)| module.join("::"))
+        .collect();
+    assert!(
+        faults.is_empty(),
+        "quire-service modules that touch the filesystem themselves: {faults:?}"
+    );
+}

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use quire_index::{Index, PageRecord, SearchLogged};
 use quire_query::dql::PageData;
-use quire_store::{etag, Root, StoreError};
+use quire_store::{etag, DiskName, Root, StoreError};
 use quire_vault::PagePath;
 
 mod catalog;
@@ -689,9 +689,8 @@ fn read_page(root: &Root, path: &PagePath) -> Result<Option<Read>> {
 /// A page whose bytes are known (read, or handed over by the pipeline that wrote them); `None`
 /// when it is no UTF-8 text.
 fn written_page(root: &Root, path: PagePath, bytes: Vec<u8>) -> Option<Read> {
-    let mtime_ms = std::fs::metadata(root.dir().join(path.as_str()))
-        .and_then(|m| m.modified())
-        .ok()
+    let mtime_ms = root
+        .modified(&DiskName::from(&path))
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or_else(now_ms, |d| d.as_millis() as i64);
     let size = bytes.len() as u64;

@@ -2,7 +2,7 @@
 //! files read lazily, only for the pages the plan must rewrite.
 
 use quire_restructure::{Manifest, PageTimes, PlanOptions, Planned, SourceFile, Workspace};
-use quire_store::{etag, StoreError};
+use quire_store::{etag, DiskName, StoreError};
 use quire_vault::PagePath;
 
 use super::state::{PlanKey, Restructuring};
@@ -56,8 +56,7 @@ impl quire_restructure::Source for DiskSource<'_> {
             modified: versions.first().and_then(|v| parse(&v.timestamp)),
         };
         if times.modified.is_none() {
-            let file = self.core.root.dir().join(path.as_str());
-            if let Ok(modified) = std::fs::metadata(file).and_then(|m| m.modified()) {
+            if let Some(modified) = self.core.root.modified(&DiskName::from(path)) {
                 let at: chrono::DateTime<chrono::Utc> = modified.into();
                 times.modified = Some(at.fixed_offset());
                 times.created = times.created.or(times.modified);
