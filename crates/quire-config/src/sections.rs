@@ -180,12 +180,13 @@ keyword_enum! {
 #[serde(default)]
 pub struct SearchConfig {
     pub engine: SearchEngine,
-    /// Update the index after the write returns instead of inside the write pipeline. Off by
-    /// default so that an event or a write response implies the index already has the page.
+    /// Let searches and queries read without waiting for the writes made before them. Off
+    /// by default: a read made after a write was answered finds it (the reader waits for the
+    /// write's index batch; writers never wait for the index).
     pub async_index: bool,
-    /// With `async_index`: changes within this window are indexed together.
+    /// Changes within this window are indexed together.
     pub index_window_ms: u64,
-    /// With `async_index`: at most this many changes per index batch.
+    /// At most this many changes per index batch.
     pub index_batch_max: u32,
     pub vector: VectorConfig,
 }

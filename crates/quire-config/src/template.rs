@@ -76,8 +76,9 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 [search]
 # Full-text engine: sqlite (indexed, BM25 ranking) or grep (scan files, no index).
 # engine = "sqlite"
-# Index after the write returns instead of inside it; changes within index_window_ms are
-# indexed together, at most index_batch_max at a time.
+# Writes never wait for the index: changes within index_window_ms are indexed together, at
+# most index_batch_max at a time. By default a search or query made after a write waits for
+# it (read-your-writes); async_index = true lets reads go on without waiting.
 # async_index = false
 # index_window_ms = 200
 # index_batch_max = 50

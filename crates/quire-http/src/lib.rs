@@ -9,19 +9,19 @@
 pub mod audit;
 pub mod auth;
 mod backup;
-mod collab;
 mod context;
 mod credentials;
 mod docs;
 mod error;
 mod events;
+mod feeds;
 mod files;
 pub mod gate;
 mod health;
-mod helpers;
 mod metrics;
 pub mod oidc;
 mod ops;
+mod readers;
 pub mod server;
 mod settings;
 mod spaces;
@@ -105,8 +105,8 @@ fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::upload_asset))
         .routes(routes!(events::events))
-        .routes(routes!(helpers::feed_atom))
-        .routes(routes!(helpers::feed_json))
+        .routes(routes!(feeds::feed_atom))
+        .routes(routes!(feeds::feed_json))
         .routes(routes!(audit::list))
         .routes(routes!(backup::status))
         .routes(routes!(visibility::file))
@@ -114,7 +114,7 @@ fn space_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::delete))
         .routes(routes!(webhooks::deliveries))
-        .routes(routes!(collab::open_share))
+        .routes(routes!(readers::open_share))
 }
 
 /// The OpenAPI document and the router without state.
@@ -126,7 +126,7 @@ fn parts() -> (Router<AppState>, serde_json::Value) {
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(metrics::metrics))
-        .routes(routes!(collab::published_page))
+        .routes(routes!(readers::published_page))
         .routes(routes!(spaces::list, spaces::add))
         .routes(routes!(spaces::get, spaces::remove))
         .nest(BASE_PATH, space_routes())

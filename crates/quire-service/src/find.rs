@@ -152,6 +152,8 @@ impl Find<'_> {
                 "the index is being built ({done} of {total} pages read); try again shortly"
             )));
         }
+        // Read-your-writes: what was written before this read is in the index.
+        indexer.catch_up();
         Ok(indexer)
     }
 

@@ -197,9 +197,10 @@ impl SpaceCore {
             (text, _) => text.to_string(),
         };
         // The index step starts before the commit and runs beside it (the index thread reads
-        // the files just written); the answer waits for both. A failed commit restores the
-        // files and tells the index of the restored contents.
-        let indexing = self.start_indexing(
+        // the files just written); the answer does not wait for it — readers do (see
+        // `indexing`). A failed commit restores the files and tells the index of the
+        // restored contents.
+        self.index_files(
             prepared
                 .iter()
                 .map(|p| (&p.path, &p.disk, p.after.as_deref())),
@@ -247,41 +248,27 @@ impl SpaceCore {
             }
         }
         // The change is on disk and recorded: the next writer may start while this one
-        // waits for the index thread (which gathers the paths of every waiting writer into
-        // one pass). Events still go out in the order of the changes.
+        // announces it. Events still go out in the order of the changes.
         let ticket = self.events.ticket();
         drop(guard);
-        indexing.wait();
         ticket.publish(self.events_of(&prepared, &change));
         Ok(applied)
     }
 
     /// The pipeline's index step, for its own changes and for changes seen on disk: the link
-    /// model takes the new contents at once, and the index thread hears which paths changed.
+    /// model takes the new contents at once, and the index thread hears which paths changed
+    /// (searches and queries made after this returns wait for them: `Indexer::catch_up`).
     pub(crate) fn index_files<'a>(
         &self,
         files: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)> + Clone,
     ) {
-        self.start_indexing(files).wait();
-    }
-
-    /// [`SpaceCore::index_files`] without waiting for the index thread: the link model has
-    /// the new contents when this returns; the index has them once the answer's `wait`
-    /// returns.
-    fn start_indexing<'a>(
-        &self,
-        files: impl Iterator<Item = (&'a PagePath, &'a DiskName, Option<&'a [u8]>)> + Clone,
-    ) -> Indexing<'_> {
         self.links.index_changes(&self.root, files.clone());
-        let sent = self.indexer.as_ref().is_some_and(|indexer| {
+        if let Some(indexer) = &self.indexer {
             indexer.changed(
                 files
                     .map(|(path, _, bytes)| (path.clone(), bytes.map(<[u8]>::to_vec)))
                     .collect(),
-            )
-        });
-        Indexing {
-            indexer: self.indexer.as_ref().filter(|_| sent),
+            );
         }
     }
 
@@ -417,25 +404,10 @@ impl SpaceCore {
     }
 }
 
-/// A change names files at most once, and never a reserved path; the actor is a plain name.
 /// From this many files, a change's writes are spread over threads.
 const PARALLEL_WRITES_FROM: usize = 64;
 
-/// Changes sent to the index thread: [`Indexing::wait`] returns once they are indexed (at
-/// once when indexing is asynchronous).
-#[must_use]
-struct Indexing<'a> {
-    indexer: Option<&'a crate::indexing::Indexer>,
-}
-
-impl Indexing<'_> {
-    fn wait(self) {
-        if let Some(indexer) = self.indexer {
-            indexer.wait_if_sync();
-        }
-    }
-}
-
+/// A change names files at most once, and never a reserved path; the actor is a plain name.
 fn validate(change: &Change, server_files: bool) -> Result<()> {
     if change.ops.is_empty() {
         return Err(Error::bad_request("the change holds no files"));

@@ -260,6 +260,7 @@ impl Workflows<'_> {
         let indexer = self.0.indexer.as_ref().ok_or_else(|| {
             Error::unavailable("the catalog is not kept by this process (read-only)")
         })?;
+        indexer.catch_up();
         let vault = self.0.links.vault();
         let pages = indexer
             .catalog

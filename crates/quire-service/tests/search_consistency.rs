@@ -129,3 +129,102 @@ fn every_acknowledged_write_is_found_by_searches_running_beside_the_writers() {
     }
     space.flush().expect("commits");
 }
+
+/// A space whose index thread gathers changes for a minute before it indexes them (unless a
+/// reader asks), with `[search] async_index` as given.
+fn slow_index_space(async_index: bool) -> (tempfile::TempDir, Space) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.md"), "# A\n").unwrap();
+    let space = Space::open(quire_service::SpaceSettings {
+        name: "test".into(),
+        root: dir.path().to_path_buf(),
+        history: HistoryOptions {
+            async_commit: true,
+            ..HistoryOptions::default()
+        },
+        assets: Default::default(),
+        refactor: Default::default(),
+        claims: Default::default(),
+        find: quire_service::FindSettings {
+            index: quire_service::IndexSettings {
+                async_index,
+                window: std::time::Duration::from_secs(60),
+                batch_max: 10_000,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        script: None,
+        editorial: Default::default(),
+        public_url: None,
+        backup: None,
+        janitor: Default::default(),
+    })
+    .expect("space opens");
+    space.find().flush();
+    (dir, space)
+}
+
+/// The writer does not wait for the index (its batch is still gathering, for a minute); the
+/// reader does: a search and a query made after the write was answered find it at once,
+/// because a reader that finds changes not yet indexed has the gathering batch indexed now.
+#[test]
+fn readers_wait_for_the_index_and_writers_do_not() {
+    let (_dir, space) = slow_index_space(false);
+    let started = std::time::Instant::now();
+    for n in 0..20 {
+        space
+            .files()
+            .write(
+                &format!("notes/n{n}.md"),
+                format!("# Note {n}\n\nThe word is zqbarrier{}.\n", word(0, n)).into_bytes(),
+                &WriteOptions::default(),
+            )
+            .expect("write");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "twenty writes were answered without waiting for the minute-long index batch"
+    );
+    assert_eq!(
+        finds(&space, &format!("zqbarrier{}", word(0, 7))),
+        vec!["notes/n7.md".to_string()],
+        "a search after the writes finds them"
+    );
+    space
+        .files()
+        .write(
+            "notes/late.md",
+            b"---\nstatus: late\n---\n# Late\n".to_vec(),
+            &WriteOptions::default(),
+        )
+        .expect("write");
+    let rows = space
+        .find()
+        .query("LIST FROM \"notes\" WHERE status = \"late\"")
+        .expect("query")
+        .rows;
+    assert_eq!(rows.len(), 1, "a query after the write sees it: {rows:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the readers did not wait for the window either: they had the batch indexed"
+    );
+}
+
+/// With `[search] async_index` readers do not wait either: a change reaches searches when
+/// its batch is indexed (here, a minute later), not at once.
+#[test]
+fn with_async_index_a_search_does_not_wait_for_the_batch() {
+    let (_dir, space) = slow_index_space(true);
+    space
+        .files()
+        .write(
+            "notes/n.md",
+            b"# N\n\nThe word is zqeventual.\n".to_vec(),
+            &WriteOptions::default(),
+        )
+        .expect("write");
+    assert!(finds(&space, "zqeventual").is_empty(), "not indexed yet");
+    space.find().flush();
+    assert_eq!(finds(&space, "zqeventual"), vec!["notes/n.md".to_string()]);
+}

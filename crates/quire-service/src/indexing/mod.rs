@@ -6,12 +6,16 @@
 //!   kept up to date one page at a time) is compared with the one the index stored. A missing
 //!   index, an index of another schema (recreated empty) or a different stamp means the
 //!   index is rebuilt from those pages. Until then searches and queries answer 503.
-//! * **On every change** the pipeline hands over the paths it wrote or removed and, by
-//!   default, waits until they are indexed (so a write's answer implies the index has it).
-//!   With `[search] async_index` it does not wait: the thread gathers paths for
-//!   `index_window_ms` or until `index_batch_max` of them, then indexes the batch in one
-//!   transaction. A page that appeared or went changes where
-//!   other pages' links resolve: those pages are indexed again too.
+//! * **On every change** the pipeline hands over the paths it wrote or removed and goes on:
+//!   the thread gathers paths for `index_window_ms` or until `index_batch_max` of them, then
+//!   indexes the batch in one transaction. A page that appeared or went changes where other
+//!   pages' links resolve: those pages are indexed again too.
+//! * **Readers wait instead of writers** (read-your-writes, the default): a search, query or
+//!   catalog read first calls [`Indexer::catch_up`], which returns at once when every change
+//!   sent so far is indexed and otherwise flushes the gathering batch and waits for it. So a
+//!   search made after a write was answered finds it, and a burst of writes with no search
+//!   in between never waits for SQLite. With `[search] async_index` readers do not wait
+//!   either: a change reaches them within `index_window_ms`.
 //! * **`reindex`** rebuilds everything on request.
 //! * **Searches answered** are handed over for the search log and written in one transaction
 //!   once the thread has had nothing to do for [`SEARCH_LOG_DELAY`], every
@@ -29,7 +33,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -111,7 +115,13 @@ pub(crate) struct Progress {
 pub(crate) struct Indexer {
     sender: Mutex<Option<Sender<Message>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Read-your-writes (not `[search] async_index`): a reader waits for the changes sent
+    /// before it ([`Indexer::catch_up`]).
     sync: bool,
+    /// Changes sent to the thread, and changes it has indexed: a reader that finds them
+    /// equal has nothing to wait for.
+    sent: AtomicU64,
+    indexed: Arc<AtomicU64>,
     pub(crate) index: Arc<Index>,
     pub(crate) catalog: Arc<Catalog>,
     pub(crate) progress: Arc<Progress>,
@@ -129,7 +139,9 @@ impl Indexer {
         let (sender, receiver) = mpsc::channel();
         let catalog = Arc::new(Catalog::default());
         let progress = Arc::new(Progress::default());
+        let indexed = Arc::new(AtomicU64::new(0));
         let worker = Worker {
+            indexed: indexed.clone(),
             index: index.clone(),
             root,
             links,
@@ -154,6 +166,8 @@ impl Indexer {
             sender: Mutex::new(thread.as_ref().map(|_| sender)),
             thread: Mutex::new(thread),
             sync: !settings.async_index,
+            sent: AtomicU64::new(0),
+            indexed,
             index,
             catalog,
             progress,
@@ -173,16 +187,32 @@ impl Indexer {
     }
 
     /// The pipeline's hook: these files were written (with the bytes written, when given: the
-    /// thread need not read them again) or removed. Says whether any was sent to the index
-    /// thread; [`Indexer::wait_if_sync`] waits for them.
-    pub(crate) fn changed(&self, files: Changes) -> bool {
+    /// thread need not read them again) or removed. The write does not wait for the index:
+    /// readers do ([`Indexer::catch_up`]).
+    pub(crate) fn changed(&self, files: Changes) {
         let files: Changes = files.into_iter().filter(|(p, _)| p.is_page()).collect();
-        !files.is_empty() && self.send(Message::Changed(files))
+        if files.is_empty() {
+            return;
+        }
+        // Counted before it is sent: a reader never sees the change indexed and not sent.
+        self.sent.fetch_add(1, Ordering::AcqRel);
+        if !self.send(Message::Changed(files)) {
+            self.sent.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
-    /// Waits until everything changed so far is indexed, when indexing is synchronous.
-    pub(crate) fn wait_if_sync(&self) {
-        if self.sync {
+    /// Read-your-writes: returns once every change sent before the call is in the index and
+    /// the catalog — at once when the thread has caught up, else after one flush (the thread
+    /// stops gathering and indexes what it has). With `[search] async_index` readers never
+    /// wait: a change reaches them within `index_window_ms`.
+    pub(crate) fn catch_up(&self) {
+        if !self.sync {
+            return;
+        }
+        // `indexed` first: it only grows towards `sent`, so equal values mean every change
+        // sent before this call is indexed.
+        let indexed = self.indexed.load(Ordering::Acquire);
+        if indexed < self.sent.load(Ordering::Acquire) {
             self.flush();
         }
     }
@@ -231,6 +261,8 @@ impl Drop for Indexer {
 }
 
 struct Worker {
+    /// Changed messages indexed so far (see [`Indexer::catch_up`]).
+    indexed: Arc<AtomicU64>,
     index: Arc<Index>,
     root: Root,
     links: Arc<LinkModel>,
@@ -321,13 +353,17 @@ impl Worker {
             };
             // A later message about a path replaces an earlier one.
             let mut changed = BTreeMap::new();
+            let mut messages = 0u64;
             let mut waiting = Vec::new();
             let mut rebuilds = Vec::new();
             let deadline = Instant::now() + self.window;
             let mut next = Some(first);
             while let Some(message) = next.take() {
                 match message {
-                    Message::Changed(paths) => changed.extend(paths),
+                    Message::Changed(paths) => {
+                        messages += 1;
+                        changed.extend(paths)
+                    }
                     Message::Flush(done) => waiting.push(done),
                     Message::Rebuild(done) => rebuilds.push(done),
                     Message::Searched { query, results, at } => self.searched(query, results, at),
@@ -336,7 +372,10 @@ impl Worker {
                 if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max {
                     while let Ok(more) = receiver.try_recv() {
                         match more {
-                            Message::Changed(paths) => changed.extend(paths),
+                            Message::Changed(paths) => {
+                                messages += 1;
+                                changed.extend(paths)
+                            }
                             Message::Flush(done) => waiting.push(done),
                             Message::Rebuild(done) => rebuilds.push(done),
                             Message::Searched { query, results, at } => {
@@ -377,6 +416,8 @@ impl Worker {
                     }
                 }
             }
+            // After the catalog has them too; before anyone waiting is answered.
+            self.indexed.fetch_add(messages, Ordering::AcqRel);
             if wrote {
                 self.upkeep.wrote(Instant::now());
             }

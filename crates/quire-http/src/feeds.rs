@@ -4,6 +4,7 @@
 
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
+use quire_api::workspace_edit::encode_uri_path;
 use quire_api::{Change, ChangeAction, JsonFeed, Timeline};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -90,7 +91,7 @@ pub async fn feed_json(
 /// space's API as the client reached the server.
 fn space_url(public_url: Option<&str>, headers: &HeaderMap, space: &str) -> String {
     if let Some(base) = public_url {
-        return format!("{base}{}/{}", crate::BASE_PATH, percent_encode(space));
+        return format!("{base}{}/{}", crate::BASE_PATH, encode_uri_path(space));
     }
     let host = headers
         .get(header::HOST)
@@ -100,13 +101,13 @@ fn space_url(public_url: Option<&str>, headers: &HeaderMap, space: &str) -> Stri
     format!(
         "http://{host}{}/{}",
         crate::BASE_PATH,
-        percent_encode(space)
+        encode_uri_path(space)
     )
 }
 
 /// Where a change's file can be read.
 fn file_url(base: &str, path: &str) -> String {
-    format!("{base}/file?path={}", percent_encode(path))
+    format!("{base}/file?path={}", encode_uri_path(path))
 }
 
 fn atom(space: &str, base: &str, changes: &[Change]) -> String {
@@ -118,7 +119,7 @@ fn atom(space: &str, base: &str, changes: &[Change]) -> String {
     xml.push_str("<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
     xml.push_str(&format!(
         "  <id>urn:quire:{}:changes</id>\n  <title>{}</title>\n  <updated>{}</updated>\n",
-        escape_xml(&percent_encode(space)),
+        escape_xml(&encode_uri_path(space)),
         escape_xml(&format!("quire: changes in {space}")),
         escape_xml(&updated)
     ));
@@ -169,11 +170,6 @@ fn escape_xml(text: &str) -> String {
         }
     }
     out
-}
-
-/// Percent-encodes everything but unreserved characters and `/`.
-fn percent_encode(text: &str) -> String {
-    quire_api::workspace_edit::encode_uri_path(text)
 }
 
 #[cfg(test)]
