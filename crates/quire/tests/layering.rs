@@ -240,29 +240,18 @@ fn pure_crates_read_no_clock_and_no_file() {
     let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut faults = Vec::new();
     for pure in PURE {
-        let mut dirs = vec![crates.join(pure).join("src")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("a source folder") {
-                let path = entry.expect("a folder entry").path();
-                if path.is_dir() {
-                    dirs.push(path);
-                    continue;
-                }
-                if path.extension().is_none_or(|e| e != "rs") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).expect("a source file");
-                let shown = path
-                    .strip_prefix(&crates)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
-                for (n, line) in text.lines().enumerate() {
-                    let code = line.split("//").next().unwrap_or_default();
-                    for word in FORBIDDEN.iter().filter(|w| code.contains(**w)) {
-                        if !ALLOWED.contains(&(shown.as_str(), *word)) {
-                            faults.push(format!("{shown}:{}: {word}", n + 1));
-                        }
+        for path in rust_files(&crates.join(pure).join("src")) {
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            let shown = path
+                .strip_prefix(&crates)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for word in FORBIDDEN.iter().filter(|w| code.contains(**w)) {
+                    if !ALLOWED.contains(&(shown.as_str(), *word)) {
+                        faults.push(format!("{shown}:{}: {word}", n + 1));
                     }
                 }
             }
@@ -353,39 +342,28 @@ fn no_crate_has_an_import_circle() {
 /// `a/mod.rs` is `a`), with its code: comments and the unit-test module removed.
 fn modules_of(src: &std::path::Path) -> BTreeMap<Vec<String>, String> {
     let mut out = BTreeMap::new();
-    let mut dirs = vec![src.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("a source folder") {
-            let path = entry.expect("a folder entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).unwrap().with_extension("");
-            let mut module: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if matches!(
-                module.last().map(String::as_str),
-                Some("mod" | "lib" | "main")
-            ) {
-                module.pop();
-            }
-            let text = std::fs::read_to_string(&path).expect("a source file");
-            let text = text
-                .split("#[cfg(test)]\nmod tests")
-                .next()
-                .unwrap_or_default();
-            let code: Vec<&str> = text
-                .lines()
-                .map(|l| l.split("//").next().unwrap_or_default())
-                .collect();
-            out.insert(module, code.join("\n"));
+    for path in rust_files(src) {
+        let rel = path.strip_prefix(src).unwrap().with_extension("");
+        let mut module: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            module.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            module.pop();
         }
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        let text = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        let code: Vec<&str> = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect();
+        out.insert(module, code.join("\n"));
     }
     out
 }
@@ -473,4 +451,21 @@ fn the_service_reaches_files_only_through_the_store() {
         faults.is_empty(),
         "quire-service modules that touch the filesystem themselves: {faults:?}"
     );
+}
+
+/// Every `.rs` file below `src`.
+fn rust_files(src: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
