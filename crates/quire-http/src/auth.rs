@@ -418,6 +418,30 @@ fn operation_scope(method: &Method, route: &str) -> Option<Scope> {
     })
 }
 
+/// The scope a file protocol's request needs: reading methods read, every other writes.
+pub fn file_protocol_scope(method: &Method) -> Scope {
+    match method.as_str() {
+        "GET" | "HEAD" | "OPTIONS" | "PROPFIND" => Scope::Read,
+        _ => Scope::Write,
+    }
+}
+
+/// The password of an `Authorization: Basic <base64(user:password)>` header: the API key
+/// for the file protocols (the user name is the key's actor, and informative only).
+pub fn basic_password(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (_, password) = text.split_once(':')?;
+    (!password.is_empty()).then(|| password.to_string())
+}
+
 /// The key of an `Authorization: Bearer <key>` header (the scheme is case-insensitive).
 pub fn bearer(value: &str) -> Option<&str> {
     let (scheme, key) = value.trim().split_once(' ')?;
@@ -435,6 +459,13 @@ mod tests {
         assert_eq!(bearer("Bearer abc"), Some("abc"));
         assert_eq!(bearer("bearer   abc "), Some("abc"));
         assert_eq!(bearer("Basic abc"), None);
+        // "alice:k-123" and ":" in base64.
+        assert_eq!(
+            basic_password("Basic YWxpY2U6ay0xMjM=").as_deref(),
+            Some("k-123")
+        );
+        assert_eq!(basic_password("basic Og=="), None);
+        assert_eq!(basic_password("Bearer YWxpY2U6ay0xMjM="), None);
         assert_eq!(bearer("Bearer "), None);
         assert_eq!(bearer("abc"), None);
     }

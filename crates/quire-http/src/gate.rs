@@ -108,6 +108,7 @@ struct Seen {
     token_hash: Option<String>,
     space: Option<String>,
     client: Option<String>,
+    door: Door,
 }
 
 impl Seen {
@@ -141,39 +142,75 @@ impl Gate {
         let code = ErrorCode::from_http_status(status.as_u16());
         let mut response = ApiError(Error::new(code, reason)).into_response();
         if status == StatusCode::UNAUTHORIZED {
+            let challenge = match seen.door {
+                Door::Api => "Bearer realm=\"quire\"",
+                Door::Files(_) => "Basic realm=\"quire\", charset=\"UTF-8\"",
+            };
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"quire\""),
+                HeaderValue::from_static(challenge),
             );
         }
         response
     }
 }
 
+/// Which door a request came through: the API (REST, `/mcp`) or a file protocol mounted by
+/// the binary (WebDAV), whose clients authenticate with HTTP Basic (the API key as password)
+/// and whose every path is one route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Door {
+    Api,
+    Files(&'static str),
+}
+
 /// The middleware.
 pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_else(|| request.uri().path().to_string());
-    if auth::is_probe(&route) {
+    admit(gate, request, next, Door::Api).await
+}
+
+/// The middleware for WebDAV: credentials as `Authorization: Basic` (user name: the key's
+/// actor, password: the API key) or Bearer; reading methods (`GET`, `HEAD`, `OPTIONS`,
+/// `PROPFIND`) need the read scope, every other method the write scope. A refusal asks for
+/// Basic credentials, as WebDAV clients expect. The space a key is limited to is the WebDAV
+/// handler's to check (it knows which space a path reaches).
+pub async fn check_webdav(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    admit(gate, request, next, Door::Files("/webdav")).await
+}
+
+async fn admit(gate: Arc<Gate>, request: Request, next: Next, door: Door) -> Response {
+    let route = match door {
+        Door::Files(route) => route.to_string(),
+        Door::Api => request
+            .extensions()
+            .get::<MatchedPath>()
+            .map(|m| m.as_str().to_string())
+            .unwrap_or_else(|| request.uri().path().to_string()),
+    };
+    if door == Door::Api && auth::is_probe(&route) {
         return next.run(request).await;
     }
     let policy = gate.auth.current();
     let (mut parts, body) = request.into_parts();
-    let token = parts
+    let authorization = parts
         .headers
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(auth::bearer)
-        .map(str::to_string);
+        .and_then(|v| v.to_str().ok());
+    let bearer = authorization.and_then(auth::bearer).map(str::to_string);
+    let token = match door {
+        Door::Api => bearer,
+        Door::Files(_) => bearer.or_else(|| authorization.and_then(auth::basic_password)),
+    };
     let header_actor = parts
         .headers
         .get("x-actor")
         .and_then(|v| v.to_str().ok())
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
+    let space = match door {
+        Door::Api => requested_space(&mut parts, &route, policy.default_space()).await,
+        Door::Files(_) => None,
+    };
     let mut seen = Seen {
         method: parts.method.clone(),
         route: route.clone(),
@@ -185,11 +222,12 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         arrived: std::time::Instant::now(),
         actor: header_actor,
         token_hash: token.as_deref().map(auth::token_hash),
-        space: requested_space(&mut parts, &route, policy.default_space()).await,
+        space,
         client: parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip().to_string()),
+        door,
     };
     if let Some(limiter) = gate.limiter.current() {
         let key = match (&seen.token_hash, &seen.client) {
@@ -210,8 +248,11 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
             return response;
         }
     }
-    let needed = auth::required_scope(&parts.method, &route);
-    if policy.is_open() || auth::is_public(&route) {
+    let needed = match door {
+        Door::Api => auth::required_scope(&parts.method, &route),
+        Door::Files(_) => auth::file_protocol_scope(&parts.method),
+    };
+    if policy.is_open() || (door == Door::Api && auth::is_public(&route)) {
         hand_audit_hook(&gate, &seen, &mut parts);
         let response = next.run(Request::from_parts(parts, body)).await;
         if needed >= Scope::Write {
@@ -220,7 +261,7 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         return response;
     }
     let Some(token) = token else {
-        if auth::credentials_optional(&parts.method, &route) {
+        if door == Door::Api && auth::credentials_optional(&parts.method, &route) {
             parts.extensions.insert(Anonymous);
             return next.run(Request::from_parts(parts, body)).await;
         }

@@ -110,9 +110,10 @@ impl HttpSettings {
     }
 }
 
-/// The protocol servers of the spec as `/readyz` reports them. None is built in this version:
-/// one the configuration enables is unhealthy, which makes `/readyz` answer 503 (the server
-/// warns at start too) rather than report ready without it.
+/// The protocol servers of the spec as the configuration asks for them. The binary replaces the
+/// entry of each protocol it serves (it binds their ports before it starts); one enabled but
+/// not built in this version stays unhealthy, which makes `/readyz` answer 503 rather than
+/// report ready without it.
 fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, ProtocolStatus> {
     [
         ("nfs", &config.nfs, "NFS"),

@@ -148,7 +148,10 @@ impl From<StoreError> for Error {
             }
             StoreError::Unavailable { .. } => ErrorCode::NotImplemented,
             // Another process writes the root; this one opened it read-only.
-            StoreError::Locked { .. } | StoreError::ReadOnly { .. } => ErrorCode::Conflict,
+            StoreError::Locked { .. }
+            | StoreError::ReadOnly { .. }
+            | StoreError::Exists { .. }
+            | StoreError::NotEmpty { .. } => ErrorCode::Conflict,
             _ => return Error::internal(e),
         };
         Error::new(code, e.to_string())

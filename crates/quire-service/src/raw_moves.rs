@@ -22,6 +22,13 @@ pub enum Via {
     LinksKept,
     /// A move seen on disk by the watcher.
     Watcher,
+    /// A file protocol's move that was no rename: a copy, then a delete of the source
+    /// (S3's only way to move; any protocol's client may do the same).
+    S3,
+    #[serde(rename = "webdav")]
+    WebDav,
+    Nfs,
+    Fuse,
 }
 
 /// One raw move.

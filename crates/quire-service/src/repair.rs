@@ -234,6 +234,10 @@ impl Repair<'_> {
                         Via::Rename => "rename",
                         Via::LinksKept => "links-kept",
                         Via::Watcher => "watcher",
+                        Via::S3 => "s3",
+                        Via::WebDav => "webdav",
+                        Via::Nfs => "nfs",
+                        Via::Fuse => "fuse",
                     }
                     .to_owned(),
                 })

@@ -15,6 +15,7 @@ use crate::core::SpaceCore;
 use crate::drafts::Drafts;
 use crate::error::Result;
 use crate::events::EventBus;
+use crate::file_system::{FileSystem, Protocol, Scratch};
 use crate::files::Files;
 use crate::find::Find;
 use crate::hooks::Hooks;
@@ -60,6 +61,8 @@ struct Areas {
     backup: Option<Arc<Backup>>,
     /// `[janitor] interval`, `startup_scan`: the scheduled scans.
     janitor: Janitor,
+    /// The file protocols' scratch files, pages set aside, recent copies.
+    scratch: Scratch,
 }
 
 impl Space {
@@ -93,6 +96,7 @@ impl Space {
                 restructuring,
                 backup,
                 janitor,
+                scratch: Scratch::default(),
             },
         })
     }
@@ -249,6 +253,16 @@ impl Space {
     /// The web UI's theme.
     pub fn theme(&self) -> crate::theme::Themes<'_> {
         crate::theme::Themes(&self.core)
+    }
+
+    /// The space's files as a file protocol (WebDAV, S3, NFS, FUSE) sees them.
+    pub fn file_system(&self, protocol: Protocol) -> FileSystem<'_> {
+        FileSystem {
+            core: &self.core,
+            scratch: &self.areas.scratch,
+            restructure: self.restructure(),
+            protocol,
+        }
     }
 
     /// Plans, applies, approvals, renames and reverts.

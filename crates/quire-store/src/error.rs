@@ -27,6 +27,12 @@ pub enum StoreError {
     #[error("{path}: a parent of this path is a file")]
     ParentIsFile { path: String },
     /// `readlink` on something that is not a symbolic link.
+    #[error("{path}: already exists")]
+    Exists { path: String },
+
+    #[error("{path}: the folder holds files")]
+    NotEmpty { path: String },
+
     #[error("{path}: is not a symbolic link")]
     NotSymlink { path: String },
     /// The path, or one of its names, is longer than the file system takes (the operating

@@ -4,6 +4,7 @@
 pub mod backup;
 mod disk;
 pub mod drafts;
+mod entries;
 mod error;
 pub mod fault;
 pub mod folders;
@@ -20,6 +21,7 @@ pub use drafts::{
     DraftAction, DraftChange, DraftError, DraftInfo, DraftStore, Merge, MergedFile,
     DRAFT_REF_PREFIX,
 };
+pub use entries::{is_hidden, FolderEntry};
 pub use error::StoreError;
 pub use history::{
     Backlog, BlameLine, Change, ChangeAction, ChangesPage, CommitFile, CommitFiles, CommitMetrics,

@@ -72,7 +72,7 @@ pub struct TreeNode {
 /// that only look at the link itself (readlink, remove, kind) never follow it, so an outside
 /// target is harmless to them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LastLink {
+pub(crate) enum LastLink {
     Check,
     Ignore,
 }
@@ -471,7 +471,7 @@ impl Root {
     /// parent that is a file. With [`Spelling::Nfc`] a non-ASCII component missing as written
     /// is looked up once among its folder's names (see the module comment).
     /// Components that do not exist yet end the checks: nothing below them can exist either.
-    fn locate(
+    pub(crate) fn locate(
         &self,
         rel: &str,
         last_link: LastLink,
@@ -607,18 +607,18 @@ fn respelled(dir: &Path, component: &str) -> io::Result<Option<String>> {
 }
 
 /// One entry of a folder with the NFC form of its name.
-struct Entry {
-    name: String,
-    nfc: String,
-    file_type: fs::FileType,
-    path: PathBuf,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) nfc: String,
+    pub(crate) file_type: fs::FileType,
+    pub(crate) path: PathBuf,
 }
 
 /// A folder's entries, split as paths address them.
 #[derive(Default)]
-struct Folder {
+pub(crate) struct Folder {
     /// Entries some path addresses.
-    addressed: Vec<Entry>,
+    pub(crate) addressed: Vec<Entry>,
     /// Entries no path addresses, each with the name of the entry its path addresses instead.
     shadowed: Vec<(Entry, String)>,
     /// Names that are not NFC but whose NFC form is ASCII: lookups of ASCII paths never try
@@ -630,7 +630,11 @@ struct Folder {
 /// [`Root::locate`] resolves names: the entry spelled in NFC wins, otherwise the byte-smallest
 /// name. `skip` leaves out names before anything else (`.git`, …). Names that are not UTF-8
 /// are skipped with a warning.
-fn read_folder(dir: &Path, shown: &str, skip: impl Fn(&str) -> bool) -> Result<Folder, StoreError> {
+pub(crate) fn read_folder(
+    dir: &Path,
+    shown: &str,
+    skip: impl Fn(&str) -> bool,
+) -> Result<Folder, StoreError> {
     let entries = fs::read_dir(dir).map_err(|e| map_io(shown, e))?;
     let mut all = Vec::new();
     let mut all_nfc = true;
@@ -695,7 +699,7 @@ fn read_folder(dir: &Path, shown: &str, skip: impl Fn(&str) -> bool) -> Result<F
 }
 
 /// Maps OS errors to the store's vocabulary where a caller would branch on them.
-fn map_io(rel: &str, e: io::Error) -> StoreError {
+pub(crate) fn map_io(rel: &str, e: io::Error) -> StoreError {
     match e.kind() {
         io::ErrorKind::NotFound => StoreError::NotFound { path: rel.into() },
         io::ErrorKind::InvalidFilename => StoreError::NameTooLong { bytes: rel.len() },

@@ -8,6 +8,7 @@ pub mod links;
 pub mod lsp;
 pub mod mcp;
 mod preflight;
+mod protocols;
 pub mod refactor;
 mod remote;
 pub mod script_child;

@@ -72,6 +72,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect();
     let refuse = |e: quire_http::SetupError| Error::bad_request(format!("refusing to start: {e}"));
     let mut http = quire_http::HttpSettings::from_config(&config, &names).map_err(refuse)?;
+    // File protocols: their ports are taken now, so one already in use stops the start.
+    let protocols = super::protocols::bind(&config.protocols, host)?;
+    http.protocols.extend(protocols.statuses().clone());
     let reload = http.reload_handle();
     let auth_open = http.auth.current().is_open();
     let service = Arc::new(Service::open(settings)?);
@@ -155,6 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
+        let protocols_stop = Arc::new(tokio::sync::Notify::new());
+        protocols.spawn(&service, &gate, serving, &protocols_stop)?;
         let mcp_stop = Arc::new(tokio::sync::Notify::new());
         if let Some(l) = mcp_listener {
             let stopped = mcp_stop.clone();
@@ -169,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         tracing::info!("shutting down: finishing requests, then committing pending writes");
         stop.notify_one();
         mcp_stop.notify_one();
+        protocols_stop.notify_waiters();
         // Requests in flight get a moment; open event streams do not hold the stop up.
         match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
             Ok(Ok(())) => {}

@@ -1,0 +1,411 @@
+//! dav-server's file-system trait over the service's [`FileSystem`] layer: every call runs on a
+//! blocking thread (a write is a pipeline pass, a move a restructuring) and reaches the space
+//! the path names.
+
+use std::io::SeekFrom;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bytes::{Buf, Bytes};
+use dav_server::davpath::DavPath;
+use dav_server::fs::{
+    DavDirEntry, DavFile, DavMetaData, FsError, FsFuture, FsResult, FsStream, GuardedFileSystem,
+    OpenOptions, ReadDirMeta,
+};
+use futures_util::FutureExt;
+use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Service, Space};
+
+/// Who is asking, as the gate admitted them.
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    /// The author of their writes (`None`: `webdav`).
+    pub actor: Option<String>,
+    /// The only space their credential opens.
+    pub space: Option<String>,
+}
+
+/// The spaces of a service as one WebDAV tree: the default space at `/`, each other space
+/// under `/<name>/` (a space's name hides a top folder of the default space of the same name).
+#[derive(Clone)]
+pub struct QuireFs {
+    service: Arc<Service>,
+}
+
+impl QuireFs {
+    pub fn new(service: Arc<Service>) -> QuireFs {
+        QuireFs { service }
+    }
+}
+
+/// A path resolved to its space.
+struct Target {
+    space: Arc<Space>,
+    /// The path inside the space (`""`: its top folder).
+    path: String,
+    /// The path is `/`: the default space's top, which also lists the other spaces.
+    top: bool,
+}
+
+impl QuireFs {
+    fn resolve(&self, path: &DavPath, caller: &Caller) -> FsResult<Target> {
+        let bytes = path.as_bytes();
+        let text = std::str::from_utf8(bytes).map_err(|_| FsError::NotFound)?;
+        let text = text.trim_matches('/');
+        let (first, rest) = text.split_once('/').unwrap_or((text, ""));
+        let default = self.service.default_space();
+        let (space, inner) = match self.service.space(first) {
+            Some(space) if !first.is_empty() && space.name() != default.name() => {
+                (space, rest.to_string())
+            }
+            _ => (default.clone(), text.to_string()),
+        };
+        if let Some(only) = &caller.space {
+            if only != space.name() {
+                return Err(FsError::Forbidden);
+            }
+        }
+        Ok(Target {
+            space,
+            top: text.is_empty(),
+            path: inner,
+        })
+    }
+
+    /// The other spaces, shown as folders at `/`.
+    fn other_spaces(&self, caller: &Caller) -> Vec<FsEntry> {
+        let default = self.service.default_space().name().to_string();
+        self.service
+            .spaces()
+            .into_iter()
+            .filter(|s| s.name() != default)
+            .filter(|s| caller.space.as_deref().is_none_or(|only| only == s.name()))
+            .map(|s| FsEntry {
+                path: s.name().to_string(),
+                name: s.name().to_string(),
+                kind: FsKind::Folder,
+                size: 0,
+                modified: SystemTime::now(),
+                scratch: false,
+            })
+            .collect()
+    }
+}
+
+/// Runs a blocking call of the service.
+pub(crate) async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> FsResult<T> + Send + 'static,
+) -> FsResult<T> {
+    tokio::task::spawn_blocking(call)
+        .await
+        .unwrap_or(Err(FsError::GeneralFailure))
+}
+
+/// The service's error as the status dav-server answers.
+pub(crate) fn fs_error(e: quire_service::Error) -> FsError {
+    match e.code {
+        ErrorCode::NotFound => FsError::NotFound,
+        ErrorCode::Forbidden | ErrorCode::Unauthorized => FsError::Forbidden,
+        ErrorCode::Conflict => FsError::Exists,
+        ErrorCode::TooLarge => FsError::TooLarge,
+        ErrorCode::BadRequest | ErrorCode::Unprocessable | ErrorCode::ApprovalRequired => {
+            FsError::Forbidden
+        }
+        ErrorCode::NotImplemented => FsError::NotImplemented,
+        _ => {
+            tracing::warn!("webdav: {}", e.message);
+            FsError::GeneralFailure
+        }
+    }
+}
+
+/// The metadata of one entry.
+#[derive(Debug, Clone)]
+pub(crate) struct Meta {
+    len: u64,
+    modified: SystemTime,
+    dir: bool,
+}
+
+impl Meta {
+    pub(crate) fn new(len: u64, modified: SystemTime, dir: bool) -> Meta {
+        Meta { len, modified, dir }
+    }
+
+    fn of(entry: &FsEntry) -> Meta {
+        Meta {
+            len: entry.size,
+            modified: entry.modified,
+            dir: entry.kind == FsKind::Folder,
+        }
+    }
+}
+
+impl DavMetaData for Meta {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn modified(&self) -> FsResult<SystemTime> {
+        Ok(self.modified)
+    }
+    fn is_dir(&self) -> bool {
+        self.dir
+    }
+}
+
+struct DirEntry(FsEntry);
+
+impl DavDirEntry for DirEntry {
+    fn name(&self) -> Vec<u8> {
+        self.0.name.as_bytes().to_vec()
+    }
+    fn metadata(&self) -> FsFuture<'_, Box<dyn DavMetaData>> {
+        let meta: Box<dyn DavMetaData> = Box::new(Meta::of(&self.0));
+        Box::pin(futures_util::future::ready(Ok(meta)))
+    }
+}
+
+impl GuardedFileSystem<Caller> for QuireFs {
+    fn open<'a>(
+        &'a self,
+        path: &'a DavPath,
+        options: OpenOptions,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, Box<dyn DavFile>> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            if target.path.is_empty() {
+                return Err(FsError::Forbidden);
+            }
+            let caller = caller.clone();
+            blocking(move || {
+                let fs = target.space.file_system(Protocol::WebDav);
+                let existing = fs.stat(&target.path).map_err(fs_error)?;
+                match &existing {
+                    Some(e) if e.kind == FsKind::Folder => return Err(FsError::Forbidden),
+                    Some(_) if options.create_new => return Err(FsError::Exists),
+                    None if !(options.create || options.create_new) => {
+                        return Err(FsError::NotFound)
+                    }
+                    None => {
+                        // A new file needs its folder (dav-server answers 409).
+                        let parent = target.path.rsplit_once('/').map_or("", |(p, _)| p);
+                        match fs.stat(parent).map_err(fs_error)? {
+                            Some(p) if p.kind == FsKind::Folder => {}
+                            _ => return Err(FsError::NotFound),
+                        }
+                    }
+                    _ => {}
+                }
+                // A write that keeps what was there reads it first (ranges, appends).
+                let keeps = existing.is_some() && !options.truncate;
+                let bytes = if keeps || !options.write {
+                    match fs.read(&target.path) {
+                        Ok(bytes) => bytes,
+                        Err(e) if e.code == ErrorCode::NotFound => Vec::new(),
+                        Err(e) => return Err(fs_error(e)),
+                    }
+                } else {
+                    Vec::new()
+                };
+                let modified = existing
+                    .as_ref()
+                    .map_or_else(SystemTime::now, |e| e.modified);
+                let file: Box<dyn DavFile> = Box::new(crate::file::OpenFile::new(
+                    target.space.clone(),
+                    target.path,
+                    caller,
+                    bytes,
+                    modified,
+                    options.write,
+                    options.append,
+                ));
+                Ok(file)
+            })
+            .await
+        }
+        .boxed()
+    }
+
+    fn read_dir<'a>(
+        &'a self,
+        path: &'a DavPath,
+        _meta: ReadDirMeta,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, FsStream<Box<dyn DavDirEntry>>> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            let mut extra = if target.top {
+                self.other_spaces(caller)
+            } else {
+                Vec::new()
+            };
+            let entries = blocking(move || {
+                let fs = target.space.file_system(Protocol::WebDav);
+                fs.list(&target.path).map_err(fs_error)
+            })
+            .await?;
+            let shown: Vec<FsEntry> = entries
+                .into_iter()
+                .filter(|e| !extra.iter().any(|s| s.name == e.name))
+                .collect();
+            extra.extend(shown);
+            let items: Vec<FsResult<Box<dyn DavDirEntry>>> = extra
+                .into_iter()
+                .map(|e| Ok(Box::new(DirEntry(e)) as Box<dyn DavDirEntry>))
+                .collect();
+            let stream: FsStream<Box<dyn DavDirEntry>> =
+                Box::pin(futures_util::stream::iter(items));
+            Ok(stream)
+        }
+        .boxed()
+    }
+
+    fn metadata<'a>(
+        &'a self,
+        path: &'a DavPath,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, Box<dyn DavMetaData>> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            let entry = blocking(move || {
+                let fs = target.space.file_system(Protocol::WebDav);
+                fs.stat(&target.path).map_err(fs_error)
+            })
+            .await?;
+            let entry = entry.ok_or(FsError::NotFound)?;
+            let meta: Box<dyn DavMetaData> = Box::new(Meta::of(&entry));
+            Ok(meta)
+        }
+        .boxed()
+    }
+
+    fn create_dir<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
+        self.change(path, caller, |fs, path, _| fs.create_folder(path))
+    }
+
+    fn remove_dir<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
+        self.change(path, caller, |fs, path, opts| fs.delete(path, opts))
+    }
+
+    fn remove_file<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
+        self.change(path, caller, |fs, path, opts| fs.delete(path, opts))
+    }
+
+    fn rename<'a>(
+        &'a self,
+        from: &'a DavPath,
+        to: &'a DavPath,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, ()> {
+        self.change_two(from, to, caller, |fs, from, to, opts| {
+            fs.rename(from, to, false, opts)
+        })
+    }
+
+    fn copy<'a>(
+        &'a self,
+        from: &'a DavPath,
+        to: &'a DavPath,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, ()> {
+        // dav-server removed an existing target first when `Overwrite` allowed it.
+        self.change_two(from, to, caller, |fs, from, to, opts| {
+            fs.copy(from, to, true, opts)
+        })
+    }
+
+    fn get_quota<'a>(&'a self, _caller: &'a Caller) -> FsFuture<'a, (u64, Option<u64>)> {
+        Box::pin(futures_util::future::ready(Err(FsError::NotImplemented)))
+    }
+}
+
+type Change = fn(
+    &quire_service::FileSystem<'_>,
+    &str,
+    &quire_service::WriteOptions,
+) -> quire_service::Result<()>;
+type ChangeTwo = fn(
+    &quire_service::FileSystem<'_>,
+    &str,
+    &str,
+    &quire_service::WriteOptions,
+) -> quire_service::Result<()>;
+
+impl QuireFs {
+    fn change<'a>(
+        &'a self,
+        path: &'a DavPath,
+        caller: &'a Caller,
+        call: Change,
+    ) -> FsFuture<'a, ()> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            let actor = caller.actor.clone();
+            blocking(move || {
+                let fs = target.space.file_system(Protocol::WebDav);
+                let opts = fs.options(actor.as_deref());
+                call(&fs, &target.path, &opts).map_err(fs_error)
+            })
+            .await
+        }
+        .boxed()
+    }
+
+    fn change_two<'a>(
+        &'a self,
+        from: &'a DavPath,
+        to: &'a DavPath,
+        caller: &'a Caller,
+        call: ChangeTwo,
+    ) -> FsFuture<'a, ()> {
+        async move {
+            let source = self.resolve(from, caller)?;
+            let target = self.resolve(to, caller)?;
+            if source.space.name() != target.space.name() {
+                // Between spaces is between repositories: no move keeps the links.
+                return Err(FsError::IsRemote);
+            }
+            let actor = caller.actor.clone();
+            blocking(move || {
+                let fs = source.space.file_system(Protocol::WebDav);
+                let opts = fs.options(actor.as_deref());
+                call(&fs, &source.path, &target.path, &opts).map_err(fs_error)
+            })
+            .await
+        }
+        .boxed()
+    }
+}
+
+/// Buffered reading and writing of one file: read whole, written whole at `flush`.
+pub(crate) fn read_from(bytes: &[u8], pos: &mut u64, count: usize) -> Bytes {
+    let start = (*pos as usize).min(bytes.len());
+    let end = start.saturating_add(count).min(bytes.len());
+    *pos = end as u64;
+    Bytes::copy_from_slice(&bytes[start..end])
+}
+
+pub(crate) fn seek_in(len: u64, pos: u64, to: SeekFrom) -> FsResult<u64> {
+    let next = match to {
+        SeekFrom::Start(n) => Some(n),
+        SeekFrom::End(d) => len.checked_add_signed(d),
+        SeekFrom::Current(d) => pos.checked_add_signed(d),
+    };
+    next.ok_or(FsError::GeneralFailure)
+}
+
+pub(crate) fn write_at(bytes: &mut Vec<u8>, pos: &mut u64, mut buf: impl Buf) {
+    while buf.has_remaining() {
+        let chunk = buf.chunk();
+        let at = *pos as usize;
+        if bytes.len() < at {
+            bytes.resize(at, 0);
+        }
+        let overlap = (bytes.len() - at).min(chunk.len());
+        bytes[at..at + overlap].copy_from_slice(&chunk[..overlap]);
+        bytes.extend_from_slice(&chunk[overlap..]);
+        let n = chunk.len();
+        *pos += n as u64;
+        buf.advance(n);
+    }
+}
