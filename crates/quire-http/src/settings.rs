@@ -117,7 +117,7 @@ impl HttpSettings {
 fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, ProtocolStatus> {
     [
         ("nfs", &config.nfs, "NFS"),
-        ("s3", &config.s3, "S3"),
+        ("s3", &config.s3.listener(), "S3"),
         ("webdav", &config.webdav, "WebDAV"),
     ]
     .into_iter()

@@ -33,7 +33,7 @@ async fn health_endpoints_answer_ok() {
 #[tokio::test]
 async fn an_enabled_protocol_this_version_lacks_makes_readyz_503_naming_it() {
     let config = quire_config::Config::from_toml_str(
-        "[protocols.webdav]\nenabled = true\nport = 4335\n",
+        "[protocols.nfs]\nenabled = true\nport = 4335\n",
         &|_| None,
     )
     .unwrap()
@@ -43,18 +43,18 @@ async fn an_enabled_protocol_this_version_lacks_makes_readyz_503_naming_it() {
     assert_eq!(r.status, 503);
     let body = r.json();
     assert_eq!(body["status"], "unavailable");
-    let webdav = &body["protocols"]["webdav"];
-    assert_eq!(webdav["enabled"], true);
-    assert_eq!(webdav["healthy"], false);
-    assert_eq!(webdav["port"], 4335);
+    let nfs = &body["protocols"]["nfs"];
+    assert_eq!(nfs["enabled"], true);
+    assert_eq!(nfs["healthy"], false);
+    assert_eq!(nfs["port"], 4335);
     assert!(
-        webdav["error"]
+        nfs["error"]
             .as_str()
             .unwrap()
-            .contains("WebDAV is not available"),
-        "{webdav}"
+            .contains("NFS is not available"),
+        "{nfs}"
     );
-    assert_eq!(body["protocols"]["nfs"]["enabled"], false);
+    assert_eq!(body["protocols"]["webdav"]["enabled"], false);
     // Liveness is not readiness: the process is up and the API answers.
     assert_eq!(s.get("/healthz").await.status, 200);
     assert_eq!(s.get("/api/quire/tree").await.status, 200);

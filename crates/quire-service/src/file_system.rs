@@ -318,6 +318,7 @@ impl FileSystem<'_> {
                 kind: Kind::File, ..
             }) => {
                 Files(self.core).delete(&path, opts)?;
+                self.keep_folder(parent_of(&path))?;
                 self.after_delete(&path, opts);
                 Ok(())
             }
@@ -325,6 +326,29 @@ impl FileSystem<'_> {
                 kind: Kind::Folder, ..
             }) => self.delete_folder(&path, opts),
         }
+    }
+
+    /// Puts back a folder the store removed with its last file: over a file protocol a folder
+    /// lives until it is deleted itself.
+    fn keep_folder(&self, folder: &str) -> Result<()> {
+        if folder.is_empty() {
+            return Ok(());
+        }
+        let mut at = String::new();
+        for part in folder.split('/') {
+            if !at.is_empty() {
+                at.push('/');
+            }
+            at.push_str(part);
+            let path = PagePath::new(&at)?;
+            if self.core.root.stat(Some(&path))?.is_none() {
+                match self.core.root.create_dir(&path) {
+                    Ok(()) | Err(quire_store::StoreError::Exists { .. }) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        Ok(())
     }
 
     fn delete_folder(&self, path: &str, opts: &WriteOptions) -> Result<()> {
@@ -409,7 +433,21 @@ impl FileSystem<'_> {
         self.folder_must_exist(parent_of(&to))?;
         self.make_room(&to, overwrite, opts)?;
         let (from_scratch, to_scratch) = (source.scratch, is_scratch(name_of(&to)));
-        match (source.kind, from_scratch, to_scratch) {
+        self.move_entry(&from, &to, source.kind, from_scratch, to_scratch, opts)?;
+        self.keep_folder(parent_of(&from))
+    }
+
+    fn move_entry(
+        &self,
+        from: &str,
+        to: &str,
+        kind: Kind,
+        from_scratch: bool,
+        to_scratch: bool,
+        opts: &WriteOptions,
+    ) -> Result<()> {
+        let (from, to) = (from.to_string(), to.to_string());
+        match (kind, from_scratch, to_scratch) {
             (Kind::File, true, true) => {
                 let mut state = self.scratch.lock();
                 if let Some(file) = state.files.remove(&from) {
@@ -576,6 +614,7 @@ impl FileSystem<'_> {
             Some(_) if !overwrite => Err(Error::conflict(format!("{to} already exists"))),
             Some(_) => self.delete(to, opts),
         }
+        .and_then(|()| self.keep_folder(parent_of(to)))
     }
 
     fn note_copy(&self, from: &str, to: &str) {
@@ -635,7 +674,11 @@ impl FileSystem<'_> {
         };
         for (path, opts) in due {
             match Files(self.core).delete(&path, &opts) {
-                Ok(_) => {}
+                Ok(_) => {
+                    if let Err(e) = self.keep_folder(parent_of(&path)) {
+                        tracing::warn!("keeping the folder of {path}: {e}");
+                    }
+                }
                 Err(e) if e.code == ErrorCode::NotFound => {}
                 Err(e) => tracing::warn!("committing the delete of {path} (set aside): {e}"),
             }

@@ -10,10 +10,12 @@ use bytes::{Buf, Bytes};
 use dav_server::davpath::DavPath;
 use dav_server::fs::{
     DavDirEntry, DavFile, DavMetaData, FsError, FsFuture, FsResult, FsStream, GuardedFileSystem,
-    OpenOptions, ReadDirMeta,
+    DavProp, OpenOptions, ReadDirMeta,
 };
 use futures_util::FutureExt;
 use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Service, Space};
+
+use crate::props::Props;
 
 /// Who is asking, as the gate admitted them.
 #[derive(Debug, Clone, Default)]
@@ -29,11 +31,15 @@ pub struct Caller {
 #[derive(Clone)]
 pub struct QuireFs {
     service: Arc<Service>,
+    props: Arc<Props>,
 }
 
 impl QuireFs {
     pub fn new(service: Arc<Service>) -> QuireFs {
-        QuireFs { service }
+        QuireFs {
+            service,
+            props: Arc::default(),
+        }
     }
 }
 
@@ -284,11 +290,11 @@ impl GuardedFileSystem<Caller> for QuireFs {
     }
 
     fn remove_dir<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
-        self.change(path, caller, |fs, path, opts| fs.delete(path, opts))
+        self.remove(path, caller)
     }
 
     fn remove_file<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
-        self.change(path, caller, |fs, path, opts| fs.delete(path, opts))
+        self.remove(path, caller)
     }
 
     fn rename<'a>(
@@ -297,7 +303,7 @@ impl GuardedFileSystem<Caller> for QuireFs {
         to: &'a DavPath,
         caller: &'a Caller,
     ) -> FsFuture<'a, ()> {
-        self.change_two(from, to, caller, |fs, from, to, opts| {
+        self.change_two(from, to, caller, false, |fs, from, to, opts| {
             fs.rename(from, to, false, opts)
         })
     }
@@ -309,9 +315,61 @@ impl GuardedFileSystem<Caller> for QuireFs {
         caller: &'a Caller,
     ) -> FsFuture<'a, ()> {
         // dav-server removed an existing target first when `Overwrite` allowed it.
-        self.change_two(from, to, caller, |fs, from, to, opts| {
+        self.change_two(from, to, caller, true, |fs, from, to, opts| {
             fs.copy(from, to, true, opts)
         })
+    }
+
+    fn have_props<'a>(
+        &'a self,
+        path: &'a DavPath,
+        caller: &'a Caller,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
+        let has = self
+            .resolve(path, caller)
+            .is_ok_and(|t| self.props.has(t.space.name(), &t.path));
+        Box::pin(futures_util::future::ready(has))
+    }
+
+    fn patch_props<'a>(
+        &'a self,
+        path: &'a DavPath,
+        patch: Vec<(bool, DavProp)>,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, Vec<(http::StatusCode, DavProp)>> {
+        async move {
+            let target = self.existing(path, caller).await?;
+            Ok(self.props.patch(target.space.name(), &target.path, patch))
+        }
+        .boxed()
+    }
+
+    fn get_props<'a>(
+        &'a self,
+        path: &'a DavPath,
+        do_content: bool,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, Vec<DavProp>> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            Ok(self.props.all(target.space.name(), &target.path, do_content))
+        }
+        .boxed()
+    }
+
+    fn get_prop<'a>(
+        &'a self,
+        path: &'a DavPath,
+        prop: DavProp,
+        caller: &'a Caller,
+    ) -> FsFuture<'a, Vec<u8>> {
+        async move {
+            let target = self.resolve(path, caller)?;
+            self.props
+                .one(target.space.name(), &target.path, &prop)
+                .ok_or(FsError::NotFound)
+        }
+        .boxed()
     }
 
     fn get_quota<'a>(&'a self, _caller: &'a Caller) -> FsFuture<'a, (u64, Option<u64>)> {
@@ -351,11 +409,38 @@ impl QuireFs {
         .boxed()
     }
 
+    /// A path that exists, resolved.
+    async fn existing(&self, path: &DavPath, caller: &Caller) -> FsResult<Target> {
+        let target = self.resolve(path, caller)?;
+        let (space, inner) = (target.space.clone(), target.path.clone());
+        let found = blocking(move || {
+            space
+                .file_system(Protocol::WebDav)
+                .stat(&inner)
+                .map_err(fs_error)
+        })
+        .await?;
+        found.map(|_| target).ok_or(FsError::NotFound)
+    }
+
+    fn remove<'a>(&'a self, path: &'a DavPath, caller: &'a Caller) -> FsFuture<'a, ()> {
+        async move {
+            self.change(path, caller, |fs, path, opts| fs.delete(path, opts))
+                .await?;
+            if let Ok(target) = self.resolve(path, caller) {
+                self.props.forget(target.space.name(), &target.path);
+            }
+            Ok(())
+        }
+        .boxed()
+    }
+
     fn change_two<'a>(
         &'a self,
         from: &'a DavPath,
         to: &'a DavPath,
         caller: &'a Caller,
+        copy: bool,
         call: ChangeTwo,
     ) -> FsFuture<'a, ()> {
         async move {
@@ -366,12 +451,17 @@ impl QuireFs {
                 return Err(FsError::IsRemote);
             }
             let actor = caller.actor.clone();
+            let (space, from_path, to_path) =
+                (source.space.clone(), source.path.clone(), target.path.clone());
             blocking(move || {
-                let fs = source.space.file_system(Protocol::WebDav);
+                let fs = space.file_system(Protocol::WebDav);
                 let opts = fs.options(actor.as_deref());
-                call(&fs, &source.path, &target.path, &opts).map_err(fs_error)
+                call(&fs, &from_path, &to_path, &opts).map_err(fs_error)
             })
-            .await
+            .await?;
+            self.props
+                .carry(source.space.name(), &source.path, &target.path, copy);
+            Ok(())
         }
         .boxed()
     }

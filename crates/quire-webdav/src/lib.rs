@@ -2,13 +2,14 @@
 //! every other space under `/<name>/`. Each PUT, DELETE, MKCOL, COPY and MOVE is a call of the
 //! service's file-system layer ([`quire_service::FileSystem`]): a write is one pass of the
 //! pipeline authored by the caller, a MOVE of a page or folder a restructuring that keeps every
-//! link. Locks (LOCK/UNLOCK) live in memory; dead properties (PROPPATCH) are not kept.
+//! link. Locks (LOCK/UNLOCK) and dead properties (PROPPATCH) live in memory.
 //!
 //! Authentication is the binary's: it puts the gate ([`quire_api::Grant`] in the request's
 //! extensions, `X-Actor` set to the key's actor) in front of [`router`].
 
 mod file;
 mod fs;
+mod props;
 
 use std::sync::Arc;
 

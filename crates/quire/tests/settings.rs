@@ -347,11 +347,6 @@ fn settings_not_built_yet_stop_the_start_naming_the_key_and_what_builds_it() {
             "issue 28",
         ),
         (
-            "[protocols.webdav]\nenabled = true\n",
-            "protocols.webdav.enabled",
-            "issue 26",
-        ),
-        (
             "[protocols.s3]\nenabled = true\n",
             "protocols.s3.enabled",
             "issue 26",

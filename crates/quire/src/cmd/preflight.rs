@@ -57,8 +57,6 @@ const UNBUILT: &[Unbuilt] = &[
     unbuilt("protocols.nfs.port", "the NFS server", ISSUE_26),
     unbuilt("protocols.s3.enabled", "the S3 server", ISSUE_26),
     unbuilt("protocols.s3.port", "the S3 server", ISSUE_26),
-    unbuilt("protocols.webdav.enabled", "the WebDAV server", ISSUE_26),
-    unbuilt("protocols.webdav.port", "the WebDAV server", ISSUE_26),
 ];
 
 /// The value at a dotted key of a configuration written as JSON (`Null` where none is).

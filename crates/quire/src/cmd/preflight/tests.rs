@@ -587,11 +587,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("protocols.nfs.port", "[protocols.nfs]\nport = 2050\n"),
     ("protocols.s3.enabled", "[protocols.s3]\nenabled = true\n"),
     ("protocols.s3.port", "[protocols.s3]\nport = 9000\n"),
-    (
-        "protocols.webdav.enabled",
-        "[protocols.webdav]\nenabled = true\n",
-    ),
-    ("protocols.webdav.port", "[protocols.webdav]\nport = 8080\n"),
 ];
 
 /// Every key of the configuration's schema, dotted: the leaves of the default configuration
