@@ -431,8 +431,10 @@ impl FileSystem<'_> {
             return Err(Error::not_found(format!("{from}: no such file or folder")));
         };
         self.folder_must_exist(parent_of(&to))?;
-        self.make_room(&to, overwrite, opts)?;
         let (from_scratch, to_scratch) = (source.scratch, is_scratch(name_of(&to)));
+        // A temp file saved over the page writes the page: one change, no delete first.
+        let written_over = source.kind == Kind::File && from_scratch && !to_scratch;
+        self.make_room(&to, overwrite, written_over, opts)?;
         self.move_entry(&from, &to, source.kind, from_scratch, to_scratch, opts)?;
         self.keep_folder(parent_of(&from))
     }
@@ -578,7 +580,7 @@ impl FileSystem<'_> {
                 "cannot copy {from} into itself"
             )));
         }
-        self.make_room(to, overwrite, opts)?;
+        self.make_room(to, overwrite, kind == Kind::File, opts)?;
         match kind {
             Kind::File => {
                 let bytes = self.read(from)?;
@@ -607,11 +609,21 @@ impl FileSystem<'_> {
         Ok(())
     }
 
-    /// Clears `to` for a move or copy: nothing there, or (with `overwrite`) deleted.
-    fn make_room(&self, to: &str, overwrite: bool, opts: &WriteOptions) -> Result<()> {
+    /// Clears `to` for a move or copy: nothing there, or (with `overwrite`) deleted — unless
+    /// a file there is about to be `written_over`, which replaces it in one change.
+    fn make_room(
+        &self,
+        to: &str,
+        overwrite: bool,
+        written_over: bool,
+        opts: &WriteOptions,
+    ) -> Result<()> {
         match self.stat(to)? {
             None => Ok(()),
             Some(_) if !overwrite => Err(Error::conflict(format!("{to} already exists"))),
+            Some(Entry {
+                kind: Kind::File, ..
+            }) if written_over => Ok(()),
             Some(_) => self.delete(to, opts),
         }
         .and_then(|()| self.keep_folder(parent_of(to)))

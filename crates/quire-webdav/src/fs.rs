@@ -9,8 +9,8 @@ use std::time::SystemTime;
 use bytes::{Buf, Bytes};
 use dav_server::davpath::DavPath;
 use dav_server::fs::{
-    DavDirEntry, DavFile, DavMetaData, FsError, FsFuture, FsResult, FsStream, GuardedFileSystem,
-    DavProp, OpenOptions, ReadDirMeta,
+    DavDirEntry, DavFile, DavMetaData, DavProp, FsError, FsFuture, FsResult, FsStream,
+    GuardedFileSystem, OpenOptions, ReadDirMeta,
 };
 use futures_util::FutureExt;
 use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Service, Space};
@@ -352,7 +352,9 @@ impl GuardedFileSystem<Caller> for QuireFs {
     ) -> FsFuture<'a, Vec<DavProp>> {
         async move {
             let target = self.resolve(path, caller)?;
-            Ok(self.props.all(target.space.name(), &target.path, do_content))
+            Ok(self
+                .props
+                .all(target.space.name(), &target.path, do_content))
         }
         .boxed()
     }
@@ -409,6 +411,58 @@ impl QuireFs {
         .boxed()
     }
 
+    /// A COPY of a file over an existing file, or a MOVE of an editor's temp file over the
+    /// page it saves: one write of the target, where dav-server would delete the target
+    /// first and commit twice. `Ok(false)` when the request is not one of those (dav-server
+    /// answers it as usual).
+    pub(crate) async fn write_over(
+        &self,
+        from: &DavPath,
+        to: &DavPath,
+        copy: bool,
+        caller: &Caller,
+    ) -> FsResult<bool> {
+        let source = self.resolve(from, caller)?;
+        let target = self.resolve(to, caller)?;
+        if source.space.name() != target.space.name() || source.path.is_empty() {
+            return Ok(false);
+        }
+        let actor = caller.actor.clone();
+        let (space, from_path, to_path) = (
+            source.space.clone(),
+            source.path.clone(),
+            target.path.clone(),
+        );
+        let done = blocking(move || {
+            let fs = space.file_system(Protocol::WebDav);
+            let (Some(src), Some(dst)) = (
+                fs.stat(&from_path).map_err(fs_error)?,
+                fs.stat(&to_path).map_err(fs_error)?,
+            ) else {
+                return Ok(false);
+            };
+            let save = src.scratch && !quire_service::is_scratch(&dst.name);
+            if src.kind != FsKind::File || dst.kind != FsKind::File || !(copy || save) {
+                return Ok(false);
+            }
+            let opts = fs.options(actor.as_deref());
+            if copy {
+                fs.copy(&from_path, &to_path, true, &opts)
+                    .map_err(fs_error)?;
+            } else {
+                fs.rename(&from_path, &to_path, true, &opts)
+                    .map_err(fs_error)?;
+            }
+            Ok(true)
+        })
+        .await?;
+        if done {
+            self.props
+                .carry(source.space.name(), &source.path, &target.path, copy);
+        }
+        Ok(done)
+    }
+
     /// A path that exists, resolved.
     async fn existing(&self, path: &DavPath, caller: &Caller) -> FsResult<Target> {
         let target = self.resolve(path, caller)?;
@@ -451,8 +505,11 @@ impl QuireFs {
                 return Err(FsError::IsRemote);
             }
             let actor = caller.actor.clone();
-            let (space, from_path, to_path) =
-                (source.space.clone(), source.path.clone(), target.path.clone());
+            let (space, from_path, to_path) = (
+                source.space.clone(),
+                source.path.clone(),
+                target.path.clone(),
+            );
             blocking(move || {
                 let fs = space.file_system(Protocol::WebDav);
                 let opts = fs.options(actor.as_deref());

@@ -66,7 +66,11 @@ impl Props {
         patch: Vec<(bool, DavProp)>,
     ) -> Vec<(StatusCode, DavProp)> {
         let mut state = self.lock();
-        let added: usize = patch.iter().filter(|(set, _)| *set).map(|(_, p)| size(p)).sum();
+        let added: usize = patch
+            .iter()
+            .filter(|(set, _)| *set)
+            .map(|(_, p)| size(p))
+            .sum();
         if state.bytes + added > PROPS_LIMIT {
             return patch
                 .into_iter()
@@ -153,7 +157,12 @@ mod tests {
     use super::*;
 
     fn prop(name: &str, value: &str) -> DavProp {
-        DavProp::new(name.into(), "z".into(), "http://example.com/ns".into(), value.into())
+        DavProp::new(
+            name.into(),
+            "z".into(),
+            "http://example.com/ns".into(),
+            value.into(),
+        )
     }
 
     #[test]

@@ -29,6 +29,7 @@ const ADAPTERS: &[&str] = &[
     "quire-mcp",
     "quire-lsp",
     "quire-webhooks",
+    "quire-webdav",
     "quire",
 ];
 
