@@ -904,25 +904,137 @@ fn listener<'de, D: Deserializer<'de>, const PORT: u16, const ON: bool>(
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ProtocolsConfig {
-    #[serde(deserialize_with = "listener::<_, 2049, false>")]
-    pub nfs: Listener,
-    #[serde(deserialize_with = "listener::<_, 3334, false>")]
-    pub s3: Listener,
+    pub nfs: NfsConfig,
+    pub s3: S3Config,
     #[serde(deserialize_with = "listener::<_, 3335, false>")]
     pub webdav: Listener,
     /// MCP over streamable HTTP (stdio needs no listener); on by default: `quire serve`
     /// listens on it besides the REST port.
     #[serde(deserialize_with = "listener::<_, 8181, true>")]
     pub mcp: Listener,
+    pub fuse: FuseConfig,
+}
+
+/// `[protocols.nfs]`: NFSv3 and its mount protocol on one TCP port. NFS carries no credential
+/// quire can check, so every write is authored by `actor`, and a server whose `[server] host`
+/// is not loopback refuses to start with NFS on unless `allow_remote` says so.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NfsConfig {
+    pub enabled: bool,
+    pub port: u16,
+    /// The author of the commits NFS writes make.
+    pub actor: String,
+    /// Refuse every change (clients see a read-only file system).
+    pub read_only: bool,
+    /// Serve NFS on a `[server] host` other clients can reach, with no authentication.
+    pub allow_remote: bool,
+}
+
+impl NfsConfig {
+    pub const DEFAULT_PORT: u16 = 2049;
+    pub const DEFAULT_ACTOR: &'static str = "nfs";
+
+    /// `enabled` and `port` as the other protocols have them.
+    pub fn listener(&self) -> Listener {
+        Listener {
+            enabled: self.enabled,
+            port: self.port,
+        }
+    }
+}
+
+impl Default for NfsConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: Self::DEFAULT_PORT,
+            actor: Self::DEFAULT_ACTOR.to_string(),
+            read_only: false,
+            allow_remote: false,
+        }
+    }
+}
+
+/// `[protocols.fuse]`: `quire serve` mounts the default space at `mountpoint` (an existing,
+/// empty folder) and unmounts it when it stops.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(default)]
+pub struct FuseConfig {
+    /// Where to mount; unset: no mount.
+    pub mountpoint: Option<String>,
+    /// The author of writes made through the mount (default `fuse`).
+    pub actor: Option<String>,
 }
 
 impl Default for ProtocolsConfig {
     fn default() -> Self {
         Self {
-            nfs: Listener::off(2049),
-            s3: Listener::off(3334),
+            nfs: NfsConfig::default(),
+            s3: S3Config::default(),
             webdav: Listener::off(3335),
             mcp: Listener::on(8181),
+            fuse: FuseConfig::default(),
+        }
+    }
+}
+
+keyword_enum! {
+    /// `[protocols.s3] scope`: what the S3 key may do.
+    #[derive(Default)]
+    pub enum S3Scope ("S3 scope") {
+        /// Reads only: every write answers AccessDenied.
+        Read = "read",
+        #[default]
+        Write = "write",
+    }
+}
+
+/// `[protocols.s3]`: the S3-compatible API, each space a bucket. SigV4 needs the secret
+/// itself (it signs with it), so it cannot be kept hashed: write it as `"${QUIRE_S3_SECRET}"`
+/// to read it from the environment.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct S3Config {
+    pub enabled: bool,
+    pub port: u16,
+    /// The access key id clients sign with.
+    #[serde(deserialize_with = "blank_as_none")]
+    pub access_key: Option<String>,
+    /// Its secret (never logged).
+    #[serde(deserialize_with = "blank_as_none")]
+    pub secret_key: Option<Secret>,
+    /// The author of the commits S3 writes make.
+    pub actor: String,
+    pub scope: S3Scope,
+    /// The region clients sign for.
+    pub region: String,
+}
+
+impl S3Config {
+    pub const DEFAULT_PORT: u16 = 3334;
+    pub const DEFAULT_ACTOR: &'static str = "s3";
+    pub const DEFAULT_REGION: &'static str = "us-east-1";
+
+    /// `enabled` and `port` as the other protocols have them.
+    pub fn listener(&self) -> Listener {
+        Listener {
+            enabled: self.enabled,
+            port: self.port,
+        }
+    }
+}
+
+impl Default for S3Config {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: Self::DEFAULT_PORT,
+            access_key: None,
+            secret_key: None,
+            actor: Self::DEFAULT_ACTOR.to_string(),
+            scope: S3Scope::default(),
+            region: Self::DEFAULT_REGION.to_string(),
         }
     }
 }

@@ -189,6 +189,46 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # enabled = true
 # port = 8181
 
+[protocols.webdav]
+# WebDAV (Finder, Explorer, rclone…): the default space at /, other spaces under /<name>/.
+# With [auth] on, clients log in with HTTP Basic: user name the key's actor, password the
+# API key. A rename (MOVE) rewrites links like POST /rename.
+# enabled = false
+# port = 3335
+
+[protocols.nfs]
+# NFSv3 with its mount protocol on the same port (libnfs clients need no portmapper): the
+# default space at /, other spaces under /<name>/, any folder mountable by its path. A file's
+# writes are committed once, when the file has been quiet for a moment; a rename rewrites
+# links like POST /rename. NFS has no credentials quire can check: every write is authored
+# by `actor`, and with a [server] host other than loopback the server refuses to start
+# unless allow_remote = true.
+# enabled = false
+# port = 2049
+# actor = "nfs"
+# read_only = false
+# allow_remote = false
+
+[protocols.fuse]
+# Mount the default space as a folder while the server runs (an existing, empty folder;
+# needs /dev/fuse and fusermount3). `quire mount --root DIR MOUNTPOINT` does the same alone.
+# mountpoint = "/mnt/knowledge"
+# actor = "fuse"
+
+[protocols.s3]
+# The S3-compatible API (boto3, the aws CLI, rclone…): each space is a bucket, path-style
+# URLs (http://host:port/<space>/<key>), every PUT one commit by `actor`. Clients sign
+# (SigV4) with this one key; enabled without access_key and secret_key refuses to start.
+# SigV4 needs the secret itself, so read it from the environment rather than writing it here.
+# enabled = false
+# port = 3334
+# access_key = "quire"
+# secret_key = "${QUIRE_S3_SECRET}"
+# actor = "s3"
+# "read" refuses every write (AccessDenied); "write" may read and write.
+# scope = "write"
+# region = "us-east-1"
+
 [refactor]
 # Agent plans writing more files, or rewriting more links, than these need a person's
 # approval. 0 means the default (50 files, 200 links); -1 turns the check off.

@@ -116,7 +116,7 @@ impl HttpSettings {
 /// report ready without it.
 fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, ProtocolStatus> {
     [
-        ("nfs", &config.nfs, "NFS"),
+        ("nfs", &config.nfs.listener(), "NFS"),
         ("s3", &config.s3.listener(), "S3"),
         ("webdav", &config.webdav, "WebDAV"),
     ]

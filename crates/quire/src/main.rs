@@ -46,6 +46,10 @@ enum Command {
     /// backlinks, diagnostics, completion, heading renames and file renames that keep links.
     /// Reads the root without writing it; the editor applies the edits.
     Lsp(cmd::lsp::Args),
+    /// Mount a knowledge root as a folder (FUSE) until SIGTERM or Ctrl-C: files written there
+    /// are committed as they are closed, renames keep links, editors' temp files stay in
+    /// memory. A root a server holds is mounted by that server ([protocols.fuse] mountpoint).
+    Mount(cmd::mount::Args),
     /// Scoped API tokens: create (shown once, stored as a hash), list, revoke.
     Token(cmd::token::Args),
     /// Call any operation of the service (the same ones REST and MCP serve) by its name;
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Links(args) => cmd::links::run(args),
         Command::Janitor(args) => cmd::janitor::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
+        Command::Mount(args) => cmd::mount::run(args),
         Command::Token(args) => cmd::token::run(args),
     };
     match result {

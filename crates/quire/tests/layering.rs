@@ -30,6 +30,8 @@ const ADAPTERS: &[&str] = &[
     "quire-lsp",
     "quire-webhooks",
     "quire-webdav",
+    "quire-fuse",
+    "quire-s3",
     "quire",
 ];
 

@@ -349,7 +349,7 @@ fn settings_not_built_yet_stop_the_start_naming_the_key_and_what_builds_it() {
         (
             "[protocols.s3]\nenabled = true\n",
             "protocols.s3.enabled",
-            "issue 26",
+            "secret_key",
         ),
         (
             "[dataview.custom_fields]\npriority = \"number\"\n",

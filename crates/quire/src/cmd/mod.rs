@@ -7,6 +7,7 @@ pub mod janitor;
 pub mod links;
 pub mod lsp;
 pub mod mcp;
+pub mod mount;
 mod preflight;
 mod protocols;
 pub mod refactor;

@@ -23,7 +23,6 @@ const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>
 
 const VECTOR: &str = "vector search";
 const ISSUE_28: Option<&str> = Some("issue 28");
-const ISSUE_26: Option<&str> = Some("issue 26");
 
 /// The settings this build does not act on. Set to their default they change nothing and
 /// pass; set to anything else they stop the start.
@@ -53,10 +52,6 @@ const UNBUILT: &[Unbuilt] = &[
         "declared kinds of DQL fields (values are typed from what they look like)",
         None,
     ),
-    unbuilt("protocols.nfs.enabled", "the NFS server", ISSUE_26),
-    unbuilt("protocols.nfs.port", "the NFS server", ISSUE_26),
-    unbuilt("protocols.s3.enabled", "the S3 server", ISSUE_26),
-    unbuilt("protocols.s3.port", "the S3 server", ISSUE_26),
 ];
 
 /// The value at a dotted key of a configuration written as JSON (`Null` where none is).
@@ -88,6 +83,18 @@ fn unbuilt_set(config: &Config) -> Vec<String> {
 /// is the main knowledge root (a relative backup remote is relative to it).
 pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     let mut lines = unbuilt_set(config);
+    let s3 = &config.protocols.s3;
+    if s3.enabled && (s3.access_key.is_none() || s3.secret_key.is_none()) {
+        lines.push(
+            "protocols.s3.enabled: the S3 API needs protocols.s3.access_key and \
+             protocols.s3.secret_key (write the secret as \"${QUIRE_S3_SECRET}\" to read it \
+             from the environment); set both or turn it off"
+                .to_string(),
+        );
+    }
+    if let Some(line) = nfs_exposed(config) {
+        lines.push(line);
+    }
     if config.backup.remote.is_some() {
         if let Err(e) = quire_service::BackupSettings::from_config(root, config) {
             lines.push(e);
@@ -107,6 +114,24 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
         "refusing to start: {}",
         lines.join("; ")
     )))
+}
+
+/// NFS has no credential quire can check: on a host others can reach it must be asked for.
+fn nfs_exposed(config: &Config) -> Option<String> {
+    let nfs = &config.protocols.nfs;
+    let loopback = config
+        .server
+        .host
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback());
+    (nfs.enabled && !nfs.allow_remote && !loopback).then(|| {
+        format!(
+            "protocols.nfs.enabled: NFS checks no credentials and [server] host {:?} is not \
+             loopback, so anyone who reaches it could read and write the knowledge base; set \
+             protocols.nfs.allow_remote = true to serve it anyway, or listen on 127.0.0.1",
+            config.server.host
+        )
+    })
 }
 
 #[cfg(test)]

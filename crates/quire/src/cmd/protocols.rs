@@ -14,7 +14,30 @@ use quire_service::Service;
 /// The listeners of the enabled protocols this version builds.
 pub struct Bound {
     webdav: Option<TcpListener>,
+    /// `[protocols.nfs]`: its port, held until nfsserve binds it, and how it writes.
+    nfs: Option<(TcpListener, quire_nfs::Settings)>,
+    /// `[protocols.s3]`: its listener and key.
+    s3: Option<(TcpListener, quire_s3::Settings)>,
+    /// `[protocols.fuse]`: where to mount the default space, and as whom.
+    fuse: Option<(std::path::PathBuf, Option<String>)>,
     statuses: BTreeMap<String, ProtocolStatus>,
+}
+
+/// What runs until the server stops: the FUSE mount.
+pub struct Running {
+    mounted: Option<quire_fuse::Mounted>,
+}
+
+impl Running {
+    /// Writes what is open in the mount and unmounts it.
+    pub fn stop(self) {
+        if let Some(mounted) = self.mounted {
+            match mounted.unmount() {
+                Ok(()) => tracing::info!("FUSE mount unmounted"),
+                Err(e) => tracing::error!("unmounting the FUSE mount failed: {e}"),
+            }
+        }
+    }
 }
 
 /// Binds each enabled protocol's port (`0` picks a free one).
@@ -32,7 +55,64 @@ pub fn bind(config: &ProtocolsConfig, host: IpAddr) -> anyhow::Result<Bound> {
     } else {
         None
     };
-    Ok(Bound { webdav, statuses })
+    let nfs = if config.nfs.enabled {
+        let listener = listen(host, config.nfs.port, "NFS", "[protocols.nfs] port")?;
+        statuses.insert("nfs".into(), healthy(&listener)?);
+        let settings = quire_nfs::Settings {
+            actor: config.nfs.actor.clone(),
+            read_only: config.nfs.read_only,
+        };
+        Some((listener, settings))
+    } else {
+        None
+    };
+    let s3 = if config.s3.enabled {
+        let settings = s3_settings(&config.s3)?;
+        let listener = listen(host, config.s3.port, "S3", "[protocols.s3] port")?;
+        statuses.insert("s3".into(), healthy(&listener)?);
+        Some((listener, settings))
+    } else {
+        None
+    };
+    let fuse = config.fuse.mountpoint.as_ref().map(|mountpoint| {
+        statuses.insert(
+            "fuse".into(),
+            ProtocolStatus {
+                enabled: true,
+                healthy: true,
+                port: 0,
+                error: None,
+            },
+        );
+        (
+            std::path::PathBuf::from(mountpoint),
+            config.fuse.actor.clone(),
+        )
+    });
+    Ok(Bound {
+        webdav,
+        nfs,
+        s3,
+        fuse,
+        statuses,
+    })
+}
+
+/// The S3 key and author; an enabled S3 without a key and secret does not start.
+fn s3_settings(config: &quire_config::S3Config) -> anyhow::Result<quire_s3::Settings> {
+    let (Some(access_key), Some(secret_key)) = (&config.access_key, &config.secret_key) else {
+        anyhow::bail!(
+            "[protocols.s3] enabled = true needs access_key and secret_key (write the secret \
+             as \"${{QUIRE_S3_SECRET}}\" to read it from the environment)"
+        );
+    };
+    Ok(quire_s3::Settings {
+        access_key: access_key.clone(),
+        secret_key: secret_key.expose().to_string(),
+        actor: config.actor.clone(),
+        read_only: config.scope == quire_config::S3Scope::Read,
+        region: config.region.clone(),
+    })
 }
 
 fn listen(host: IpAddr, port: u16, what: &str, setting: &str) -> anyhow::Result<TcpListener> {
@@ -67,7 +147,23 @@ impl Bound {
         gate: &Arc<quire_http::Gate>,
         serving: quire_http::server::ServeSettings,
         stop: &Arc<tokio::sync::Notify>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Running> {
+        // The mount first: one that fails stops the start before anything is served.
+        let mounted = match self.fuse {
+            Some((mountpoint, actor)) => {
+                let space = service.default_space().clone();
+                let mounted = quire_fuse::mount(space, &mountpoint, actor).with_context(|| {
+                    format!(
+                        "cannot mount the knowledge root at {} ([protocols.fuse] mountpoint; it \
+                         must be an existing empty folder, with /dev/fuse and fusermount3)",
+                        mountpoint.display()
+                    )
+                })?;
+                tracing::info!("FUSE mounted at {}", mountpoint.display());
+                Some(mounted)
+            }
+            None => None,
+        };
         if let Some(listener) = self.webdav {
             let listener = tokio::net::TcpListener::from_std(listener)?;
             tracing::info!("WebDAV listening on http://{}/", listener.local_addr()?);
@@ -85,6 +181,31 @@ impl Bound {
                 async move { stop.notified().await },
             ));
         }
-        Ok(())
+        if let Some((listener, settings)) = self.nfs {
+            // nfsserve binds its own listener: the port held since `bind` is let go and
+            // taken again at once.
+            let addr = listener.local_addr()?;
+            drop(listener);
+            let (service, stop) = (service.clone(), stop.clone());
+            tokio::spawn(async move {
+                let stopped = async move { stop.notified().await };
+                if let Err(e) = quire_nfs::serve(addr, service, settings, stopped).await {
+                    tracing::error!("NFS on {addr} stopped: {e}");
+                }
+            });
+        }
+        if let Some((listener, settings)) = self.s3 {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            tracing::info!("S3 listening on http://{}/", listener.local_addr()?);
+            let app = quire_s3::router(service.clone(), settings);
+            let stop = stop.clone();
+            tokio::spawn(quire_http::server::serve(
+                listener,
+                app,
+                serving,
+                async move { stop.notified().await },
+            ));
+        }
+        Ok(Running { mounted })
     }
 }

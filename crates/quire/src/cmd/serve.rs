@@ -159,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
         let protocols_stop = Arc::new(tokio::sync::Notify::new());
-        protocols.spawn(&service, &gate, serving, &protocols_stop)?;
+        let running = protocols.spawn(&service, &gate, serving, &protocols_stop)?;
         let mcp_stop = Arc::new(tokio::sync::Notify::new());
         if let Some(l) = mcp_listener {
             let stopped = mcp_stop.clone();
@@ -184,6 +184,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 SHUTDOWN_GRACE.as_secs()
             ),
         }
+        // The mount's open files are written before the commits are flushed.
+        tokio::task::block_in_place(|| running.stop());
         anyhow::Ok(())
     })?;
     service.stop_watching();
@@ -400,7 +402,7 @@ fn init_logging() {
         .try_init();
 }
 
-async fn shutdown_signal() {
+pub(super) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -80,6 +80,13 @@ const HTTP_WORKFLOWS: &str = "crates/quire-http/tests/workflows.rs";
 const HTTP_OIDC: &str = "crates/quire-http/tests/oidc.rs";
 const STORE_BATCHING: &str = "crates/quire-store/tests/batching.rs";
 const EXHAUSTION: &str = "crates/quire/tests/exhaustion.rs";
+const S3: &str = "crates/quire/tests/s3.rs";
+const S3_CLIENTS: &str = "boto3_and_the_aws_cli_reach_every_space_as_a_bucket";
+const S3_START: &str = "s3_refuses_to_start_on_a_taken_port_or_without_a_key";
+const S3_KEYS: &str = "[protocols.s3]\naccess_key = \"a\"\nsecret_key = \"s\"\n";
+const NFS: &str = "crates/quire/tests/nfs.rs";
+const NFS_CLIENTS: &str = "libnfs_clients_list_read_and_copy_in_and_out";
+const NFS_START: &str = "nfs_refuses_to_start_on_a_taken_port_or_an_open_host";
 const BACKUP_REMOTE: &str = "[backup]\nremote = \"/srv/backup/kb.git\"\n";
 
 /// Every key this build acts on, with its evidence.
@@ -488,6 +495,26 @@ fn acted_keys() -> Vec<Acted> {
             SETTINGS,
             "the_addresses_to_listen_on_come_from_the_configuration",
         ),
+        acted("protocols.s3.enabled", S3_KEYS, "enabled = true").test(S3, S3_CLIENTS),
+        acted("protocols.s3.port", S3_KEYS, "port = 9000").test(S3, S3_START),
+        acted("protocols.s3.access_key", "[protocols.s3]\n", "access_key = \"a\"")
+            .test(S3, S3_CLIENTS),
+        acted("protocols.s3.secret_key", "[protocols.s3]\n", "secret_key = \"s\"")
+            .test(S3, S3_CLIENTS),
+        acted("protocols.s3.actor", "[protocols.s3]\n", "actor = \"backup\"").test(S3, S3_CLIENTS),
+        acted("protocols.s3.scope", "[protocols.s3]\n", "scope = \"read\"")
+            .test(S3, "a_read_scoped_s3_key_reads_but_never_writes"),
+        acted("protocols.s3.region", "[protocols.s3]\n", "region = \"eu-west-1\"")
+            .test(S3, S3_CLIENTS),
+        acted("protocols.nfs.enabled", "[protocols.nfs]\n", "enabled = true")
+            .test(NFS, NFS_CLIENTS),
+        acted("protocols.nfs.port", "[protocols.nfs]\n", "port = 2050").test(NFS, NFS_START),
+        acted("protocols.nfs.actor", "[protocols.nfs]\n", "actor = \"scripts\"")
+            .test(NFS, "a_rename_over_nfs_rewrites_links_exactly_as_post_rename"),
+        acted("protocols.nfs.read_only", "[protocols.nfs]\n", "read_only = true")
+            .test(NFS, "a_read_only_nfs_export_refuses_writes"),
+        acted("protocols.nfs.allow_remote", "[protocols.nfs]\n", "allow_remote = true")
+            .test(NFS, NFS_START),
         acted(
             "refactor.approval_files",
             "[refactor]\n",
@@ -583,10 +610,6 @@ const REFUSED: &[(&str, &str)] = &[
         "dataview.custom_fields",
         "[dataview.custom_fields]\npriority = \"number\"\n",
     ),
-    ("protocols.nfs.enabled", "[protocols.nfs]\nenabled = true\n"),
-    ("protocols.nfs.port", "[protocols.nfs]\nport = 2050\n"),
-    ("protocols.s3.enabled", "[protocols.s3]\nenabled = true\n"),
-    ("protocols.s3.port", "[protocols.s3]\nport = 9000\n"),
 ];
 
 /// Every key of the configuration's schema, dotted: the leaves of the default configuration

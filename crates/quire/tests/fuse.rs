@@ -1,0 +1,297 @@
+//! A real FUSE mount (`quire mount`), driven by shell commands: `cat`, `echo >`, `mkdir`,
+//! `mv`, `rm`. Writes are one commit each, a `mv` rewrites links exactly as `POST /rename`
+//! does, and SIGTERM unmounts leaving nothing uncommitted.
+//!
+//! Skipped, saying why, without `/dev/fuse` or `fusermount3` — unless `QUIRE_REQUIRE_FUSE` is
+//! set: `.ci/run` installs fuse3 and sets it.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{quire, status_of, text, write_config, Server};
+
+fn fuse_available() -> bool {
+    let required = std::env::var_os("QUIRE_REQUIRE_FUSE").is_some();
+    let problem = if !Path::new("/dev/fuse").exists() {
+        "/dev/fuse is missing".to_string()
+    } else if Command::new("fusermount3").arg("-V").output().is_err() {
+        "fusermount3 does not run (apt-get install fuse3)".to_string()
+    } else {
+        return true;
+    };
+    assert!(!required, "QUIRE_REQUIRE_FUSE is set, but {problem}");
+    eprintln!("skipped: {problem}");
+    false
+}
+
+fn seeded(dir: &Path, name: &str) -> PathBuf {
+    let root = dir.join(name);
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(
+        root.join("notes/a.md"),
+        "# A\n\nSee [[b]] and [the b page](b.md).\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("notes/b.md"), "# B\n\nBack to [[a]].\n").unwrap();
+    std::fs::write(root.join("index.md"), "[[notes/a]] [b](notes/b.md)\n").unwrap();
+    let out = quire().arg("init").arg(&root).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    write_config(&root, "[versioning]\nasync_commit = false\n");
+    root
+}
+
+/// `quire mount`, waited for until the mount shows the root's pages.
+struct Mount {
+    child: Child,
+    at: PathBuf,
+}
+
+impl Mount {
+    fn start(root: &Path, at: &Path) -> Mount {
+        std::fs::create_dir_all(at).unwrap();
+        let child = quire()
+            .args(["mount", "--root"])
+            .arg(root)
+            .arg(at)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut mount = Mount {
+            child,
+            at: at.to_path_buf(),
+        };
+        let started = Instant::now();
+        while !at.join("notes/a.md").exists() {
+            if let Ok(Some(status)) = mount.child.try_wait() {
+                panic!("quire mount exited: {status}");
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "not mounted");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        mount
+    }
+
+    fn sh(&self, script: &str) -> String {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(&self.at)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script}: {}", text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    /// SIGTERM; the command unmounts and exits.
+    fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "quire mount: {status}");
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "did not stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            let _ = Command::new("fusermount3").arg("-u").arg(&self.at).status();
+        }
+    }
+}
+
+fn log(root: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .args(["log", "--format=%an\t%s"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    text(&out.stdout).lines().map(str::to_string).collect()
+}
+
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if prefix.is_empty() && (name == ".git" || name == ".quire") {
+                continue;
+            }
+            let path = format!("{prefix}{name}");
+            if entry.file_type().unwrap().is_dir() {
+                walk(&entry.path(), &format!("{path}/"), out);
+            } else {
+                out.insert(path, std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, "", &mut out);
+    out
+}
+
+#[test]
+fn shell_commands_on_the_mount_are_commits_and_mv_keeps_links() {
+    if !fuse_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = seeded(dir.path(), "kb");
+    let mount = Mount::start(&root, &dir.path().join("mnt"));
+    assert_eq!(
+        mount.sh("cat notes/a.md"),
+        "# A\n\nSee [[b]] and [the b page](b.md).\n"
+    );
+    assert_eq!(mount.sh("ls notes"), "a.md\nb.md\n");
+    let before = log(&root).len();
+    // A new page: one commit by the mount's actor.
+    mount.sh("echo 'hello' > notes/new.md");
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes/new.md")).unwrap(),
+        "hello\n"
+    );
+    assert_eq!(log(&root).len(), before + 1, "{:?}", log(&root));
+    assert!(
+        log(&root)[0].starts_with("fuse\tCreate notes/new.md"),
+        "{:?}",
+        log(&root)
+    );
+    // Appending: one more.
+    mount.sh("echo 'again' >> notes/new.md");
+    assert_eq!(mount.sh("cat notes/new.md"), "hello\nagain\n");
+    assert_eq!(log(&root).len(), before + 2);
+    // A folder, and a page moved into it: the links follow.
+    mount.sh("mkdir archive && mv notes/b.md archive/b.md");
+    assert_eq!(mount.sh("ls archive"), "b.md\n");
+    let a = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
+    assert!(a.contains("[the b page](../archive/b.md)"), "{a}");
+    assert!(
+        log(&root)[0].starts_with("fuse\tRename notes/b.md"),
+        "{:?}",
+        log(&root)
+    );
+    // A removal, and an editor's scratch file that is never committed.
+    mount.sh("rm notes/new.md && echo x > notes/.a.md.swp && ls -a notes");
+    assert!(!root.join("notes/new.md").exists());
+    assert!(!root.join("notes/.a.md.swp").exists());
+    assert!(
+        log(&root)[0].starts_with("fuse\tDelete notes/new.md"),
+        "{:?}",
+        log(&root)
+    );
+    // Stop: unmounted, everything committed.
+    let at = mount.at.clone();
+    mount.stop();
+    assert!(!at.join("notes").exists(), "still mounted");
+    let status = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(text(&status.stdout), "", "uncommitted after unmount");
+}
+
+#[test]
+fn a_mv_on_the_mount_rewrites_links_exactly_as_post_rename() {
+    if !fuse_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mounted = seeded(dir.path(), "mounted");
+    let served = seeded(dir.path(), "served");
+    let mount = Mount::start(&mounted, &dir.path().join("mnt"));
+    mount.sh("mv notes/b.md notes/bee.md && mv notes moved");
+    mount.stop();
+    let server = Server::start(&served, &["--no-mcp"]);
+    for (route, body) in [
+        ("rename", r#"{"from":"notes/b.md","to":"notes/bee.md"}"#),
+        ("rename-dir", r#"{"from":"notes","to":"moved"}"#),
+    ] {
+        let r = ureq::post(&format!("{}/{route}", server.base))
+            .set("content-type", "application/json")
+            .send_string(body);
+        assert_eq!(status_of(r), 200, "{route}");
+    }
+    assert_eq!(tree(&mounted), tree(&served));
+}
+
+#[test]
+fn a_root_a_server_holds_is_not_mounted_by_a_second_process() {
+    if !fuse_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = seeded(dir.path(), "kb");
+    let _server = Server::start(&root, &["--no-mcp"]);
+    std::fs::create_dir_all(dir.path().join("mnt")).unwrap();
+    let out = quire()
+        .args(["mount", "--root"])
+        .arg(&root)
+        .arg(dir.path().join("mnt"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = text(&out.stderr);
+    assert!(said.contains("[protocols.fuse] mountpoint"), "{said}");
+}
+
+#[test]
+fn quire_serve_mounts_with_protocols_fuse_and_unmounts_when_it_stops() {
+    if !fuse_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = seeded(dir.path(), "kb");
+    let at = dir.path().join("mnt");
+    std::fs::create_dir_all(&at).unwrap();
+    write_config(
+        &root,
+        &format!(
+            "[versioning]\nasync_commit = false\n[protocols.fuse]\nmountpoint = {:?}\nactor = \"mounted\"\n",
+            at.to_str().unwrap()
+        ),
+    );
+    let mut server = Server::start(&root, &["--no-mcp"]);
+    let started = Instant::now();
+    while !at.join("notes/a.md").exists() {
+        assert!(started.elapsed() < Duration::from_secs(30), "not mounted");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::write(at.join("notes/c.md"), "# C\n").unwrap();
+    let page = ureq::get(&format!("{}/file?path=notes/c.md", server.base))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    assert_eq!(page, "# C\n");
+    assert!(
+        log(&root)[0].starts_with("mounted\tCreate notes/c.md"),
+        "{:?}",
+        log(&root)
+    );
+    let ready: serde_json::Value = ureq::get(&format!("{}/readyz", server.host))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert_eq!(ready["protocols"]["fuse"]["healthy"], true, "{ready}");
+    server.terminate(Duration::from_secs(20));
+    assert!(
+        !at.join("notes").exists(),
+        "still mounted after the server stopped"
+    );
+}
