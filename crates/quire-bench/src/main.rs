@@ -11,6 +11,7 @@ mod load;
 mod lsp;
 mod mcp;
 mod plan;
+mod protocols;
 mod put;
 mod resolve;
 mod search;
@@ -46,6 +47,8 @@ enum Command {
     Search(search::Args),
     /// The language server: willRenameFiles of a hub, diagnostics of a long page.
     Lsp(lsp::Args),
+    /// A folder of pages copied in and read back through WebDAV, S3 and FUSE, against REST.
+    Protocols(protocols::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -62,6 +65,7 @@ fn main() -> anyhow::Result<()> {
         Command::Search(args) => search::run(&args),
         Command::Lsp(args) => lsp::run(&args),
         Command::Mcp(args) => mcp::run(&args),
+        Command::Protocols(args) => protocols::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
