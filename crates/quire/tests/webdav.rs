@@ -501,7 +501,10 @@ fn an_editors_save_dance_is_one_clean_write_of_the_page() {
         "set aside looks gone"
     );
     // Created, as the client sees it (the page was out of the way); one update in git.
-    assert_eq!(dav("PUT", &page, None, &[], b"# B\n\nSaved twice.\n").0, 201);
+    assert_eq!(
+        dav("PUT", &page, None, &[], b"# B\n\nSaved twice.\n").0,
+        201
+    );
     assert_eq!(dav("DELETE", &format!("{page}~"), None, &[], b"").0, 204);
     assert_eq!(log(&root).len(), before + 2, "{:?}", log(&root));
     assert!(log(&root)[0].contains("notes/b.md"), "{:?}", log(&root));
@@ -546,4 +549,75 @@ fn readyz_reports_webdav_and_a_taken_port_stops_the_start() {
         said.contains("WebDAV") && said.contains(&port.to_string()),
         "{said}"
     );
+}
+
+#[test]
+fn other_spaces_are_folders_at_the_top_and_a_key_for_one_space_sees_only_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("plan.md"), "# Plan\n").unwrap();
+    let root = seeded(
+        dir.path(),
+        "kb",
+        &format!(
+            "[versioning]\nasync_commit = false\n\
+             [auth]\ntype = \"apikey\"\napi_key = \"admin-key-0123\"\n\
+             [[auth.api_keys]]\nkey = \"work-key-0123\"\nscope = \"write\"\nspace = \"work\"\n\
+             [[spaces]]\nname = \"work\"\nroot = {:?}\n",
+            work.to_str().unwrap()
+        ),
+    );
+    let (_server, dav_url) = start(&root);
+    let admin = Some("admin-key-0123");
+    let (status, listing, _) = dav(
+        "PROPFIND",
+        &format!("{dav_url}/"),
+        admin,
+        &[("Depth", "1")],
+        b"",
+    );
+    assert_eq!(status, 207);
+    assert!(listing.contains("<D:href>/work/</D:href>"), "{listing}");
+    assert!(listing.contains("/notes/"), "{listing}");
+    assert_eq!(
+        dav("GET", &format!("{dav_url}/work/plan.md"), admin, &[], b"").1,
+        "# Plan\n"
+    );
+    // A key for the work space writes there, and nowhere else.
+    let key = Some("work-key-0123");
+    assert_eq!(
+        dav(
+            "PUT",
+            &format!("{dav_url}/work/new.md"),
+            key,
+            &[],
+            b"# New\n"
+        )
+        .0,
+        201
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("new.md")).unwrap(),
+        "# New\n"
+    );
+    assert_eq!(
+        dav("GET", &format!("{dav_url}/notes/a.md"), key, &[], b"").0,
+        403
+    );
+    assert_eq!(
+        dav("PUT", &format!("{dav_url}/notes/x.md"), key, &[], b"x").0,
+        403
+    );
+    assert!(!root.join("notes/x.md").exists());
+    // Between spaces is between repositories: no move.
+    let (status, _, _) = dav(
+        "MOVE",
+        &format!("{dav_url}/work/plan.md"),
+        admin,
+        &[("Destination", &format!("{dav_url}/notes/plan.md"))],
+        b"",
+    );
+    assert!(status >= 400, "{status}");
+    assert!(work.join("plan.md").exists() && !root.join("notes/plan.md").exists());
 }
