@@ -63,10 +63,20 @@ pub fn router(service: Arc<Service>, settings: Settings) -> axum::Router {
         move |request: axum::extract::Request| {
             let mut s3 = s3.clone();
             async move {
-                let answer =
-                    tower::Service::<axum::extract::Request>::call(&mut s3, request).await;
+                let what = format!("{} {}", request.method(), request.uri().path());
+                let answer = tower::Service::<axum::extract::Request>::call(&mut s3, request).await;
                 Ok::<_, Infallible>(match answer {
-                    Ok(response) => response.map(axum::body::Body::new),
+                    Ok(response) => {
+                        let status = response.status();
+                        if status.is_server_error()
+                            && status != axum::http::StatusCode::NOT_IMPLEMENTED
+                        {
+                            tracing::warn!("s3: {what}: {status}");
+                        } else {
+                            tracing::debug!("s3: {what}: {status}");
+                        }
+                        response.map(axum::body::Body::new)
+                    }
                     Err(e) => {
                         tracing::warn!("s3: {e:?}");
                         axum::response::IntoResponse::into_response(

@@ -304,12 +304,18 @@ mod tests {
         let mut tree = Tree::new(VAULT);
         assert_eq!(
             tree.names("", Some(".")),
-            ["Z.", "a-b.", "a.", "a/x.", "a/y/z.", "notes/alpha.", "notes/alpha/one.", "notes/beta."]
+            [
+                "Z.",
+                "a-b.",
+                "a.",
+                "a/x.",
+                "a/y/z.",
+                "notes/alpha.",
+                "notes/alpha/one.",
+                "notes/beta."
+            ]
         );
-        assert_eq!(
-            tree.names("notes/", Some("a")),
-            ["notes/a", "notes/beta"]
-        );
+        assert_eq!(tree.names("notes/", Some("a")), ["notes/a", "notes/beta"]);
     }
 
     #[test]
@@ -362,7 +368,12 @@ mod tests {
     fn start_after_is_exclusive_and_may_name_no_key() {
         let items: Vec<Item> = ["a", "b", "c"].iter().map(|k| item(k)).collect();
         let all = group(items, "", None);
-        let names = |p: Page| p.rows.iter().map(|r| r.name().to_string()).collect::<Vec<_>>();
+        let names = |p: Page| {
+            p.rows
+                .iter()
+                .map(|r| r.name().to_string())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(page(all.clone(), Some("a"), 10)), ["b", "c"]);
         assert_eq!(names(page(all, Some("bb"), 10)), ["c"]);
     }

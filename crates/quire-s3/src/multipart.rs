@@ -121,7 +121,10 @@ impl Uploads {
             return Err(UploadError::BadPartNumber);
         }
         let mut state = self.lock();
-        let State { uploads, bytes: held } = &mut *state;
+        let State {
+            uploads,
+            bytes: held,
+        } = &mut *state;
         let upload = find(uploads, id, bucket, key)?;
         let old = upload.parts.get(&number).map_or(0, |p| p.bytes.len());
         if *held - old + bytes.len() > MULTIPART_LIMIT {

@@ -57,7 +57,11 @@ fn seeded(dir: &Path, s3: &str) -> (PathBuf, PathBuf) {
     let beta = dir.join("beta");
     std::fs::create_dir_all(root.join("notes")).unwrap();
     std::fs::create_dir_all(&beta).unwrap();
-    std::fs::write(root.join("notes/alpha.md"), "# Alpha\n\nSee [[s3]].\n").unwrap();
+    std::fs::write(
+        root.join("notes/alpha.md"),
+        "# Alpha\n\nSee [[s3]] and [[one]].\n",
+    )
+    .unwrap();
     let out = quire().arg("init").arg(&root).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     write_config(
@@ -102,7 +106,13 @@ fn start(root: &Path) -> (Server, String) {
 }
 
 /// Runs the client script in `mode`; its output.
-fn run_script(mode: &str, server: &Server, s3: &str, roots: (&Path, &Path), region: &str) -> String {
+fn run_script(
+    mode: &str,
+    server: &Server,
+    s3: &str,
+    roots: (&Path, &Path),
+    region: &str,
+) -> String {
     let mut child = Command::new("python3")
         .arg(SCRIPT)
         .arg(mode)
@@ -183,8 +193,9 @@ fn boto3_and_the_aws_cli_reach_every_space_as_a_bucket() {
         dir.path(),
         &s3_section("actor = \"backup-bot\"\nregion = \"eu-west-1\"\n"),
     );
-    let before = commits(&root).len();
     let (server, s3) = start(&root);
+    // After the start, which commits the configuration written above as an outside edit.
+    let before = commits(&root).len();
     let port: u16 = s3.rsplit(':').next().unwrap().parse().unwrap();
 
     // /readyz reports S3 on the port it listens on.
@@ -209,7 +220,12 @@ fn boto3_and_the_aws_cli_reach_every_space_as_a_bucket() {
     assert!(new.len() > 30, "{new:?}");
     let others: Vec<_> = new.iter().filter(|(a, _)| a != "backup-bot").collect();
     assert!(others.is_empty(), "commits by someone else: {others:?}");
-    for path in ["notes/moved.md", "assets/big.bin", "assets/cli.bin", "page/a b+c.md"] {
+    for path in [
+        "notes/moved.md",
+        "assets/big.bin",
+        "assets/cli.bin",
+        "page/a b+c.md",
+    ] {
         let out = Command::new("git")
             .arg("-C")
             .arg(&root)
@@ -251,8 +267,8 @@ fn a_read_scoped_s3_key_reads_but_never_writes() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (root, beta) = seeded(dir.path(), &s3_section("scope = \"read\"\n"));
-    let before = commits(&root);
     let (server, s3) = start(&root);
+    let before = commits(&root);
     run_script("readonly", &server, &s3, (&root, &beta), "us-east-1");
     assert_eq!(commits(&root), before, "a read-scoped key wrote");
     assert!(root.join("notes/alpha.md").exists());

@@ -394,7 +394,8 @@ fn load_config(args: &Args) -> anyhow::Result<Config> {
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // s3s logs every refused S3 request as an error; quire-s3 logs its own failures.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,s3s=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -113,7 +113,8 @@ def full(args):
         code_of(lambda: s3.head_bucket(Bucket="no-such-space"))[1] == 404,
     )
     location = s3.get_bucket_location(Bucket=bucket).get("LocationConstraint")
-    check("GetBucketLocation is the configured region", location == args.region, location)
+    expected = None if args.region == "us-east-1" else args.region
+    check("GetBucketLocation is the configured region", location == expected, location)
 
     # PUT, HEAD, GET and listings agree on the ETag: the git blob id, quoted.
     text = b"---\ntitle: From S3\n---\n# From S3\n\nSee [[alpha]].\n"
@@ -136,7 +137,7 @@ def full(args):
 
     # Flexible checksums: an explicit CRC32 (sent in an aws-chunked trailer over a streamed
     # body), SHA256, and a client that sends none.
-    for algorithm in ["CRC32", "CRC32C", "SHA256", "SHA1"]:
+    for algorithm in ["CRC32", "SHA256", "SHA1"]:  # CRC32C and CRC64NVME need awscrt
         body = f"# checksum {algorithm}\n".encode()
         put = s3.put_object(
             Bucket=bucket, Key=f"sums/{algorithm}.md", Body=body, ChecksumAlgorithm=algorithm
@@ -190,6 +191,10 @@ def full(args):
     check("ListObjects (v1) with markers", seen == sorted(page_keys, key=lambda k: k.encode()), seen)
     after = s3.list_objects_v2(Bucket=bucket, Prefix="page/", StartAfter="page/05.md")
     check("StartAfter", [o["Key"] for o in after["Contents"]][0] == "page/06.md", after["Contents"])
+
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "notes/s3.md"}, ExpiresIn=300)
+    with urllib.request.urlopen(url) as answer:
+        check("a presigned GET", answer.read() == text)
 
     # Ranges and conditions.
     ranged = s3.get_object(Bucket=bucket, Key="notes/s3.md", Range="bytes=4-9")

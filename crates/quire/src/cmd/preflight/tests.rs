@@ -497,24 +497,60 @@ fn acted_keys() -> Vec<Acted> {
         ),
         acted("protocols.s3.enabled", S3_KEYS, "enabled = true").test(S3, S3_CLIENTS),
         acted("protocols.s3.port", S3_KEYS, "port = 9000").test(S3, S3_START),
-        acted("protocols.s3.access_key", "[protocols.s3]\n", "access_key = \"a\"")
-            .test(S3, S3_CLIENTS),
-        acted("protocols.s3.secret_key", "[protocols.s3]\n", "secret_key = \"s\"")
-            .test(S3, S3_CLIENTS),
-        acted("protocols.s3.actor", "[protocols.s3]\n", "actor = \"backup\"").test(S3, S3_CLIENTS),
+        acted(
+            "protocols.s3.access_key",
+            "[protocols.s3]\n",
+            "access_key = \"a\"",
+        )
+        .test(S3, S3_CLIENTS),
+        acted(
+            "protocols.s3.secret_key",
+            "[protocols.s3]\n",
+            "secret_key = \"s\"",
+        )
+        .test(S3, S3_CLIENTS),
+        acted(
+            "protocols.s3.actor",
+            "[protocols.s3]\n",
+            "actor = \"backup\"",
+        )
+        .test(S3, S3_CLIENTS),
         acted("protocols.s3.scope", "[protocols.s3]\n", "scope = \"read\"")
             .test(S3, "a_read_scoped_s3_key_reads_but_never_writes"),
-        acted("protocols.s3.region", "[protocols.s3]\n", "region = \"eu-west-1\"")
-            .test(S3, S3_CLIENTS),
-        acted("protocols.nfs.enabled", "[protocols.nfs]\n", "enabled = true")
-            .test(NFS, NFS_CLIENTS),
+        acted(
+            "protocols.s3.region",
+            "[protocols.s3]\n",
+            "region = \"eu-west-1\"",
+        )
+        .test(S3, S3_CLIENTS),
+        acted(
+            "protocols.nfs.enabled",
+            "[protocols.nfs]\n",
+            "enabled = true",
+        )
+        .test(NFS, NFS_CLIENTS),
         acted("protocols.nfs.port", "[protocols.nfs]\n", "port = 2050").test(NFS, NFS_START),
-        acted("protocols.nfs.actor", "[protocols.nfs]\n", "actor = \"scripts\"")
-            .test(NFS, "a_rename_over_nfs_rewrites_links_exactly_as_post_rename"),
-        acted("protocols.nfs.read_only", "[protocols.nfs]\n", "read_only = true")
-            .test(NFS, "a_read_only_nfs_export_refuses_writes"),
-        acted("protocols.nfs.allow_remote", "[protocols.nfs]\n", "allow_remote = true")
-            .test(NFS, NFS_START),
+        acted(
+            "protocols.nfs.actor",
+            "[protocols.nfs]\n",
+            "actor = \"scripts\"",
+        )
+        .test(
+            NFS,
+            "a_rename_over_nfs_rewrites_links_exactly_as_post_rename",
+        ),
+        acted(
+            "protocols.nfs.read_only",
+            "[protocols.nfs]\n",
+            "read_only = true",
+        )
+        .test(NFS, "a_read_only_nfs_export_refuses_writes"),
+        acted(
+            "protocols.nfs.allow_remote",
+            "[protocols.nfs]\n",
+            "allow_remote = true",
+        )
+        .test(NFS, NFS_START),
         acted(
             "refactor.approval_files",
             "[refactor]\n",
