@@ -111,8 +111,8 @@ impl HttpSettings {
 }
 
 /// The protocol servers of the spec as the configuration asks for them. The binary replaces the
-/// entry of each protocol it serves (it binds their ports before it starts); one enabled but
-/// not built in this version stays unhealthy, which makes `/readyz` answer 503 rather than
+/// entry of each protocol it serves (it binds their ports before it starts); one enabled that
+/// no listener was started for stays unhealthy, which makes `/readyz` answer 503 rather than
 /// report ready without it.
 fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, ProtocolStatus> {
     [
@@ -128,7 +128,7 @@ fn protocols(config: &quire_config::ProtocolsConfig) -> BTreeMap<String, Protoco
             port: listener.port,
             error: listener
                 .enabled
-                .then(|| format!("{what} is not available in this version of quire")),
+                .then(|| format!("{what} is enabled, and this process serves no {what} listener")),
         };
         (name.to_string(), status)
     })

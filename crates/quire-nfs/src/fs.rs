@@ -15,8 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use nfsserve::nfs::{
-    fattr3, fileid3, filename3, ftype3, nfspath3, nfsstat3, nfstime3, sattr3, set_size3,
-    specdata3,
+    fattr3, fileid3, filename3, ftype3, nfspath3, nfsstat3, nfstime3, sattr3, set_size3, specdata3,
 };
 use nfsserve::vfs::{DirEntry, NFSFileSystem, ReadDirResult, VFSCapabilities};
 use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Service, Space};
@@ -100,7 +99,9 @@ fn nfs_error(e: quire_service::Error) -> nfsstat3 {
     }
 }
 
-async fn blocking<T: Send + 'static>(call: impl FnOnce() -> NfsResult<T> + Send + 'static) -> NfsResult<T> {
+async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> NfsResult<T> + Send + 'static,
+) -> NfsResult<T> {
     tokio::task::spawn_blocking(call)
         .await
         .unwrap_or(Err(nfsstat3::NFS3ERR_SERVERFAULT))
@@ -239,12 +240,7 @@ impl Inner {
         if let Some(a) = self.pending_attrs(id) {
             return a;
         }
-        attrs(
-            id,
-            entry.kind == FsKind::Folder,
-            entry.size,
-            entry.modified,
-        )
+        attrs(id, entry.kind == FsKind::Folder, entry.size, entry.modified)
     }
 
     /// The attributes of an id (blocking unless it is buffered).
@@ -428,12 +424,11 @@ impl Inner {
 
 #[async_trait]
 impl NFSFileSystem for QuireNfs {
+    /// Always read-write: a read-only export refuses each change itself (NFS3ERR_ROFS), as
+    /// nfsserve's own read-only answer to RENAME is malformed (one `wcc_data` where the reply
+    /// has two) and libnfs rejects it.
     fn capabilities(&self) -> VFSCapabilities {
-        if self.inner.settings.read_only {
-            VFSCapabilities::ReadOnly
-        } else {
-            VFSCapabilities::ReadWrite
-        }
+        VFSCapabilities::ReadWrite
     }
 
     fn root_dir(&self) -> fileid3 {
@@ -705,7 +700,11 @@ impl NFSFileSystem for QuireNfs {
             if on_disk.is_none() && buffered {
                 // A file written here and not committed yet: its buffer moves, and is
                 // committed once, at its new path.
-                if fs.stat(parent_of(&target.path)).map_err(nfs_error)?.is_none() {
+                if fs
+                    .stat(parent_of(&target.path))
+                    .map_err(nfs_error)?
+                    .is_none()
+                {
                     return Err(nfsstat3::NFS3ERR_NOENT);
                 }
                 inner.ids.rename(&from, &to);
@@ -717,13 +716,8 @@ impl NFSFileSystem for QuireNfs {
             for id in inner.pending_under(&from) {
                 inner.flush(id)?;
             }
-            fs.rename(
-                &source.path,
-                &target.path,
-                true,
-                &inner.opts(&source.space),
-            )
-            .map_err(nfs_error)?;
+            fs.rename(&source.path, &target.path, true, &inner.opts(&source.space))
+                .map_err(nfs_error)?;
             inner.ids.rename(&from, &to);
             Ok(())
         })

@@ -30,6 +30,7 @@ const ADAPTERS: &[&str] = &[
     "quire-lsp",
     "quire-webhooks",
     "quire-webdav",
+    "quire-nfs",
     "quire-fuse",
     "quire-s3",
     "quire",

@@ -528,7 +528,8 @@ fn acted_keys() -> Vec<Acted> {
             "[protocols.nfs]\n",
             "enabled = true",
         )
-        .test(NFS, NFS_CLIENTS),
+        // `seeded` writes `[protocols.nfs] enabled = true` for every NFS test.
+        .test_mentioning(NFS, NFS_CLIENTS, "seeded"),
         acted("protocols.nfs.port", "[protocols.nfs]\n", "port = 2050").test(NFS, NFS_START),
         acted(
             "protocols.nfs.actor",
