@@ -203,7 +203,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ":s3,provider=Other,env_auth=false,access_key_id={S3_KEY},secret_access_key={S3_SECRET},endpoint='{s3}',region=us-east-1:default/"
     );
     let rclone = |from: &str, to: &str| {
-        run_ok(Command::new("rclone").args([
+        // rclone's S3 backend cannot take a custom CA bundle over plain HTTP.
+        run_ok(Command::new("rclone").env_remove("AWS_CA_BUNDLE").args([
             "copy",
             from,
             to,

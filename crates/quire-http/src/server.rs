@@ -53,6 +53,11 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Answers written in pieces (a streamed body after its headers: WebDAV's multistatus,
+        // event streams) must not wait for the client's delayed ACK of the first piece.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY: {e}");
+        }
         let service = app
             .clone()
             .map_request(move |mut request: axum::http::Request<Incoming>| {

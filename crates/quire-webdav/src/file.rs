@@ -10,7 +10,8 @@ use dav_server::fs::{DavFile, DavMetaData, FsError, FsFuture};
 use futures_util::FutureExt;
 use quire_service::{Protocol, Space};
 
-use crate::fs::{blocking, fs_error, read_from, seek_in, write_at, Caller, Meta};
+use crate::buffer::{read_from, seek_in, write_at, Meta};
+use crate::calls::{blocking, fs_error, Caller};
 
 pub(crate) struct OpenFile {
     space: Arc<Space>,

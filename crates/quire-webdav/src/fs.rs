@@ -2,11 +2,9 @@
 //! blocking thread (a write is a pipeline pass, a move a restructuring) and reaches the space
 //! the path names.
 
-use std::io::SeekFrom;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use bytes::{Buf, Bytes};
 use dav_server::davpath::DavPath;
 use dav_server::fs::{
     DavDirEntry, DavFile, DavMetaData, DavProp, FsError, FsFuture, FsResult, FsStream,
@@ -15,16 +13,10 @@ use dav_server::fs::{
 use futures_util::FutureExt;
 use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Service, Space};
 
+use crate::buffer::Meta;
+use crate::calls::Caller;
+use crate::calls::{blocking, fs_error};
 use crate::props::Props;
-
-/// Who is asking, as the gate admitted them.
-#[derive(Debug, Clone, Default)]
-pub struct Caller {
-    /// The author of their writes (`None`: `webdav`).
-    pub actor: Option<String>,
-    /// The only space their credential opens.
-    pub space: Option<String>,
-}
 
 /// The spaces of a service as one WebDAV tree: the default space at `/`, each other space
 /// under `/<name>/` (a space's name hides a top folder of the default space of the same name).
@@ -94,67 +86,6 @@ impl QuireFs {
                 scratch: false,
             })
             .collect()
-    }
-}
-
-/// Runs a blocking call of the service.
-pub(crate) async fn blocking<T: Send + 'static>(
-    call: impl FnOnce() -> FsResult<T> + Send + 'static,
-) -> FsResult<T> {
-    tokio::task::spawn_blocking(call)
-        .await
-        .unwrap_or(Err(FsError::GeneralFailure))
-}
-
-/// The service's error as the status dav-server answers.
-pub(crate) fn fs_error(e: quire_service::Error) -> FsError {
-    match e.code {
-        ErrorCode::NotFound => FsError::NotFound,
-        ErrorCode::Forbidden | ErrorCode::Unauthorized => FsError::Forbidden,
-        ErrorCode::Conflict => FsError::Exists,
-        ErrorCode::TooLarge => FsError::TooLarge,
-        ErrorCode::BadRequest | ErrorCode::Unprocessable | ErrorCode::ApprovalRequired => {
-            FsError::Forbidden
-        }
-        ErrorCode::NotImplemented => FsError::NotImplemented,
-        _ => {
-            tracing::warn!("webdav: {}", e.message);
-            FsError::GeneralFailure
-        }
-    }
-}
-
-/// The metadata of one entry.
-#[derive(Debug, Clone)]
-pub(crate) struct Meta {
-    len: u64,
-    modified: SystemTime,
-    dir: bool,
-}
-
-impl Meta {
-    pub(crate) fn new(len: u64, modified: SystemTime, dir: bool) -> Meta {
-        Meta { len, modified, dir }
-    }
-
-    fn of(entry: &FsEntry) -> Meta {
-        Meta {
-            len: entry.size,
-            modified: entry.modified,
-            dir: entry.kind == FsKind::Folder,
-        }
-    }
-}
-
-impl DavMetaData for Meta {
-    fn len(&self) -> u64 {
-        self.len
-    }
-    fn modified(&self) -> FsResult<SystemTime> {
-        Ok(self.modified)
-    }
-    fn is_dir(&self) -> bool {
-        self.dir
     }
 }
 
@@ -521,38 +452,5 @@ impl QuireFs {
             Ok(())
         }
         .boxed()
-    }
-}
-
-/// Buffered reading and writing of one file: read whole, written whole at `flush`.
-pub(crate) fn read_from(bytes: &[u8], pos: &mut u64, count: usize) -> Bytes {
-    let start = (*pos as usize).min(bytes.len());
-    let end = start.saturating_add(count).min(bytes.len());
-    *pos = end as u64;
-    Bytes::copy_from_slice(&bytes[start..end])
-}
-
-pub(crate) fn seek_in(len: u64, pos: u64, to: SeekFrom) -> FsResult<u64> {
-    let next = match to {
-        SeekFrom::Start(n) => Some(n),
-        SeekFrom::End(d) => len.checked_add_signed(d),
-        SeekFrom::Current(d) => pos.checked_add_signed(d),
-    };
-    next.ok_or(FsError::GeneralFailure)
-}
-
-pub(crate) fn write_at(bytes: &mut Vec<u8>, pos: &mut u64, mut buf: impl Buf) {
-    while buf.has_remaining() {
-        let chunk = buf.chunk();
-        let at = *pos as usize;
-        if bytes.len() < at {
-            bytes.resize(at, 0);
-        }
-        let overlap = (bytes.len() - at).min(chunk.len());
-        bytes[at..at + overlap].copy_from_slice(&chunk[..overlap]);
-        bytes.extend_from_slice(&chunk[overlap..]);
-        let n = chunk.len();
-        *pos += n as u64;
-        buf.advance(n);
     }
 }

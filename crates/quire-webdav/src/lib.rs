@@ -7,6 +7,8 @@
 //! Authentication is the binary's: it puts the gate ([`quire_api::Grant`] in the request's
 //! extensions, `X-Actor` set to the key's actor) in front of [`router`].
 
+mod buffer;
+mod calls;
 mod file;
 mod fs;
 mod props;
@@ -21,7 +23,7 @@ use dav_server::memls::MemLs;
 use dav_server::DavHandler;
 use quire_service::Service;
 
-pub use fs::Caller;
+pub use calls::Caller;
 
 /// The largest file a PUT may write, as over REST.
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;

@@ -87,6 +87,9 @@ const S3_KEYS: &str = "[protocols.s3]\naccess_key = \"a\"\nsecret_key = \"s\"\n"
 const NFS: &str = "crates/quire/tests/nfs.rs";
 const NFS_CLIENTS: &str = "libnfs_clients_list_read_and_copy_in_and_out";
 const NFS_START: &str = "nfs_refuses_to_start_on_a_taken_port_or_an_open_host";
+const WEBDAV: &str = "crates/quire/tests/webdav.rs";
+const FUSE: &str = "crates/quire/tests/fuse.rs";
+const FUSE_SERVE: &str = "quire_serve_mounts_with_protocols_fuse_and_unmounts_when_it_stops";
 const BACKUP_REMOTE: &str = "[backup]\nremote = \"/srv/backup/kb.git\"\n";
 
 /// Every key this build acts on, with its evidence.
@@ -495,6 +498,38 @@ fn acted_keys() -> Vec<Acted> {
             SETTINGS,
             "the_addresses_to_listen_on_come_from_the_configuration",
         ),
+        acted(
+            "protocols.webdav.enabled",
+            "[protocols.webdav]\n",
+            "enabled = true",
+        )
+        // `seeded` writes `[protocols.webdav] enabled = true` for every WebDAV test.
+        .test_mentioning(
+            WEBDAV,
+            "litmus_passes_basic_copymove_props_locks_and_http_with_an_api_key",
+            "seeded",
+        ),
+        acted(
+            "protocols.webdav.port",
+            "[protocols.webdav]\n",
+            "port = 8080",
+        )
+        .test(
+            WEBDAV,
+            "readyz_reports_webdav_and_a_taken_port_stops_the_start",
+        ),
+        acted(
+            "protocols.fuse.mountpoint",
+            "[protocols.fuse]\n",
+            "mountpoint = \"/mnt/kb\"",
+        )
+        .test(FUSE, FUSE_SERVE),
+        acted(
+            "protocols.fuse.actor",
+            "[protocols.fuse]\n",
+            "actor = \"mounted\"",
+        )
+        .test(FUSE, FUSE_SERVE),
         acted("protocols.s3.enabled", S3_KEYS, "enabled = true").test(S3, S3_CLIENTS),
         acted("protocols.s3.port", S3_KEYS, "port = 9000").test(S3, S3_START),
         acted(
