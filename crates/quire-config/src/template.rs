@@ -212,8 +212,9 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 [protocols.fuse]
 # Mount the default space as a folder while the server runs (an existing, empty folder;
 # needs /dev/fuse and fusermount3). `quire mount --root DIR MOUNTPOINT` does the same alone.
-# mountpoint = "/mnt/knowledge"
-# actor = "fuse"
+# For example (nothing is mounted by default; writes are authored `fuse`):
+#   mountpoint = "/mnt/knowledge"
+#   actor = "fuse"
 
 [protocols.s3]
 # The S3-compatible API (boto3, the aws CLI, rclone…): each space is a bucket, path-style
@@ -222,8 +223,9 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # SigV4 needs the secret itself, so read it from the environment rather than writing it here.
 # enabled = false
 # port = 3334
-# access_key = "quire"
-# secret_key = "${QUIRE_S3_SECRET}"
+# For example (no key is set by default):
+#   access_key = "quire"
+#   secret_key = "${QUIRE_S3_SECRET}"
 # actor = "s3"
 # "read" refuses every write (AccessDenied); "write" may read and write.
 # scope = "write"
