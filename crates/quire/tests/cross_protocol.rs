@@ -1,0 +1,113 @@
+//! WebDAV and S3 at once: 20 writers on each against one server (`tests/python/
+//! cross_protocol.py`, boto3 and plain HTTP); each write is read back through the other
+//! protocol and over REST at once, and after the server stops every page is in HEAD.
+//!
+//! Skipped, saying why, without python3 and boto3 — unless `QUIRE_REQUIRE_S3_CLIENTS` is set
+//! (`.ci/run` installs them and sets it).
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{quire, text, write_config, Server};
+
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/python/cross_protocol.py"
+);
+const SECRET: &str = "cross-secret-0123456789";
+
+fn boto3_available() -> bool {
+    let required = std::env::var_os("QUIRE_REQUIRE_S3_CLIENTS").is_some();
+    match Command::new("python3")
+        .args(["-c", "import boto3"])
+        .output()
+    {
+        Ok(out) if out.status.success() => true,
+        other => {
+            let problem = format!("python3 cannot import boto3 ({other:?})");
+            assert!(!required, "QUIRE_REQUIRE_S3_CLIENTS is set, but {problem}");
+            eprintln!("skipped: {problem}");
+            false
+        }
+    }
+}
+
+/// The address a protocol's "… listening on http://…" line names.
+fn listening(server: &Server, what: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let log = server.log();
+        if let Some(line) = log
+            .lines()
+            .find(|l| l.contains(&format!("{what} listening on ")))
+        {
+            let at = line.find("http://").unwrap();
+            return line[at..].trim().trim_end_matches('/').to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no {what} address:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn head_files(root: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", "HEAD"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    text(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn twenty_writers_on_webdav_and_twenty_on_s3_lose_nothing() {
+    if !boto3_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("kb");
+    std::fs::create_dir_all(&root).unwrap();
+    let out = quire().arg("init").arg(&root).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The server's defaults otherwise: commits batched, as people run it.
+    write_config(
+        &root,
+        "[protocols.webdav]\nenabled = true\nport = 0\n\
+         [protocols.s3]\nenabled = true\nport = 0\naccess_key = \"cross\"\n\
+         secret_key = \"${QUIRE_TEST_S3_SECRET}\"\n",
+    );
+    let mut server = Server::start_with(&root, &["--no-mcp"], &[("QUIRE_TEST_S3_SECRET", SECRET)]);
+    let (webdav, s3) = (listening(&server, "WebDAV"), listening(&server, "S3"));
+    let out = Command::new("python3")
+        .arg(SCRIPT)
+        .args(["--webdav", &webdav, "--s3", &s3, "--rest", &server.base])
+        .args(["--bucket", "default", "--access-key", "cross"])
+        .env("S3_TEST_SECRET", SECRET)
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_CA_BUNDLE")
+        .output()
+        .unwrap();
+    let said = text(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("every check passed"),
+        "{said}\n{}\n--- server log:\n{}",
+        text(&out.stderr),
+        server.log()
+    );
+    server.terminate(Duration::from_secs(30));
+    let files = head_files(&root);
+    for n in 0..20 {
+        for i in 0..10 {
+            for kind in ["dav", "s3"] {
+                let path = format!("together/{kind}-{n:02}-{i:02}.md");
+                assert!(files.contains(&path), "{path} is not in HEAD");
+            }
+        }
+    }
+}
