@@ -19,6 +19,7 @@ pub mod health;
 pub mod history;
 pub mod insight;
 pub mod mcp;
+pub mod mount;
 pub mod pages;
 pub mod repair;
 pub mod restructure;
@@ -72,6 +73,10 @@ pub use insight::{
     PageEngagement, PageEngagementEntry, PageHealth, PageIssue, PageViewCount, PageViews,
     QueryCount, RecentPage, SearchAnalytics, SearchEvaluation, SearchLogEntry, SearchTrends,
     SourceCount, Sources, StaleEntry, TrendDay, Velocity,
+};
+pub use mount::{
+    MountDone, MountEntry, MountKind, MountListing, MountPath, MountRename, MountWrite,
+    MountWritten,
 };
 pub use pages::{
     JsonFeed, JsonFeedAuthor, JsonFeedItem, LintIssue, LintReport, LintRequest, Peek, PeekLink,

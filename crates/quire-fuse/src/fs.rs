@@ -12,7 +12,9 @@ use fuser::{
     OpenAccMode, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
     ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
-use quire_service::{ErrorCode, FsEntry, FsKind, Protocol, Space};
+use quire_service::{ErrorCode, FsEntry, FsKind};
+
+use crate::files::Files;
 
 use crate::inodes::{join, Inodes, ROOT};
 
@@ -44,22 +46,20 @@ pub(crate) struct State {
     next_handle: u64,
 }
 
-/// The mounted space; shared with the unmounting side, which flushes what is open.
+/// The mounted files; shared with the unmounting side, which flushes what is open.
 pub(crate) struct Shared {
-    pub(crate) space: Arc<Space>,
-    pub(crate) actor: Option<String>,
+    pub(crate) files: Box<dyn Files>,
     pub(crate) state: Mutex<State>,
     uid: u32,
     gid: u32,
 }
 
 impl Shared {
-    pub(crate) fn new(space: Arc<Space>, actor: Option<String>) -> Shared {
+    pub(crate) fn new(files: Box<dyn Files>) -> Shared {
         // SAFETY: getuid and getgid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         Shared {
-            space,
-            actor,
+            files,
             state: Mutex::default(),
             uid,
             gid,
@@ -68,14 +68,6 @@ impl Shared {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn fs(&self) -> quire_service::FileSystem<'_> {
-        self.space.file_system(Protocol::Fuse)
-    }
-
-    fn options(&self) -> quire_service::WriteOptions {
-        self.fs().options(self.actor.as_deref())
     }
 
     /// Writes every open file that holds unwritten bytes (before unmounting).
@@ -112,8 +104,7 @@ impl Shared {
                 handle.bytes.clone().unwrap_or_default(),
             )
         };
-        let opts = self.options();
-        match self.fs().write(&path, bytes, &opts) {
+        match self.files.write(&path, bytes) {
             Ok(_) => Ok(()),
             Err(e) => {
                 if let Some(handle) = self.lock().handles.get_mut(&fh) {
@@ -147,7 +138,7 @@ impl Shared {
                 .filter(|h| h.path == path && h.dirty)
                 .find_map(|h| h.bytes.as_ref().map(|b| b.len() as u64))
         };
-        let entry = match self.fs().stat(path).map_err(|e| errno(&e))? {
+        let entry = match self.files.stat(path).map_err(|e| errno(&e))? {
             Some(entry) => entry,
             None if pending.is_some() => FsEntry {
                 path: path.to_string(),
@@ -229,7 +220,7 @@ impl Shared {
             }
             path
         };
-        let bytes = match self.fs().read(&path) {
+        let bytes = match self.files.read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.code == ErrorCode::NotFound => Vec::new(),
             Err(e) => return Err(errno(&e)),
@@ -352,7 +343,7 @@ impl Filesystem for Mount {
         reply: ReplyEntry,
     ) {
         let result = self.0.child(parent, name).and_then(|path| {
-            self.0.fs().create_folder(&path).map_err(|e| errno(&e))?;
+            self.0.files.create_folder(&path).map_err(|e| errno(&e))?;
             self.0.attr(&path)
         });
         match result {
@@ -363,7 +354,7 @@ impl Filesystem for Mount {
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         let result = self.0.child(parent, name).and_then(|path| {
-            match self.0.fs().stat(&path).map_err(|e| errno(&e))? {
+            match self.0.files.stat(&path).map_err(|e| errno(&e))? {
                 Some(e) if e.kind == FsKind::Folder => return Err(Errno::EISDIR),
                 None => {
                     // Created and not written yet: only the open file knows it.
@@ -379,10 +370,7 @@ impl Filesystem for Mount {
                 Some(_) => {}
             }
             self.0.settle_path(&path)?;
-            self.0
-                .fs()
-                .delete(&path, &self.0.options())
-                .map_err(|e| errno(&e))?;
+            self.0.files.delete(&path).map_err(|e| errno(&e))?;
             self.0.lock().inodes.forget(&path);
             Ok(())
         });
@@ -394,7 +382,7 @@ impl Filesystem for Mount {
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         let result = self.0.child(parent, name).and_then(|path| {
-            let fs = self.0.fs();
+            let fs = &self.0.files;
             match fs.stat(&path).map_err(|e| errno(&e))? {
                 Some(e) if e.kind == FsKind::Folder => {}
                 Some(_) => return Err(Errno::ENOTDIR),
@@ -403,7 +391,7 @@ impl Filesystem for Mount {
             if !fs.list(&path).map_err(|e| errno(&e))?.is_empty() {
                 return Err(Errno::ENOTEMPTY);
             }
-            fs.delete(&path, &self.0.options()).map_err(|e| errno(&e))?;
+            fs.delete(&path).map_err(|e| errno(&e))?;
             self.0.lock().inodes.forget(&path);
             Ok(())
         });
@@ -430,8 +418,8 @@ impl Filesystem for Mount {
             let overwrite = flags.bits() & libc::RENAME_NOREPLACE == 0;
             self.0.settle_path(&from)?;
             self.0
-                .fs()
-                .rename(&from, &to, overwrite, &self.0.options())
+                .files
+                .rename(&from, &to, overwrite)
                 .map_err(|e| errno(&e))?;
             let mut state = self.0.lock();
             state.inodes.moved(&from, &to);
@@ -478,7 +466,7 @@ impl Filesystem for Mount {
     ) {
         let result = (|| {
             let path = self.0.child(parent, name)?;
-            let exists = self.0.fs().stat(&path).map_err(|e| errno(&e))?.is_some();
+            let exists = self.0.files.stat(&path).map_err(|e| errno(&e))?.is_some();
             if exists && flags & libc::O_EXCL != 0 {
                 return Err(Errno::EEXIST);
             }
@@ -617,7 +605,7 @@ impl Filesystem for Mount {
         mut reply: ReplyDirectory,
     ) {
         let result = self.0.path_of(ino).and_then(|path| {
-            let entries = self.0.fs().list(&path).map_err(|e| errno(&e))?;
+            let entries = self.0.files.list(&path).map_err(|e| errno(&e))?;
             let mut state = self.0.lock();
             let parent = match path.rsplit_once('/') {
                 Some((p, _)) => state.inodes.number(p),

@@ -2,9 +2,11 @@
 //! Every change made in the folder is a call of the service's file-system layer
 //! ([`quire_service::FileSystem`]): a file written and closed is one pass of the pipeline, a
 //! rename of a page or folder a restructuring that keeps every link, editors' temp files stay
-//! in memory. The process that holds the root mounts it (`quire mount`, or `quire serve` with
-//! `[protocols.fuse] mountpoint`).
+//! in memory. The calls go to the process that holds the root: this one ([`SpaceFiles`], for
+//! `quire mount` of a free root or `quire serve` with `[protocols.fuse] mountpoint`), or the
+//! server holding it, through any [`Files`] that relays them (`quire mount` of a held root).
 
+mod files;
 mod fs;
 mod inodes;
 
@@ -15,6 +17,7 @@ use std::sync::Arc;
 use fuser::{BackgroundSession, Config, MountOption};
 use quire_service::Space;
 
+pub use files::{Files, SpaceFiles};
 pub use fs::MAX_FILE_BYTES;
 
 /// A mounted space; [`Mounted::unmount`] writes what is open and unmounts.
@@ -26,7 +29,12 @@ pub struct Mounted {
 /// Mounts `space` at `mountpoint` (an existing, empty folder). Writes are authored by `actor`
 /// (`None`: `fuse`).
 pub fn mount(space: Arc<Space>, mountpoint: &Path, actor: Option<String>) -> io::Result<Mounted> {
-    let shared = Arc::new(fs::Shared::new(space, actor));
+    mount_files(Box::new(SpaceFiles::new(space, actor)), mountpoint)
+}
+
+/// Mounts `files` at `mountpoint` (an existing, empty folder).
+pub fn mount_files(files: Box<dyn Files>, mountpoint: &Path) -> io::Result<Mounted> {
+    let shared = Arc::new(fs::Shared::new(files));
     let mut config = Config::default();
     config.mount_options = vec![
         MountOption::FSName("quire".into()),

@@ -96,6 +96,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "collaboration", description = "Comments, share links, published pages, the rules file for coding agents, the theme"),
         (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
         (name = "spaces", description = "The spaces this server hosts: listing, adding and removing them"),
+        (name = "mount", description = "The file-system layer, for `quire mount` of a root this server holds: stat, list, read, write, folders, delete, rename, as the server's own FUSE mount calls them (editors' scratch files in memory, renames through the planner)"),
         (name = "import", description = "Import, ingestion and export: not implemented by this server (each route answers 501; saved connections are an empty list)")
     )
 )]

@@ -10,6 +10,7 @@
 mod areas;
 mod custom;
 mod doc;
+mod mount;
 
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, RawQuery, Request};
 use axum::http::request::Parts;

@@ -22,6 +22,7 @@ pub mod files;
 pub mod find;
 pub mod history;
 pub mod insight;
+pub mod mount;
 pub mod pages;
 pub mod refactor;
 pub mod repair;
@@ -77,4 +78,5 @@ pub fn visit(v: &mut impl Visit) {
     collab::visit(v);
     refactor::visit(v);
     repair::visit(v);
+    mount::visit(v);
 }

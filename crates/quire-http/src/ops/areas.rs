@@ -38,7 +38,7 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "share_create" => on(filter, share_create),
         "space_visibility" => on(filter, space_visibility),
         "refactor_plan" => on(filter, refactor_plan),
-        _ => return None,
+        _ => return super::mount::handler::<O>(filter),
     })
 }
 
