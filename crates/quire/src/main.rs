@@ -48,7 +48,7 @@ enum Command {
     Lsp(cmd::lsp::Args),
     /// Mount a knowledge root as a folder (FUSE) until SIGTERM or Ctrl-C: files written there
     /// are committed as they are closed, renames keep links, editors' temp files stay in
-    /// memory. A root a server holds is mounted by that server ([protocols.fuse] mountpoint).
+    /// memory. A root a server holds is mounted through that server (its one writer).
     Mount(cmd::mount::Args),
     /// Scoped API tokens: create (shown once, stored as a hash), list, revoke.
     Token(cmd::token::Args),

@@ -1,6 +1,7 @@
 //! A real FUSE mount (`quire mount`), driven by shell commands: `cat`, `echo >`, `mkdir`,
 //! `mv`, `rm`. Writes are one commit each, a `mv` rewrites links exactly as `POST /rename`
-//! does, and SIGTERM unmounts leaving nothing uncommitted.
+//! does, and SIGTERM unmounts leaving nothing uncommitted; a root a server holds is mounted
+//! through that server.
 //!
 //! Skipped, saying why, without `/dev/fuse` or `fusermount3` — unless `QUIRE_REQUIRE_FUSE` is
 //! set: `.ci/run` installs fuse3 and sets it.
@@ -52,11 +53,18 @@ struct Mount {
 
 impl Mount {
     fn start(root: &Path, at: &Path) -> Mount {
+        Mount::start_with(root, at, &[], &[])
+    }
+
+    /// `quire mount --root ROOT [args] AT` with `env` set.
+    fn start_with(root: &Path, at: &Path, args: &[&str], env: &[(&str, &str)]) -> Mount {
         std::fs::create_dir_all(at).unwrap();
         let child = quire()
             .args(["mount", "--root"])
             .arg(root)
+            .args(args)
             .arg(at)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -229,24 +237,89 @@ fn a_mv_on_the_mount_rewrites_links_exactly_as_post_rename() {
     assert_eq!(tree(&mounted), tree(&served));
 }
 
+/// One writer per root: a root a server holds is mounted through that server, every call of
+/// the mount relayed to it (with the API key the other commands use).
 #[test]
-fn a_root_a_server_holds_is_not_mounted_by_a_second_process() {
+fn a_root_a_server_holds_is_mounted_through_that_server() {
     if !fuse_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let root = seeded(dir.path(), "kb");
-    let _server = Server::start(&root, &["--no-mcp"]);
-    std::fs::create_dir_all(dir.path().join("mnt")).unwrap();
+    write_config(
+        &root,
+        "[versioning]\nasync_commit = false\n[auth]\ntype = \"apikey\"\napi_key = \"sesame\"\n",
+    );
+    let mut server = Server::start(&root, &["--no-mcp"]);
+    let at = dir.path().join("mnt");
+    std::fs::create_dir_all(&at).unwrap();
+    // A wrong key is said at once, and nothing is mounted.
     let out = quire()
         .args(["mount", "--root"])
         .arg(&root)
-        .arg(dir.path().join("mnt"))
+        .arg(&at)
+        .env("QUIRE_API_KEY", "wrong")
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let said = text(&out.stderr);
-    assert!(said.contains("[protocols.fuse] mountpoint"), "{said}");
+    assert!(text(&out.stderr).contains("401"), "{}", text(&out.stderr));
+    assert!(!at.join("notes").exists());
+
+    let mount = Mount::start_with(
+        &root,
+        &at,
+        &["--actor", "mara"],
+        &[("QUIRE_API_KEY", "sesame")],
+    );
+    let get = |path: &str| {
+        ureq::get(&format!("{}/file?path={path}", server.base))
+            .set("Authorization", "Bearer sesame")
+            .call()
+            .map(|r| r.into_string().unwrap())
+    };
+    assert_eq!(mount.sh("ls notes"), "a.md\nb.md\n");
+    let before = log(&root).len();
+    // A write through the mount is the server's commit, by the mount's actor, readable at once.
+    mount.sh("echo 'hello' > notes/new.md");
+    assert_eq!(get("notes/new.md").unwrap(), "hello\n");
+    assert_eq!(log(&root).len(), before + 1, "{:?}", log(&root));
+    assert!(
+        log(&root)[0].starts_with("mara\tCreate notes/new.md"),
+        "{:?}",
+        log(&root)
+    );
+    // A write over REST is seen through the mount.
+    let r = ureq::put(&format!("{}/file?path=notes/rest.md", server.base))
+        .set("Authorization", "Bearer sesame")
+        .send_string("# From REST\n");
+    assert_eq!(status_of(r), 200);
+    assert_eq!(mount.sh("cat notes/rest.md"), "# From REST\n");
+    // A folder and a move into it: the server's planner rewrites the links.
+    mount.sh("mkdir archive && mv notes/b.md archive/b.md");
+    let a = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
+    assert!(a.contains("[the b page](../archive/b.md)"), "{a}");
+    assert!(
+        log(&root)[0].starts_with("mara\tRename notes/b.md"),
+        "{:?}",
+        log(&root)
+    );
+    // An editor's swap file lives in the server's memory: listed, never on disk.
+    mount.sh("echo x > notes/.a.md.swp");
+    assert!(mount.sh("ls -a notes").contains(".a.md.swp"));
+    assert!(!root.join("notes/.a.md.swp").exists());
+    // A removal.
+    mount.sh("rm notes/new.md");
+    assert!(get("notes/new.md").is_err());
+    // Stop: unmounted; the server holds the root still, nothing uncommitted.
+    mount.stop();
+    assert!(!at.join("notes").exists(), "still mounted");
+    server.terminate(Duration::from_secs(20));
+    let status = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(text(&status.stdout), "", "uncommitted after the stop");
 }
 
 #[test]
