@@ -5,9 +5,10 @@
 //! of each piece through the pipeline would commit every piece. So a WRITE, a CREATE and a
 //! SETATTR of the size change a buffer of the whole file held here ([`Pending`]), which
 //! GETATTR, LOOKUP, READ and READDIR see at once; the buffer is written through the layer —
-//! one pass of the pipeline, one commit — once the file has been quiet for [`QUIET`], before a
-//! rename or remove that involves it, and when the server stops. A file created and removed
-//! before that is never committed.
+//! one pass of the pipeline, one commit — when the client asks (its COMMIT, or a WRITE that is
+//! not UNSTABLE: nfsserve tells us neither, the [`crate::relay`] does), once the file has been
+//! quiet for [`QUIET`] (clients that never COMMIT), before a rename or remove that involves
+//! it, and when the server stops. A file created and removed before that is never committed.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,6 +59,9 @@ struct Inner {
     ids: Ids,
     /// Written files not committed yet, by id.
     pending: Mutex<HashMap<u64, Pending>>,
+    /// Held by each flush: two flushes of one buffer (the quiet timer's and a COMMIT's)
+    /// would write it twice.
+    flushing: Mutex<()>,
 }
 
 /// A file's bytes as the client has written them, not committed yet.
@@ -97,14 +101,6 @@ fn nfs_error(e: quire_service::Error) -> nfsstat3 {
             nfsstat3::NFS3ERR_IO
         }
     }
-}
-
-async fn blocking<T: Send + 'static>(
-    call: impl FnOnce() -> NfsResult<T> + Send + 'static,
-) -> NfsResult<T> {
-    tokio::task::spawn_blocking(call)
-        .await
-        .unwrap_or(Err(nfsstat3::NFS3ERR_SERVERFAULT))
 }
 
 fn name_of(name: &filename3) -> NfsResult<&str> {
@@ -158,6 +154,7 @@ impl QuireNfs {
                 settings,
                 ids: Ids::default(),
                 pending: Mutex::default(),
+                flushing: Mutex::default(),
             }),
         }
     }
@@ -182,6 +179,46 @@ impl QuireNfs {
     /// Whether any written file waits to be committed.
     pub fn has_pending(&self) -> bool {
         !self.inner.pending().is_empty()
+    }
+
+    /// Commits the buffer of file `id` now — of every buffered file with `None` — as the
+    /// client's COMMIT (or a stable WRITE) asks; the first error, if any.
+    pub(crate) async fn commit(&self, id: Option<u64>) -> NfsResult<()> {
+        self.blocking(move |inner| match id {
+            Some(id) => inner.flush(id),
+            None => {
+                // Every one, even after one fails.
+                let ids: Vec<u64> = inner.pending().keys().copied().collect();
+                let mut result = Ok(());
+                for id in ids {
+                    let flushed = inner.flush(id);
+                    result = result.and(flushed);
+                }
+                result
+            }
+        })
+        .await
+    }
+
+    /// The file id in one of our handles (nfsserve's encoding); `None` if it is not one, or
+    /// is from an earlier run of the server.
+    pub(crate) fn file_of(&self, handle: &[u8]) -> Option<u64> {
+        let handle = nfsserve::nfs::nfs_fh3 {
+            data: handle.to_vec(),
+        };
+        self.fh_to_id(&handle).ok()
+    }
+
+    /// Runs `call` on a blocking thread: every call of the layer (a write is a pipeline
+    /// pass, a rename a restructuring) and every disk read.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&Inner) -> NfsResult<T> + Send + 'static,
+    ) -> NfsResult<T> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || call(&inner))
+            .await
+            .unwrap_or(Err(nfsstat3::NFS3ERR_SERVERFAULT))
     }
 }
 
@@ -333,6 +370,7 @@ impl Inner {
 
     /// Writes the buffer of `id` through the layer: one pass of the pipeline (blocking).
     fn flush(&self, id: u64) -> NfsResult<()> {
+        let _flushing = self.flushing.lock().unwrap_or_else(|p| p.into_inner());
         let Some((bytes, generation)) = self
             .pending()
             .get(&id)
@@ -444,8 +482,7 @@ impl NFSFileSystem for QuireNfs {
             _ => {}
         }
         let tree = join(&dir, name);
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             inner.folder(dirid)?;
             match inner.exists(&tree)? {
                 Some(_) => Ok(inner.ids.id(&tree)),
@@ -459,16 +496,14 @@ impl NFSFileSystem for QuireNfs {
         if let Some(a) = self.inner.pending_attrs(id) {
             return Ok(a);
         }
-        let inner = self.inner.clone();
-        blocking(move || inner.getattr(id)).await
+        self.blocking(move |inner| inner.getattr(id)).await
     }
 
     /// A size changes the file (through its buffer: one commit with the writes around it);
     /// mode, owner and times are accepted and ignored (git keeps none of them).
     async fn setattr(&self, id: fileid3, setattr: sattr3) -> NfsResult<fattr3> {
         self.inner.check_writable()?;
-        let inner = self.inner.clone();
-        blocking(move || match setattr.size {
+        self.blocking(move |inner| match setattr.size {
             set_size3::size(size) => {
                 if size as usize > MAX_FILE_BYTES {
                     return Err(nfsstat3::NFS3ERR_FBIG);
@@ -489,8 +524,7 @@ impl NFSFileSystem for QuireNfs {
         if let Some(p) = self.inner.pending().get(&id) {
             return Ok(slice(&p.bytes));
         }
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let tree = inner.path(id)?;
             let target = inner.resolve(&tree);
             if target.top {
@@ -523,8 +557,7 @@ impl NFSFileSystem for QuireNfs {
         if self.inner.pending().contains_key(&id) {
             return self.inner.change(id, write);
         }
-        let inner = self.inner.clone();
-        blocking(move || inner.change(id, write)).await
+        self.blocking(move |inner| inner.change(id, write)).await
     }
 
     async fn create(
@@ -535,8 +568,7 @@ impl NFSFileSystem for QuireNfs {
     ) -> NfsResult<(fileid3, fattr3)> {
         self.inner.check_writable()?;
         let name = name_of(filename)?.to_string();
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let dir = inner.folder(dirid)?;
             let tree = join(&dir, &name);
             match inner.exists(&tree)? {
@@ -567,8 +599,7 @@ impl NFSFileSystem for QuireNfs {
     async fn create_exclusive(&self, dirid: fileid3, filename: &filename3) -> NfsResult<fileid3> {
         self.inner.check_writable()?;
         let name = name_of(filename)?.to_string();
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let dir = inner.folder(dirid)?;
             let tree = join(&dir, &name);
             if inner.exists(&tree)?.is_some()
@@ -584,8 +615,7 @@ impl NFSFileSystem for QuireNfs {
     async fn mkdir(&self, dirid: fileid3, dirname: &filename3) -> NfsResult<(fileid3, fattr3)> {
         self.inner.check_writable()?;
         let name = name_of(dirname)?.to_string();
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let dir = inner.folder(dirid)?;
             let tree = join(&dir, &name);
             if inner.exists(&tree)?.is_some()
@@ -610,8 +640,7 @@ impl NFSFileSystem for QuireNfs {
     async fn remove(&self, dirid: fileid3, filename: &filename3) -> NfsResult<()> {
         self.inner.check_writable()?;
         let name = name_of(filename)?.to_string();
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let dir = inner.folder(dirid)?;
             let tree = join(&dir, &name);
             let target = inner.resolve(&tree);
@@ -660,8 +689,7 @@ impl NFSFileSystem for QuireNfs {
             name_of(from_filename)?.to_string(),
             name_of(to_filename)?.to_string(),
         );
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let from = join(&inner.folder(from_dirid)?, &from_name);
             let to = join(&inner.folder(to_dirid)?, &to_name);
             if from == to {
@@ -732,8 +760,7 @@ impl NFSFileSystem for QuireNfs {
         start_after: fileid3,
         max_entries: usize,
     ) -> NfsResult<ReadDirResult> {
-        let inner = self.inner.clone();
-        blocking(move || {
+        self.blocking(move |inner| {
             let dir = inner.folder(dirid)?;
             let all = inner.list(&dir)?;
             let start = if start_after == 0 {

@@ -1,7 +1,8 @@
 //! NFSv3 against the real binary, with libnfs as the client: `nfs-ls`, `nfs-cat` and `nfs-cp`
 //! (Debian's `libnfs-utils`), and libnfs itself (`libnfs.so.13`, driven through Python's
 //! ctypes) for what the utilities cannot do — rename, mkdir, unlink. Covered: listing, reading,
-//! a copy in as exactly one commit by the NFS actor, copies out byte-identical, renames that
+//! a copy in as exactly one commit by the NFS actor, in HEAD and over REST as soon as the copy
+//! returns (a 3 MB file of three WRITEs too), copies out byte-identical, renames that
 //! rewrite links exactly as `POST /rename` does, a read-only export, `/readyz`, a taken port and
 //! a host others can reach.
 //!
@@ -197,18 +198,11 @@ fn rest_file(server: &Server, path: &str) -> (u16, Vec<u8>) {
     }
 }
 
-/// Waits for the quiet period after which a written file is committed.
-fn until_committed(root: &Path, commits: usize) -> Vec<String> {
-    let started = Instant::now();
-    loop {
-        let log = log(root);
-        if log.len() >= commits || started.elapsed() > Duration::from_secs(10) {
-            // And a little more: a second commit would show now.
-            std::thread::sleep(Duration::from_millis(800));
-            return self::log(root);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// The history once the quiet period (`quire_nfs::QUIET`, 300 ms) has passed: a second
+/// commit of a file already committed at the client's COMMIT would show now.
+fn after_quiet(root: &Path) -> Vec<String> {
+    std::thread::sleep(Duration::from_millis(800));
+    log(root)
 }
 
 #[test]
@@ -236,7 +230,8 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
     let a = ok("nfs-cat", &[&url(port, "/notes/a.md")]);
     assert_eq!(a, std::fs::read(root.join("notes/a.md")).unwrap());
 
-    // A copy in: one commit, by `nfs`, readable over REST.
+    // A copy in: one commit, by `nfs`, over REST and in HEAD as soon as `nfs-cp` returns
+    // (its COMMIT at close commits the file before it is answered).
     let before = log(&root).len();
     let local = dir.path().join("new.md");
     let page = b"# New\n\nWritten over NFS, linking [[a]].\n".repeat(50);
@@ -245,37 +240,25 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
         "nfs-cp",
         &[local.to_str().unwrap(), &url(port, "/notes/new.md")],
     );
-    // Committed once the file is quiet (`quire_nfs::QUIET`, 300 ms): libnfs's COMMIT, the
-    // client's "done", is a procedure nfsserve does not hand to the file system.
-    let copied = Instant::now();
-    let (status, bytes) = loop {
-        let (status, bytes) = rest_file(&server, "notes/new.md");
-        if status == 200 || copied.elapsed() > Duration::from_secs(5) {
-            break (status, bytes);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    assert_eq!(status, 200);
-    assert_eq!(bytes, page);
-    assert!(
-        copied.elapsed() < Duration::from_secs(2),
-        "over REST {:?} after the copy",
-        copied.elapsed()
-    );
-    let after = until_committed(&root, before + 1);
-    assert_eq!(after.len(), before + 1, "exactly one commit: {after:?}");
+    assert_eq!(rest_file(&server, "notes/new.md"), (200, page.clone()));
+    let after = log(&root);
+    assert_eq!(after.len(), before + 1, "committed at once: {after:?}");
     assert!(after[0].starts_with("nfs\t"), "{after:?}");
+    let after = after_quiet(&root);
+    assert_eq!(after.len(), before + 1, "exactly one commit: {after:?}");
 
-    // A 2 MB binary in: one commit, byte-identical on disk.
-    let big = blob(2 << 20).into_iter().rev().collect::<Vec<u8>>();
+    // A 3 MB binary in (three WRITEs of 1 MiB): one commit, at once, byte-identical.
+    let big = blob(3 << 20).into_iter().rev().collect::<Vec<u8>>();
     let local_big = dir.path().join("in.bin");
     std::fs::write(&local_big, &big).unwrap();
     ok(
         "nfs-cp",
         &[local_big.to_str().unwrap(), &url(port, "/assets/in.bin")],
     );
-    let after_big = until_committed(&root, before + 2);
-    assert_eq!(after_big.len(), before + 2, "{after_big:?}");
+    assert_eq!(log(&root).len(), before + 2, "committed at once");
+    assert_eq!(rest_file(&server, "assets/in.bin"), (200, big.clone()));
+    let after_big = after_quiet(&root);
+    assert_eq!(after_big.len(), before + 2, "one commit: {after_big:?}");
     assert_eq!(std::fs::read(root.join("assets/in.bin")).unwrap(), big);
 
     // Copies out, byte-identical: a page and the 2 MB asset.

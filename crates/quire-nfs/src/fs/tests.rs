@@ -1,7 +1,6 @@
 //! The adapter's trait, called as nfsserve calls it, over a real space with real git.
 
 use super::*;
-use quire_service::{AssetRules, HistoryOptions, SpaceSettings};
 
 struct Fixture {
     dir: tempfile::TempDir,
@@ -15,39 +14,13 @@ fn fixture(files: &[(&str, &str)]) -> Fixture {
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, content).unwrap();
     }
-    let service = Service::open(vec![SpaceSettings {
-        name: "default".into(),
-        root: dir.path().to_path_buf(),
-        history: HistoryOptions {
-            async_commit: false,
-            ..HistoryOptions::default()
-        },
-        assets: AssetRules::default(),
-        refactor: Default::default(),
-        claims: Default::default(),
-        find: Default::default(),
-        script: None,
-        editorial: Default::default(),
-        public_url: None,
-        backup: None,
-        janitor: Default::default(),
-    }])
-    .unwrap();
-    let nfs = QuireNfs::new(Arc::new(service), Settings::default());
+    let nfs = QuireNfs::new(crate::testing::service(dir.path()), Settings::default());
     Fixture { dir, nfs }
 }
 
 impl Fixture {
     fn commits(&self) -> Vec<String> {
-        let out = std::process::Command::new("git")
-            .args(["log", "--format=%an\t%s"])
-            .current_dir(self.dir.path())
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string)
-            .collect()
+        crate::testing::commits(self.dir.path())
     }
 
     async fn id(&self, path: &str) -> u64 {
