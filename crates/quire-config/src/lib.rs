@@ -33,10 +33,11 @@ pub use sections::{
     AnalyticsConfig, ApiKeyEntry, ApprovalLimit, AssetsConfig, AuditConfig, AuthConfig, AuthType,
     BackupConfig, ChunkingConfig, ClaimsConfig, CommitBatching, CorsConfig, DataviewConfig,
     DraftsConfig, EmbedderConfig, EmbedderProvider, FuseConfig, JanitorConfig, KeyScope, Listener,
-    MemoryConfig, NfsConfig, ProtocolsConfig, RateLimitConfig, RefactorConfig, S3Config, S3Scope,
-    SchemaConfig, SearchConfig, SearchEngine, ServerConfig, SpaceConfig, SpaceEntry, Transition,
-    UiConfig, VectorConfig, VectorStoreConfig, VectorStoreProvider, VersioningConfig,
-    VersioningStrategy, Visibility, WebhooksConfig, WorkflowConfig,
+    MemoryConfig, NfsConfig, ProtocolsConfig, RateLimitConfig, RefactorConfig, S3Config,
+    S3KeyEntry, S3Principal, S3Scope, SchemaConfig, SearchConfig, SearchEngine, ServerConfig,
+    SpaceConfig, SpaceEntry, Transition, UiConfig, VectorConfig, VectorStoreConfig,
+    VectorStoreProvider, VersioningConfig, VersioningStrategy, Visibility, WebhooksConfig,
+    WorkflowConfig,
 };
 pub use template::default_config_toml;
 pub use units::{ByteSize, Duration, UnitError};

@@ -1009,6 +1009,43 @@ pub struct S3Config {
     pub scope: S3Scope,
     /// The region clients sign for.
     pub region: String,
+    /// More keys, each a principal of its own (`[[protocols.s3.keys]]`); the single-key
+    /// fields above, when set, are one more.
+    pub keys: Vec<S3KeyEntry>,
+}
+
+/// One `[[protocols.s3.keys]]` entry: an S3 key with its own author, scope and bucket.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct S3KeyEntry {
+    /// The access key id clients sign with.
+    #[serde(default)]
+    pub access_key: String,
+    /// Its secret (never logged; usually `"${VAR}"`).
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub secret_key: Option<Secret>,
+    /// The author of the commits its writes make.
+    #[serde(default = "default_s3_actor")]
+    pub actor: String,
+    #[serde(default)]
+    pub scope: S3Scope,
+    /// The only bucket (space) the key sees; absent: every space.
+    #[serde(default, deserialize_with = "blank_as_none")]
+    pub space: Option<String>,
+}
+
+fn default_s3_actor() -> String {
+    S3Config::DEFAULT_ACTOR.to_string()
+}
+
+/// An S3 key as the server uses it, checked ([`S3Config::principals`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Principal {
+    pub access_key: String,
+    pub secret_key: Secret,
+    pub actor: String,
+    pub scope: S3Scope,
+    /// The only bucket the key sees; `None`: every space.
+    pub space: Option<String>,
 }
 
 impl S3Config {
@@ -1023,6 +1060,88 @@ impl S3Config {
             port: self.port,
         }
     }
+
+    /// Every configured key, checked against `spaces` (the names of the configured spaces):
+    /// the single-key fields first (when either is set), then `[[protocols.s3.keys]]` in
+    /// order. Refused, with a message naming the key: no key at all, a key without its
+    /// access key or secret (an unset `${VAR}` expands to nothing), an access key configured
+    /// twice, an empty actor, a `space` naming no configured space.
+    pub fn principals(&self, spaces: &[&str]) -> Result<Vec<S3Principal>, String> {
+        let mut out: Vec<(String, S3Principal)> = Vec::new();
+        let single = (self.access_key.is_some() || self.secret_key.is_some()).then(|| {
+            (
+                "protocols.s3".to_string(),
+                self.access_key.clone().unwrap_or_default(),
+                self.secret_key.clone(),
+                self.actor.clone(),
+                self.scope,
+                None,
+            )
+        });
+        let entries = self.keys.iter().enumerate().map(|(i, k)| {
+            (
+                format!("protocols.s3.keys[{i}]"),
+                k.access_key.clone(),
+                k.secret_key.clone(),
+                k.actor.clone(),
+                k.scope,
+                k.space.clone(),
+            )
+        });
+        for (setting, access_key, secret_key, actor, scope, space) in
+            single.into_iter().chain(entries)
+        {
+            let access_key = access_key.trim().to_string();
+            if access_key.is_empty() {
+                return Err(format!(
+                    "{setting}.access_key: an S3 key needs an access key id"
+                ));
+            }
+            let named = format!("{setting} (access key {access_key:?})");
+            let Some(secret_key) = secret_key else {
+                return Err(format!(
+                    "{named}: secret_key is empty (write it as \"${{VAR}}\" to read it from \
+                     the environment; an unset variable expands to nothing)"
+                ));
+            };
+            if let Some((other, _)) = out.iter().find(|(_, p)| p.access_key == access_key) {
+                return Err(format!(
+                    "{named}: the access key is configured twice (also {other}); each key is \
+                     one principal"
+                ));
+            }
+            if actor.trim().is_empty() {
+                return Err(format!("{named}: actor is empty"));
+            }
+            if let Some(space) = &space {
+                if !spaces.contains(&space.as_str()) {
+                    return Err(format!(
+                        "{named}: space {space:?} names no configured space (spaces: {})",
+                        spaces.join(", ")
+                    ));
+                }
+            }
+            out.push((
+                setting,
+                S3Principal {
+                    access_key,
+                    secret_key,
+                    actor,
+                    scope,
+                    space,
+                },
+            ));
+        }
+        if out.is_empty() {
+            return Err(
+                "protocols.s3.enabled: the S3 API needs protocols.s3.access_key and \
+                 protocols.s3.secret_key, or [[protocols.s3.keys]] entries (write a secret as \
+                 \"${QUIRE_S3_SECRET}\" to read it from the environment)"
+                    .to_string(),
+            );
+        }
+        Ok(out.into_iter().map(|(_, p)| p).collect())
+    }
 }
 
 impl Default for S3Config {
@@ -1035,6 +1154,7 @@ impl Default for S3Config {
             actor: Self::DEFAULT_ACTOR.to_string(),
             scope: S3Scope::default(),
             region: Self::DEFAULT_REGION.to_string(),
+            keys: Vec::new(),
         }
     }
 }

@@ -3,8 +3,7 @@
 /// The config file `quire init` writes: every setting this version acts on, its default
 /// shown as a commented `# key = value` line (uncommenting one changes nothing until it is
 /// edited), and indented examples for keys without a default. Settings that are not built
-/// yet (vector search, the NFS, S3 and WebDAV servers) are
-/// left out: `quire serve` refuses them. It parses to `Config::default()` with no warnings.
+/// yet (vector search) are left out: `quire serve` refuses them. It parses to `Config::default()` with no warnings.
 pub fn default_config_toml() -> &'static str {
     DEFAULT_CONFIG_TOML
 }
@@ -218,9 +217,10 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 
 [protocols.s3]
 # The S3-compatible API (boto3, the aws CLI, rclone…): each space is a bucket, path-style
-# URLs (http://host:port/<space>/<key>), every PUT one commit by `actor`. Clients sign
-# (SigV4) with this one key; enabled without access_key and secret_key refuses to start.
-# SigV4 needs the secret itself, so read it from the environment rather than writing it here.
+# URLs (http://host:port/<space>/<key>), every PUT one commit by the key's `actor`. Clients
+# sign (SigV4) with a key set here; enabled without one refuses to start. SigV4 needs the
+# secret itself, so read it from the environment rather than writing it here. Requests count
+# against [server.rate_limit] per key and are in the audit log under /s3 ([audit]).
 # enabled = false
 # port = 3334
 # For example (no key is set by default):
@@ -230,6 +230,14 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # "read" refuses every write (AccessDenied); "write" may read and write.
 # scope = "write"
 # region = "us-east-1"
+# More keys, each its own principal (a repeated access key or a space that does not exist
+# refuses to start), for example:
+#   [[protocols.s3.keys]]
+#   access_key = "dashboards"
+#   secret_key = "${DASHBOARDS_S3_SECRET}"
+#   actor = "dashboards"      # the author of its writes (default "s3")
+#   scope = "read"            # read or write (the default)
+#   space = "work"            # the only bucket it sees (default: every space)
 
 [refactor]
 # Agent plans writing more files, or rewriting more links, than these need a person's

@@ -7,8 +7,8 @@ use std::time::Duration as StdDuration;
 
 use quire_config::{
     default_config_toml, ApprovalLimit, AuthType, ByteSize, CommitBatching, Config, ConfigError,
-    EmbedderProvider, KeyScope, SearchEngine, Transition, VectorStoreProvider, VersioningStrategy,
-    Visibility,
+    EmbedderProvider, KeyScope, S3Scope, SearchEngine, Transition, VectorStoreProvider,
+    VersioningStrategy, Visibility,
 };
 
 fn no_env(_: &str) -> Option<String> {
@@ -926,4 +926,148 @@ fn load_error_names_the_file() {
 fn debug_output_hides_credentials() {
     let config = parse("[auth]\ntype = \"apikey\"\napi_key = \"hunter2\"\n");
     assert!(!format!("{config:?}").contains("hunter2"));
+}
+
+#[test]
+fn s3_keys_parse_with_their_defaults_and_expand_their_secrets() {
+    let env = env_of(&[("READER_SECRET", "r-secret"), ("WRITER_SECRET", "w-secret")]);
+    let text = r#"
+[protocols.s3]
+enabled = true
+access_key = "main"
+secret_key = "${WRITER_SECRET}"
+actor = "backup"
+[[protocols.s3.keys]]
+access_key = "reader"
+secret_key = "${READER_SECRET}"
+actor = "dashboards"
+scope = "read"
+space = "team"
+[[protocols.s3.keys]]
+access_key = "writer"
+secret_key = "plain"
+"#;
+    let loaded = Config::from_toml_str(text, &env).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    let s3 = loaded.config.protocols.s3;
+    assert_eq!(s3.keys.len(), 2);
+    let reader = &s3.keys[0];
+    assert_eq!(reader.secret_key.as_ref().unwrap().expose(), "r-secret");
+    assert_eq!(reader.scope, S3Scope::Read);
+    assert_eq!(reader.space.as_deref(), Some("team"));
+    // Defaults of an entry: actor "s3", scope write, every space.
+    let writer = &s3.keys[1];
+    assert_eq!(writer.actor, "s3");
+    assert_eq!(writer.scope, S3Scope::Write);
+    assert_eq!(writer.space, None);
+    // The secrets never show in Debug.
+    assert!(!format!("{s3:?}").contains("r-secret"));
+
+    let principals = s3.principals(&["default", "team"]).unwrap();
+    let seen: Vec<_> = principals
+        .iter()
+        .map(|p| {
+            (
+                p.access_key.as_str(),
+                p.secret_key.expose(),
+                p.actor.as_str(),
+                p.scope,
+                p.space.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("main", "w-secret", "backup", S3Scope::Write, None),
+            (
+                "reader",
+                "r-secret",
+                "dashboards",
+                S3Scope::Read,
+                Some("team")
+            ),
+            ("writer", "plain", "s3", S3Scope::Write, None),
+        ]
+    );
+}
+
+#[test]
+fn s3_keys_alone_are_enough_and_the_single_key_alone_still_is() {
+    let keys_only = parse(
+        "[protocols.s3]\nenabled = true\n[[protocols.s3.keys]]\naccess_key = \"a\"\nsecret_key = \"s\"\n",
+    );
+    let principals = keys_only.protocols.s3.principals(&["default"]).unwrap();
+    assert_eq!(principals.len(), 1);
+    assert_eq!(principals[0].actor, "s3");
+    let single =
+        parse("[protocols.s3]\naccess_key = \"a\"\nsecret_key = \"s\"\nscope = \"read\"\n");
+    let principals = single.protocols.s3.principals(&["default"]).unwrap();
+    assert_eq!(principals.len(), 1);
+    assert_eq!(principals[0].scope, S3Scope::Read);
+}
+
+#[test]
+fn bad_s3_keys_are_refused_naming_the_key() {
+    let refused = |text: &str| {
+        // An unset variable is a warning of the parse; the refusal is `principals`'.
+        let loaded = Config::from_toml_str(text, &no_env).unwrap();
+        loaded
+            .config
+            .protocols
+            .s3
+            .principals(&["default", "team"])
+            .expect_err(text)
+    };
+    let key = |body: &str| format!("[protocols.s3]\n[[protocols.s3.keys]]\n{body}\n");
+    // The same access key twice, across the single key and an entry too.
+    let err = refused(&format!(
+        "{}[[protocols.s3.keys]]\naccess_key = \"dup\"\nsecret_key = \"t\"\n",
+        key("access_key = \"dup\"\nsecret_key = \"s\"")
+    ));
+    assert!(
+        err.contains("protocols.s3.keys[1]") && err.contains("\"dup\"") && err.contains("twice"),
+        "{err}"
+    );
+    let err = refused(
+        "[protocols.s3]\naccess_key = \"dup\"\nsecret_key = \"s\"\n\
+         [[protocols.s3.keys]]\naccess_key = \"dup\"\nsecret_key = \"t\"\n",
+    );
+    assert!(err.contains("(also protocols.s3)"), "{err}");
+    // An empty secret, written so or from an unset variable.
+    for secret in ["\"\"", "\"${NO_SUCH_SECRET}\""] {
+        let err = refused(&key(&format!("access_key = \"k\"\nsecret_key = {secret}")));
+        assert!(
+            err.contains("protocols.s3.keys[0] (access key \"k\")")
+                && err.contains("secret_key is empty"),
+            "{err}"
+        );
+    }
+    let err = refused(&key("access_key = \"k\""));
+    assert!(err.contains("secret_key is empty"), "{err}");
+    // A space no configured space is named.
+    let err = refused(&key(
+        "access_key = \"k\"\nsecret_key = \"s\"\nspace = \"nope\"",
+    ));
+    assert!(
+        err.contains("(access key \"k\")") && err.contains("\"nope\"") && err.contains("team"),
+        "{err}"
+    );
+    // No access key, an empty actor, no key at all.
+    let err = refused(&key("secret_key = \"s\""));
+    assert!(err.contains("protocols.s3.keys[0].access_key"), "{err}");
+    let err = refused(&key("access_key = \"k\"\nsecret_key = \"s\"\nactor = \"\""));
+    assert!(err.contains("actor is empty"), "{err}");
+    let err = refused("[protocols.s3]\nsecret_key = \"s\"\n");
+    assert!(err.contains("protocols.s3.access_key"), "{err}");
+    let err = refused("[protocols.s3]\nenabled = true\n");
+    assert!(
+        err.contains("protocols.s3.access_key") && err.contains("[[protocols.s3.keys]]"),
+        "{err}"
+    );
+    // A bad scope is an error of the file itself.
+    let err = parse_error(&key(
+        "access_key = \"k\"\nsecret_key = \"s\"\nscope = \"admin\"",
+    ));
+    assert!(err.to_string().contains("scope"), "{err}");
 }

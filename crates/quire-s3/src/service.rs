@@ -6,6 +6,7 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -17,15 +18,16 @@ use quire_service::{
     etag, media_type_of, ErrorCode, Expect, FsEntry, FsKind, Protocol, Service, Space,
 };
 use s3s::access::{S3Access, S3AccessContext};
-use s3s::auth::{S3Auth, SecretKey};
+use s3s::auth::{Credentials, S3Auth, SecretKey};
 use s3s::dto::*;
+use s3s::path::S3Path;
 use s3s::service::{S3Service, S3ServiceBuilder};
 use s3s::validation::NameValidation;
 use s3s::{s3_error, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, S3};
 
 use crate::listing::{self, Child, Item, Row};
 use crate::multipart::{Part as HeldPart, UploadError, Uploads};
-use crate::{Settings, MAX_OBJECT_BYTES};
+use crate::{Key, Settings, MAX_OBJECT_BYTES};
 
 /// The operations a read-scoped key may call.
 const READS: &[&str] = &[
@@ -47,53 +49,103 @@ const MAX_KEYS: usize = 1000;
 const ETAG_CACHE: usize = 200_000;
 
 pub(crate) fn build(service: Arc<Service>, settings: Settings) -> S3Service {
-    let settings = Arc::new(settings);
+    let keys = Keys(Arc::new(
+        settings
+            .keys
+            .into_iter()
+            .map(|key| (key.access_key.clone(), Arc::new(key)))
+            .collect(),
+    ));
     let mut builder = S3ServiceBuilder::new(QuireS3 {
         service,
-        settings: settings.clone(),
+        keys: keys.clone(),
+        region: settings.region,
         uploads: Arc::new(Uploads::default()),
         etags: Arc::new(Mutex::new(HashMap::new())),
     });
-    builder.set_auth(Key(settings.clone()));
-    builder.set_access(Scope(settings));
+    builder.set_auth(keys.clone());
+    builder.set_access(Access(keys));
     builder.set_validation(SpaceNames);
     builder.build()
 }
 
-/// The one configured key.
-struct Key(Arc<Settings>);
+/// The configured keys by access key id.
+#[derive(Clone)]
+struct Keys(Arc<HashMap<String, Arc<Key>>>);
+
+impl Keys {
+    /// The key a signed request's credentials name.
+    fn of(&self, credentials: Option<&Credentials>) -> S3Result<&Arc<Key>> {
+        credentials
+            .and_then(|c| self.0.get(&c.access_key))
+            .ok_or_else(|| s3_error!(AccessDenied, "a signed request is required"))
+    }
+}
 
 #[async_trait::async_trait]
-impl S3Auth for Key {
+impl S3Auth for Keys {
     async fn get_secret_key(&self, access_key: &str) -> S3Result<SecretKey> {
-        if access_key == self.0.access_key {
-            Ok(SecretKey::from(self.0.secret_key.as_str()))
-        } else {
-            Err(s3_error!(
+        match self.0.get(access_key) {
+            Some(key) => Ok(SecretKey::from(key.secret_key.as_str())),
+            None => Err(s3_error!(
                 InvalidAccessKeyId,
                 "the access key id does not exist in this server's records"
-            ))
+            )),
         }
     }
 }
 
-/// Signed requests only; a read-scoped key reads only.
-struct Scope(Arc<Settings>);
+/// Whether a key opens `bucket`: a key limited to one space sees no other.
+fn opens(key: &Key, bucket: &str) -> S3Result<()> {
+    match &key.space {
+        Some(only) if only != bucket => Err(s3_error!(
+            AccessDenied,
+            "the S3 key {} opens the bucket {only} only",
+            key.access_key
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Signed requests only; a read-scoped key reads only; a key limited to one space reaches
+/// that bucket only, a copy's source included.
+struct Access(Keys);
+
+impl Access {
+    fn source<T>(&self, req: &S3Request<T>, source: &CopySource) -> S3Result<()> {
+        let key = self.0.of(req.credentials.as_ref())?;
+        match source {
+            CopySource::Bucket { bucket, .. } => opens(key, bucket),
+            // Answered NotImplemented by the operation.
+            _ => Ok(()),
+        }
+    }
+}
 
 #[async_trait::async_trait]
-impl S3Access for Scope {
+impl S3Access for Access {
     async fn check(&self, cx: &mut S3AccessContext<'_>) -> S3Result<()> {
-        if cx.credentials().is_none() {
-            return Err(s3_error!(AccessDenied, "a signed request is required"));
-        }
+        let key = self.0.of(cx.credentials())?;
         let op = cx.s3_op().name();
-        if self.0.read_only && !READS.contains(&op) {
+        if key.read_only && !READS.contains(&op) {
             return Err(s3_error!(
                 AccessDenied,
-                "this S3 key is read-only ([protocols.s3] scope = \"read\"): {op} refused"
+                "the S3 key {} is read-only (scope = \"read\"): {op} refused",
+                key.access_key
             ));
         }
-        Ok(())
+        match cx.s3_path() {
+            S3Path::Root => Ok(()),
+            S3Path::Bucket { bucket } | S3Path::Object { bucket, .. } => opens(key, bucket),
+        }
+    }
+
+    async fn copy_object(&self, req: &mut S3Request<CopyObjectInput>) -> S3Result<()> {
+        self.source(req, &req.input.copy_source)
+    }
+
+    async fn upload_part_copy(&self, req: &mut S3Request<UploadPartCopyInput>) -> S3Result<()> {
+        self.source(req, &req.input.copy_source)
     }
 }
 
@@ -111,9 +163,21 @@ type EtagCache = Mutex<HashMap<(String, String), (SystemTime, u64, String)>>;
 
 struct QuireS3 {
     service: Arc<Service>,
-    settings: Arc<Settings>,
+    keys: Keys,
+    /// The region requests must be signed for.
+    region: String,
     uploads: Arc<Uploads>,
     etags: Arc<EtagCache>,
+}
+
+/// What an operation works with once the steps every operation shares have run
+/// ([`QuireS3::answer`]).
+struct Call<I> {
+    input: I,
+    /// The key the request is signed with.
+    key: Arc<Key>,
+    /// The trailers of an aws-chunked body (checksums sent after the bytes).
+    trailers: Option<s3s::TrailingHeaders>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -434,23 +498,49 @@ impl QuireS3 {
             .ok_or_else(|| s3_error!(NoSuchBucket, "no space is named {bucket}"))
     }
 
+    /// The steps every operation shares: the region checked, the signing key found, then
+    /// `op` on the input; its output is the answer.
+    async fn answer<I, O, F>(
+        &self,
+        req: S3Request<I>,
+        op: impl FnOnce(Call<I>) -> F,
+    ) -> S3Result<S3Response<O>>
+    where
+        F: Future<Output = S3Result<O>>,
+    {
+        self.check_region(&req)?;
+        let key = self.keys.of(req.credentials.as_ref())?.clone();
+        let out = op(Call {
+            input: req.input,
+            key,
+            trailers: req.trailing_headers,
+        })
+        .await?;
+        Ok(S3Response::new(out))
+    }
+
+    /// Runs `call` over the space `bucket` names, on a blocking thread (every call of the
+    /// service may read the disk, a write is a pipeline pass).
+    async fn in_space<T: Send + 'static>(
+        &self,
+        bucket: &str,
+        call: impl FnOnce(&Space) -> S3Result<T> + Send + 'static,
+    ) -> S3Result<T> {
+        let space = self.space(bucket)?;
+        blocking(move || call(&space)).await
+    }
+
     /// Requests must be signed for the configured region.
     fn check_region<T>(&self, req: &S3Request<T>) -> S3Result<()> {
         match &req.region {
-            Some(region) if region.as_str() != self.settings.region => Err(s3_error!(
+            Some(region) if region.as_str() != self.region => Err(s3_error!(
                 AuthorizationHeaderMalformed,
                 "the region '{}' is wrong; expecting '{}'",
                 region.as_str(),
-                self.settings.region
+                self.region
             )),
             _ => Ok(()),
         }
-    }
-
-    fn opts(&self, space: &Space) -> quire_service::WriteOptions {
-        space
-            .file_system(Protocol::S3)
-            .options(Some(&self.settings.actor))
     }
 
     async fn list(
@@ -461,10 +551,9 @@ impl QuireS3 {
         after: Option<String>,
         max: usize,
     ) -> S3Result<Listed> {
-        let space = self.space(bucket)?;
         let etags = self.etags.clone();
-        blocking(move || {
-            let rows = listing::rows(&prefix, delimiter.as_deref(), |f| children(&space, f))
+        self.in_space(bucket, move |space| {
+            let rows = listing::rows(&prefix, delimiter.as_deref(), |f| children(space, f))
                 .map_err(s3_err)?;
             let page = listing::page(rows, after.as_deref(), max);
             let last = page
@@ -518,9 +607,10 @@ impl QuireS3 {
 
     /// GET and HEAD: the object, its conditions checked.
     async fn found(&self, bucket: &str, key: &str, conditions: Conditions) -> S3Result<Found> {
-        let space = self.space(bucket)?;
         let key = key.to_string();
-        let found = blocking(move || find(&space, &key)).await?;
+        let found = self
+            .in_space(bucket, move |space| find(space, &key))
+            .await?;
         match evaluate(&conditions, &found.tag, found.modified) {
             Verdict::Go => Ok(found),
             Verdict::NotModified => Err(s3_error!(NotModified)),
@@ -528,33 +618,32 @@ impl QuireS3 {
         }
     }
 
-    /// Writes a whole object (PutObject, CompleteMultipartUpload) under its preconditions;
-    /// returns the new ETag.
+    /// Writes a whole object (PutObject, CompleteMultipartUpload) by `actor` under its
+    /// preconditions; returns the new ETag.
     async fn write(
         &self,
+        actor: &str,
         bucket: &str,
         key: &str,
         bytes: Bytes,
         if_match: Option<ETagCondition>,
         if_none_match: Option<ETagCondition>,
     ) -> S3Result<String> {
-        let space = self.space(bucket)?;
-        let mut opts = self.opts(&space);
-        let key = key.to_string();
+        let (actor, key) = (actor.to_string(), key.to_string());
         let must_exist = matches!(if_match, Some(ETagCondition::Any));
-        opts.expect = match (&if_none_match, &if_match) {
-            (Some(ETagCondition::Any), _) => Expect::Absent,
-            (Some(ETagCondition::ETag(_)), _) => {
-                return Err(s3_error!(
-                    NotImplemented,
-                    "If-None-Match on a write takes only *"
-                ))
-            }
-            (None, Some(ETagCondition::ETag(e))) => Expect::Etag(e.value().to_string()),
-            _ => Expect::Anything,
+        let expect = match (&if_none_match, &if_match) {
+            (Some(ETagCondition::Any), _) => Ok(Expect::Absent),
+            (Some(ETagCondition::ETag(_)), _) => Err(s3_error!(
+                NotImplemented,
+                "If-None-Match on a write takes only *"
+            )),
+            (None, Some(ETagCondition::ETag(e))) => Ok(Expect::Etag(e.value().to_string())),
+            _ => Ok(Expect::Anything),
         };
-        let checked = opts.expect != Expect::Anything || must_exist;
-        blocking(move || {
+        self.in_space(bucket, move |space| {
+            let mut opts = options(space, &actor);
+            opts.expect = expect?;
+            let checked = opts.expect != Expect::Anything || must_exist;
             let fs = space.file_system(Protocol::S3);
             if key.ends_with('/') {
                 if !bytes.is_empty() {
@@ -563,7 +652,7 @@ impl QuireS3 {
                         "a key ending in / names a folder, which holds no bytes"
                     ));
                 }
-                make_folders(&space, &key)?;
+                make_folders(space, &key)?;
                 return Ok(etag(b""));
             }
             if must_exist && fs.stat(&key).map_err(s3_err)?.is_none() {
@@ -591,14 +680,18 @@ impl QuireS3 {
             ));
         };
         let (bucket, key) = (bucket.to_string(), key.to_string());
-        let space = self.space(&bucket)?;
         let k = key.clone();
-        let found = blocking(move || find(&space, &k)).await?;
+        let found = self.in_space(&bucket, move |space| find(space, &k)).await?;
         if evaluate(&conditions, &found.tag, found.modified) != Verdict::Go {
             return Err(precondition_failed());
         }
         Ok((bucket, key, found))
     }
+}
+
+/// How a write by `actor` goes through a space's file-system layer.
+fn options(space: &Space, actor: &str) -> quire_service::WriteOptions {
+    space.file_system(Protocol::S3).options(Some(actor))
 }
 
 /// Creates the folder a key ending in `/` names, parents first.
@@ -654,639 +747,682 @@ fn sent_checksum(
 // ---------------------------------------------------------------------------------------
 // The operations
 
+/// The conditions of GET and HEAD (`if_match`…) or of a copy's source
+/// (`copy_source_if_match`…), as the input names them.
+macro_rules! conditions {
+    ($input:expr, $m:ident, $nm:ident, $ms:ident, $us:ident) => {
+        Conditions {
+            if_match: $input.$m,
+            if_none_match: $input.$nm,
+            if_modified_since: $input.$ms,
+            if_unmodified_since: $input.$us,
+        }
+    };
+}
+
+/// The checksums an input sends as headers.
+macro_rules! sent_checksums {
+    ($input:expr) => {
+        sent_checksum(
+            $input.checksum_crc32,
+            $input.checksum_crc32c,
+            $input.checksum_crc64nvme,
+            $input.checksum_sha1,
+            $input.checksum_sha256,
+        )
+    };
+}
+
+/// Echoes the checksums computed over a body in an output.
+macro_rules! echo_checksums {
+    ($out:expr, $sums:expr) => {{
+        let sums = $sums;
+        $out.checksum_crc32 = sums.checksum_crc32;
+        $out.checksum_crc32c = sums.checksum_crc32c;
+        $out.checksum_crc64nvme = sums.checksum_crc64nvme;
+        $out.checksum_sha1 = sums.checksum_sha1;
+        $out.checksum_sha256 = sums.checksum_sha256;
+    }};
+}
+
 #[async_trait::async_trait]
 impl S3 for QuireS3 {
     async fn list_buckets(
         &self,
         req: S3Request<ListBucketsInput>,
     ) -> S3Result<S3Response<ListBucketsOutput>> {
-        self.check_region(&req)?;
-        let service = self.service.clone();
-        let buckets = blocking(move || {
-            Ok(service
-                .spaces()
-                .iter()
-                .map(|space| {
-                    let created = space
-                        .file_system(Protocol::S3)
-                        .stat("")
-                        .ok()
-                        .flatten()
-                        .map_or(SystemTime::UNIX_EPOCH, |e| e.modified);
-                    let mut b = Bucket::default();
-                    b.name = Some(space.name().to_string());
-                    b.creation_date = Some(timestamp(created));
-                    b
-                })
-                .collect::<Vec<_>>())
+        self.answer(req, |Call { key, .. }| async move {
+            let service = self.service.clone();
+            let only = key.space.clone();
+            let buckets = blocking(move || {
+                Ok(service
+                    .spaces()
+                    .iter()
+                    // A key limited to one space sees that bucket only.
+                    .filter(|space| only.as_deref().is_none_or(|only| space.name() == only))
+                    .map(|space| {
+                        let created = space
+                            .file_system(Protocol::S3)
+                            .stat("")
+                            .ok()
+                            .flatten()
+                            .map_or(SystemTime::UNIX_EPOCH, |e| e.modified);
+                        let mut b = Bucket::default();
+                        b.name = Some(space.name().to_string());
+                        b.creation_date = Some(timestamp(created));
+                        b
+                    })
+                    .collect::<Vec<_>>())
+            })
+            .await?;
+            let mut out = ListBucketsOutput::default();
+            out.buckets = Some(buckets);
+            let mut owner = Owner::default();
+            owner.id = Some("quire".into());
+            owner.display_name = Some(key.actor.clone());
+            out.owner = Some(owner);
+            Ok(out)
         })
-        .await?;
-        let mut out = ListBucketsOutput::default();
-        out.buckets = Some(buckets);
-        let mut owner = Owner::default();
-        owner.id = Some("quire".into());
-        owner.display_name = Some(self.settings.actor.clone());
-        out.owner = Some(owner);
-        Ok(S3Response::new(out))
+        .await
     }
 
     async fn head_bucket(
         &self,
         req: S3Request<HeadBucketInput>,
     ) -> S3Result<S3Response<HeadBucketOutput>> {
-        self.check_region(&req)?;
-        self.space(&req.input.bucket)?;
-        let mut out = HeadBucketOutput::default();
-        out.bucket_region = Some(self.settings.region.clone());
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            self.space(&input.bucket)?;
+            let mut out = HeadBucketOutput::default();
+            out.bucket_region = Some(self.region.clone());
+            Ok(out)
+        })
+        .await
     }
 
     async fn get_bucket_location(
         &self,
         req: S3Request<GetBucketLocationInput>,
     ) -> S3Result<S3Response<GetBucketLocationOutput>> {
-        self.check_region(&req)?;
-        self.space(&req.input.bucket)?;
-        let mut out = GetBucketLocationOutput::default();
-        // us-east-1 is written as no constraint.
-        if self.settings.region != "us-east-1" {
-            out.location_constraint =
-                Some(BucketLocationConstraint::from(self.settings.region.clone()));
-        }
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            self.space(&input.bucket)?;
+            let mut out = GetBucketLocationOutput::default();
+            // us-east-1 is written as no constraint.
+            if self.region != "us-east-1" {
+                out.location_constraint = Some(BucketLocationConstraint::from(self.region.clone()));
+            }
+            Ok(out)
+        })
+        .await
     }
 
     async fn head_object(
         &self,
         req: S3Request<HeadObjectInput>,
     ) -> S3Result<S3Response<HeadObjectOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let found = self
-            .found(
-                &input.bucket,
-                &input.key,
-                Conditions {
-                    if_match: input.if_match,
-                    if_none_match: input.if_none_match,
-                    if_modified_since: input.if_modified_since,
-                    if_unmodified_since: input.if_unmodified_since,
-                },
-            )
-            .await?;
-        let mut out = HeadObjectOutput::default();
-        out.accept_ranges = Some("bytes".into());
-        out.content_length = Some(found.bytes.len() as i64);
-        out.content_type = Some(media_type_of(name_of(&input.key)).to_string());
-        out.e_tag = Some(quoted(&found.tag));
-        out.last_modified = Some(timestamp(found.modified));
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            let found = self
+                .found(
+                    &input.bucket,
+                    &input.key,
+                    conditions!(
+                        input,
+                        if_match,
+                        if_none_match,
+                        if_modified_since,
+                        if_unmodified_since
+                    ),
+                )
+                .await?;
+            let mut out = HeadObjectOutput::default();
+            out.accept_ranges = Some("bytes".into());
+            out.content_length = Some(found.bytes.len() as i64);
+            out.content_type = Some(media_type_of(name_of(&input.key)).to_string());
+            out.e_tag = Some(quoted(&found.tag));
+            out.last_modified = Some(timestamp(found.modified));
+            Ok(out)
+        })
+        .await
     }
 
     async fn get_object(
         &self,
         req: S3Request<GetObjectInput>,
     ) -> S3Result<S3Response<GetObjectOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        if input.part_number.is_some() {
-            return Err(s3_error!(
-                NotImplemented,
-                "objects are whole files: GET by part number is not supported"
-            ));
-        }
-        let found = self
-            .found(
-                &input.bucket,
-                &input.key,
-                Conditions {
-                    if_match: input.if_match,
-                    if_none_match: input.if_none_match,
-                    if_modified_since: input.if_modified_since,
-                    if_unmodified_since: input.if_unmodified_since,
-                },
-            )
-            .await?;
-        let len = found.bytes.len() as u64;
-        let mut out = GetObjectOutput::default();
-        let body = match input.range {
-            Some(range) => {
-                let r = range.check(len).map_err(|_| {
-                    s3_error!(InvalidRange, "the requested range is not satisfiable")
-                })?;
-                out.content_range = Some(format!("bytes {}-{}/{len}", r.start, r.end - 1));
-                found.bytes.slice(r.start as usize..r.end as usize)
+        self.answer(req, |Call { input, .. }| async move {
+            if input.part_number.is_some() {
+                return Err(s3_error!(
+                    NotImplemented,
+                    "objects are whole files: GET by part number is not supported"
+                ));
             }
-            None => found.bytes,
-        };
-        out.accept_ranges = Some("bytes".into());
-        out.content_length = Some(body.len() as i64);
-        out.content_type = Some(media_type_of(name_of(&input.key)).to_string());
-        out.e_tag = Some(quoted(&found.tag));
-        out.last_modified = Some(timestamp(found.modified));
-        out.body = Some(StreamingBlob::from(s3s::Body::from(body)));
-        Ok(S3Response::new(out))
+            let found = self
+                .found(
+                    &input.bucket,
+                    &input.key,
+                    conditions!(
+                        input,
+                        if_match,
+                        if_none_match,
+                        if_modified_since,
+                        if_unmodified_since
+                    ),
+                )
+                .await?;
+            let len = found.bytes.len() as u64;
+            let mut out = GetObjectOutput::default();
+            let body = match input.range {
+                Some(range) => {
+                    let r = range.check(len).map_err(|_| {
+                        s3_error!(InvalidRange, "the requested range is not satisfiable")
+                    })?;
+                    out.content_range = Some(format!("bytes {}-{}/{len}", r.start, r.end - 1));
+                    found.bytes.slice(r.start as usize..r.end as usize)
+                }
+                None => found.bytes,
+            };
+            out.accept_ranges = Some("bytes".into());
+            out.content_length = Some(body.len() as i64);
+            out.content_type = Some(media_type_of(name_of(&input.key)).to_string());
+            out.e_tag = Some(quoted(&found.tag));
+            out.last_modified = Some(timestamp(found.modified));
+            out.body = Some(StreamingBlob::from(s3s::Body::from(body)));
+            Ok(out)
+        })
+        .await
     }
 
     async fn put_object(
         &self,
         req: S3Request<PutObjectInput>,
     ) -> S3Result<S3Response<PutObjectOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let bytes = read_body(input.body, MAX_OBJECT_BYTES).await?;
-        let sums = check_digests(
-            &bytes,
-            sent_checksum(
-                input.checksum_crc32,
-                input.checksum_crc32c,
-                input.checksum_crc64nvme,
-                input.checksum_sha1,
-                input.checksum_sha256,
-            ),
-            input.content_md5.as_deref(),
-            req.trailing_headers.as_ref(),
-        )?;
-        let tag = self
-            .write(
-                &input.bucket,
-                &input.key,
-                bytes,
-                input.if_match,
-                input.if_none_match,
-            )
-            .await?;
-        let mut out = PutObjectOutput::default();
-        out.e_tag = Some(quoted(&tag));
-        out.checksum_crc32 = sums.checksum_crc32;
-        out.checksum_crc32c = sums.checksum_crc32c;
-        out.checksum_crc64nvme = sums.checksum_crc64nvme;
-        out.checksum_sha1 = sums.checksum_sha1;
-        out.checksum_sha256 = sums.checksum_sha256;
-        Ok(S3Response::new(out))
+        self.answer(
+            req,
+            |Call {
+                 input,
+                 key,
+                 trailers,
+             }| async move {
+                let bytes = read_body(input.body, MAX_OBJECT_BYTES).await?;
+                let sums = check_digests(
+                    &bytes,
+                    sent_checksums!(input),
+                    input.content_md5.as_deref(),
+                    trailers.as_ref(),
+                )?;
+                let tag = self
+                    .write(
+                        &key.actor,
+                        &input.bucket,
+                        &input.key,
+                        bytes,
+                        input.if_match,
+                        input.if_none_match,
+                    )
+                    .await?;
+                let mut out = PutObjectOutput::default();
+                out.e_tag = Some(quoted(&tag));
+                echo_checksums!(out, sums);
+                Ok(out)
+            },
+        )
+        .await
     }
 
     async fn delete_object(
         &self,
         req: S3Request<DeleteObjectInput>,
     ) -> S3Result<S3Response<DeleteObjectOutput>> {
-        self.check_region(&req)?;
-        let space = self.space(&req.input.bucket)?;
-        let opts = self.opts(&space);
-        let key = req.input.key;
-        blocking(move || delete_key(&space, &key, &opts)).await?;
-        Ok(S3Response::new(DeleteObjectOutput::default()))
+        self.answer(req, |Call { input, key, .. }| async move {
+            let path = input.key;
+            self.in_space(&input.bucket, move |space| {
+                delete_key(space, &path, &options(space, &key.actor))
+            })
+            .await?;
+            Ok(DeleteObjectOutput::default())
+        })
+        .await
     }
 
     async fn delete_objects(
         &self,
         req: S3Request<DeleteObjectsInput>,
     ) -> S3Result<S3Response<DeleteObjectsOutput>> {
-        self.check_region(&req)?;
-        let space = self.space(&req.input.bucket)?;
-        let opts = self.opts(&space);
-        let quiet = req.input.delete.quiet.unwrap_or(false);
-        let keys: Vec<String> = req
-            .input
-            .delete
-            .objects
-            .into_iter()
-            .map(|o| o.key)
-            .collect();
-        let (deleted, errors) = blocking(move || {
-            let mut deleted = Vec::new();
-            let mut errors = Vec::new();
-            for key in keys {
-                match delete_key(&space, &key, &opts) {
-                    Ok(()) => {
-                        let mut d = DeletedObject::default();
-                        d.key = Some(key);
-                        deleted.push(d);
+        self.answer(req, |Call { input, key, .. }| async move {
+            let quiet = input.delete.quiet.unwrap_or(false);
+            let keys: Vec<String> = input.delete.objects.into_iter().map(|o| o.key).collect();
+            let (deleted, errors) = self
+                .in_space(&input.bucket, move |space| {
+                    let opts = options(space, &key.actor);
+                    let mut deleted = Vec::new();
+                    let mut errors = Vec::new();
+                    for key in keys {
+                        match delete_key(space, &key, &opts) {
+                            Ok(()) => {
+                                let mut d = DeletedObject::default();
+                                d.key = Some(key);
+                                deleted.push(d);
+                            }
+                            Err(e) => {
+                                let mut err = Error::default();
+                                err.code = Some(e.code().as_str().to_string());
+                                err.message = e.message().map(str::to_string);
+                                err.key = Some(key);
+                                errors.push(err);
+                            }
+                        }
                     }
-                    Err(e) => {
-                        let mut err = Error::default();
-                        err.code = Some(e.code().as_str().to_string());
-                        err.message = e.message().map(str::to_string);
-                        err.key = Some(key);
-                        errors.push(err);
-                    }
-                }
-            }
-            Ok((deleted, errors))
+                    Ok((deleted, errors))
+                })
+                .await?;
+            let mut out = DeleteObjectsOutput::default();
+            out.deleted = (!quiet).then_some(deleted);
+            out.errors = Some(errors);
+            Ok(out)
         })
-        .await?;
-        let mut out = DeleteObjectsOutput::default();
-        out.deleted = (!quiet).then_some(deleted);
-        out.errors = Some(errors);
-        Ok(S3Response::new(out))
+        .await
     }
 
     async fn copy_object(
         &self,
         req: S3Request<CopyObjectInput>,
     ) -> S3Result<S3Response<CopyObjectOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let (from_bucket, from_key, found) = self
-            .source(
-                &input.copy_source,
-                Conditions {
-                    if_match: input.copy_source_if_match,
-                    if_none_match: input.copy_source_if_none_match,
-                    if_modified_since: input.copy_source_if_modified_since,
-                    if_unmodified_since: input.copy_source_if_unmodified_since,
-                },
-            )
-            .await?;
-        let tag = if from_bucket == input.bucket && !from_key.ends_with('/') {
-            // Within a space: the file-system layer's copy, which a delete of the source
-            // then makes a raw move.
-            let space = self.space(&input.bucket)?;
-            let opts = self.opts(&space);
-            let to = input.key.clone();
-            blocking(move || {
-                space
-                    .file_system(Protocol::S3)
-                    .copy_object(&from_key, &to, &opts)
-                    .map_err(s3_err)
-            })
-            .await?
-        } else {
-            self.write(&input.bucket, &input.key, found.bytes, None, None)
+        self.answer(req, |Call { input, key, .. }| async move {
+            let (from_bucket, from_key, found) = self
+                .source(
+                    &input.copy_source,
+                    conditions!(
+                        input,
+                        copy_source_if_match,
+                        copy_source_if_none_match,
+                        copy_source_if_modified_since,
+                        copy_source_if_unmodified_since
+                    ),
+                )
+                .await?;
+            let tag = if from_bucket == input.bucket && !from_key.ends_with('/') {
+                // Within a space: the file-system layer's copy, which a delete of the source
+                // then makes a raw move.
+                let to = input.key.clone();
+                self.in_space(&input.bucket, move |space| {
+                    space
+                        .file_system(Protocol::S3)
+                        .copy_object(&from_key, &to, &options(space, &key.actor))
+                        .map_err(s3_err)
+                })
                 .await?
-        };
-        let mut result = CopyObjectResult::default();
-        result.e_tag = Some(quoted(&tag));
-        result.last_modified = Some(timestamp(SystemTime::now()));
-        let mut out = CopyObjectOutput::default();
-        out.copy_object_result = Some(result);
-        Ok(S3Response::new(out))
+            } else {
+                self.write(
+                    &key.actor,
+                    &input.bucket,
+                    &input.key,
+                    found.bytes,
+                    None,
+                    None,
+                )
+                .await?
+            };
+            let mut result = CopyObjectResult::default();
+            result.e_tag = Some(quoted(&tag));
+            result.last_modified = Some(timestamp(SystemTime::now()));
+            let mut out = CopyObjectOutput::default();
+            out.copy_object_result = Some(result);
+            Ok(out)
+        })
+        .await
     }
 
     async fn list_objects_v2(
         &self,
         req: S3Request<ListObjectsV2Input>,
     ) -> S3Result<S3Response<ListObjectsV2Output>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let after = match &input.continuation_token {
-            Some(token) => Some(listing::untoken(token).ok_or_else(|| {
-                s3_error!(InvalidArgument, "the continuation token is not valid")
-            })?),
-            None => input.start_after.clone(),
-        };
-        let max = max_keys(input.max_keys);
-        let prefix = input.prefix.clone().unwrap_or_default();
-        let listed = self
-            .list(
-                &input.bucket,
-                prefix.clone(),
-                input.delimiter.clone(),
-                after,
-                max,
-            )
-            .await?;
-        let url = input
-            .encoding_type
-            .as_ref()
-            .is_some_and(|e| e.as_str() == EncodingType::URL);
-        let enc = |s: &str| {
-            if url {
-                listing::url_encode(s)
-            } else {
-                s.to_string()
-            }
-        };
-        let mut out = ListObjectsV2Output::default();
-        out.key_count = Some((listed.objects.len() + listed.prefixes.len()) as i32);
-        out.contents = Some(
-            listed
-                .objects
-                .iter()
-                .map(|(item, tag)| object(item, tag, &enc))
-                .collect(),
-        );
-        out.common_prefixes = Some(
-            listed
-                .prefixes
-                .iter()
-                .map(|p| {
-                    let mut c = CommonPrefix::default();
-                    c.prefix = Some(enc(p));
-                    c
-                })
-                .collect(),
-        );
-        out.next_continuation_token = listed.last.as_deref().map(listing::token);
-        out.is_truncated = Some(listed.truncated);
-        out.name = Some(input.bucket);
-        out.prefix = Some(enc(&prefix));
-        out.delimiter = input.delimiter.as_deref().map(enc);
-        out.start_after = input.start_after.as_deref().map(enc);
-        out.continuation_token = input.continuation_token;
-        out.max_keys = Some(max as i32);
-        out.encoding_type = input.encoding_type;
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            let after = match &input.continuation_token {
+                Some(token) => Some(listing::untoken(token).ok_or_else(|| {
+                    s3_error!(InvalidArgument, "the continuation token is not valid")
+                })?),
+                None => input.start_after.clone(),
+            };
+            let max = max_keys(input.max_keys);
+            let prefix = input.prefix.clone().unwrap_or_default();
+            let listed = self
+                .list(
+                    &input.bucket,
+                    prefix.clone(),
+                    input.delimiter.clone(),
+                    after,
+                    max,
+                )
+                .await?;
+            let enc = encoder(input.encoding_type.as_ref());
+            let mut out = ListObjectsV2Output::default();
+            out.key_count = Some((listed.objects.len() + listed.prefixes.len()) as i32);
+            out.next_continuation_token = listed.last.as_deref().map(listing::token);
+            out.is_truncated = Some(listed.truncated);
+            (out.contents, out.common_prefixes) = rows_of(listed, &enc);
+            out.name = Some(input.bucket);
+            out.prefix = Some(enc(&prefix));
+            out.delimiter = input.delimiter.as_deref().map(&enc);
+            out.start_after = input.start_after.as_deref().map(&enc);
+            out.continuation_token = input.continuation_token;
+            out.max_keys = Some(max as i32);
+            out.encoding_type = input.encoding_type;
+            Ok(out)
+        })
+        .await
     }
 
     async fn list_objects(
         &self,
         req: S3Request<ListObjectsInput>,
     ) -> S3Result<S3Response<ListObjectsOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let max = max_keys(input.max_keys);
-        let prefix = input.prefix.clone().unwrap_or_default();
-        let listed = self
-            .list(
-                &input.bucket,
-                prefix.clone(),
-                input.delimiter.clone(),
-                input.marker.clone(),
-                max,
-            )
-            .await?;
-        let url = input
-            .encoding_type
-            .as_ref()
-            .is_some_and(|e| e.as_str() == EncodingType::URL);
-        let enc = |s: &str| {
-            if url {
-                listing::url_encode(s)
-            } else {
-                s.to_string()
-            }
-        };
-        let mut out = ListObjectsOutput::default();
-        out.contents = Some(
-            listed
-                .objects
-                .iter()
-                .map(|(item, tag)| object(item, tag, &enc))
-                .collect(),
-        );
-        out.common_prefixes = Some(
-            listed
-                .prefixes
-                .iter()
-                .map(|p| {
-                    let mut c = CommonPrefix::default();
-                    c.prefix = Some(enc(p));
-                    c
-                })
-                .collect(),
-        );
-        out.next_marker = listed.last.as_deref().map(enc);
-        out.is_truncated = Some(listed.truncated);
-        out.name = Some(input.bucket);
-        out.prefix = Some(enc(&prefix));
-        out.delimiter = input.delimiter.as_deref().map(enc);
-        out.marker = input.marker.as_deref().map(enc);
-        out.max_keys = Some(max as i32);
-        out.encoding_type = input.encoding_type;
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            let max = max_keys(input.max_keys);
+            let prefix = input.prefix.clone().unwrap_or_default();
+            let listed = self
+                .list(
+                    &input.bucket,
+                    prefix.clone(),
+                    input.delimiter.clone(),
+                    input.marker.clone(),
+                    max,
+                )
+                .await?;
+            let enc = encoder(input.encoding_type.as_ref());
+            let mut out = ListObjectsOutput::default();
+            out.next_marker = listed.last.as_deref().map(&enc);
+            out.is_truncated = Some(listed.truncated);
+            (out.contents, out.common_prefixes) = rows_of(listed, &enc);
+            out.name = Some(input.bucket);
+            out.prefix = Some(enc(&prefix));
+            out.delimiter = input.delimiter.as_deref().map(&enc);
+            out.marker = input.marker.as_deref().map(&enc);
+            out.max_keys = Some(max as i32);
+            out.encoding_type = input.encoding_type;
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_multipart_upload(
         &self,
         req: S3Request<CreateMultipartUploadInput>,
     ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        self.space(&input.bucket)?;
-        if input.key.ends_with('/') || input.key.trim_matches('/').is_empty() {
-            return Err(s3_error!(
-                InvalidArgument,
-                "a multipart upload writes a file: its key cannot end in /"
-            ));
-        }
-        let id = self.uploads.create(&input.bucket, &input.key);
-        let mut out = CreateMultipartUploadOutput::default();
-        out.bucket = Some(input.bucket);
-        out.key = Some(input.key);
-        out.upload_id = Some(id);
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            self.space(&input.bucket)?;
+            if input.key.ends_with('/') || input.key.trim_matches('/').is_empty() {
+                return Err(s3_error!(
+                    InvalidArgument,
+                    "a multipart upload writes a file: its key cannot end in /"
+                ));
+            }
+            let id = self.uploads.create(&input.bucket, &input.key);
+            let mut out = CreateMultipartUploadOutput::default();
+            out.bucket = Some(input.bucket);
+            out.key = Some(input.key);
+            out.upload_id = Some(id);
+            Ok(out)
+        })
+        .await
     }
 
     async fn upload_part(
         &self,
         req: S3Request<UploadPartInput>,
     ) -> S3Result<S3Response<UploadPartOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let bytes = read_body(input.body, crate::MULTIPART_LIMIT).await?;
-        let sums = check_digests(
-            &bytes,
-            sent_checksum(
-                input.checksum_crc32,
-                input.checksum_crc32c,
-                input.checksum_crc64nvme,
-                input.checksum_sha1,
-                input.checksum_sha256,
-            ),
-            input.content_md5.as_deref(),
-            req.trailing_headers.as_ref(),
-        )?;
-        let tag = self
-            .uploads
-            .put_part(
-                &input.upload_id,
-                &input.bucket,
-                &input.key,
-                input.part_number,
-                bytes,
-            )
-            .map_err(upload_err)?;
-        let mut out = UploadPartOutput::default();
-        out.e_tag = Some(quoted(&tag));
-        out.checksum_crc32 = sums.checksum_crc32;
-        out.checksum_crc32c = sums.checksum_crc32c;
-        out.checksum_crc64nvme = sums.checksum_crc64nvme;
-        out.checksum_sha1 = sums.checksum_sha1;
-        out.checksum_sha256 = sums.checksum_sha256;
-        Ok(S3Response::new(out))
+        self.answer(
+            req,
+            |Call {
+                 input, trailers, ..
+             }| async move {
+                let bytes = read_body(input.body, crate::MULTIPART_LIMIT).await?;
+                let sums = check_digests(
+                    &bytes,
+                    sent_checksums!(input),
+                    input.content_md5.as_deref(),
+                    trailers.as_ref(),
+                )?;
+                let tag = self
+                    .uploads
+                    .put_part(
+                        &input.upload_id,
+                        &input.bucket,
+                        &input.key,
+                        input.part_number,
+                        bytes,
+                    )
+                    .map_err(upload_err)?;
+                let mut out = UploadPartOutput::default();
+                out.e_tag = Some(quoted(&tag));
+                echo_checksums!(out, sums);
+                Ok(out)
+            },
+        )
+        .await
     }
 
     async fn upload_part_copy(
         &self,
         req: S3Request<UploadPartCopyInput>,
     ) -> S3Result<S3Response<UploadPartCopyOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let (_, _, found) = self
-            .source(
-                &input.copy_source,
-                Conditions {
-                    if_match: input.copy_source_if_match,
-                    if_none_match: input.copy_source_if_none_match,
-                    if_modified_since: input.copy_source_if_modified_since,
-                    if_unmodified_since: input.copy_source_if_unmodified_since,
-                },
-            )
-            .await?;
-        let bytes = match input.copy_source_range.as_deref() {
-            Some(range) => {
-                let range = Range::parse(range)
-                    .map_err(|_| s3_error!(InvalidArgument, "x-amz-copy-source-range: {range}"))?;
-                let r = range
-                    .check(found.bytes.len() as u64)
-                    .map_err(|_| s3_error!(InvalidRange, "the copy range is not satisfiable"))?;
-                found.bytes.slice(r.start as usize..r.end as usize)
-            }
-            None => found.bytes,
-        };
-        let tag = self
-            .uploads
-            .put_part(
-                &input.upload_id,
-                &input.bucket,
-                &input.key,
-                input.part_number,
-                bytes,
-            )
-            .map_err(upload_err)?;
-        let mut result = CopyPartResult::default();
-        result.e_tag = Some(quoted(&tag));
-        result.last_modified = Some(timestamp(SystemTime::now()));
-        let mut out = UploadPartCopyOutput::default();
-        out.copy_part_result = Some(result);
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            let (_, _, found) = self
+                .source(
+                    &input.copy_source,
+                    conditions!(
+                        input,
+                        copy_source_if_match,
+                        copy_source_if_none_match,
+                        copy_source_if_modified_since,
+                        copy_source_if_unmodified_since
+                    ),
+                )
+                .await?;
+            let bytes = match input.copy_source_range.as_deref() {
+                Some(range) => {
+                    let range = Range::parse(range).map_err(|_| {
+                        s3_error!(InvalidArgument, "x-amz-copy-source-range: {range}")
+                    })?;
+                    let r = range.check(found.bytes.len() as u64).map_err(|_| {
+                        s3_error!(InvalidRange, "the copy range is not satisfiable")
+                    })?;
+                    found.bytes.slice(r.start as usize..r.end as usize)
+                }
+                None => found.bytes,
+            };
+            let tag = self
+                .uploads
+                .put_part(
+                    &input.upload_id,
+                    &input.bucket,
+                    &input.key,
+                    input.part_number,
+                    bytes,
+                )
+                .map_err(upload_err)?;
+            let mut result = CopyPartResult::default();
+            result.e_tag = Some(quoted(&tag));
+            result.last_modified = Some(timestamp(SystemTime::now()));
+            let mut out = UploadPartCopyOutput::default();
+            out.copy_part_result = Some(result);
+            Ok(out)
+        })
+        .await
     }
 
     async fn complete_multipart_upload(
         &self,
         req: S3Request<CompleteMultipartUploadInput>,
     ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        self.space(&input.bucket)?;
-        let listed: Vec<(i32, Option<String>)> = input
-            .multipart_upload
-            .and_then(|m| m.parts)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|p| {
-                (
-                    p.part_number.unwrap_or(0),
-                    p.e_tag.map(|e| e.value().to_string()),
+        self.answer(req, |Call { input, key, .. }| async move {
+            self.space(&input.bucket)?;
+            let listed: Vec<(i32, Option<String>)> = input
+                .multipart_upload
+                .and_then(|m| m.parts)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| {
+                    (
+                        p.part_number.unwrap_or(0),
+                        p.e_tag.map(|e| e.value().to_string()),
+                    )
+                })
+                .collect();
+            if listed.is_empty() {
+                return Err(s3_error!(
+                    MalformedXML,
+                    "a completed upload lists at least one part"
+                ));
+            }
+            let whole = self
+                .uploads
+                .complete(&input.upload_id, &input.bucket, &input.key, &listed)
+                .map_err(upload_err)?;
+            if whole.len() > MAX_OBJECT_BYTES {
+                return Err(s3_error!(
+                    EntityTooLarge,
+                    "an object may hold {} MiB at most",
+                    MAX_OBJECT_BYTES >> 20
+                ));
+            }
+            let tag = self
+                .write(
+                    &key.actor,
+                    &input.bucket,
+                    &input.key,
+                    Bytes::from(whole),
+                    input.if_match,
+                    input.if_none_match,
                 )
-            })
-            .collect();
-        if listed.is_empty() {
-            return Err(s3_error!(
-                MalformedXML,
-                "a completed upload lists at least one part"
-            ));
-        }
-        let whole = self
-            .uploads
-            .complete(&input.upload_id, &input.bucket, &input.key, &listed)
-            .map_err(upload_err)?;
-        if whole.len() > MAX_OBJECT_BYTES {
-            return Err(s3_error!(
-                EntityTooLarge,
-                "an object may hold {} MiB at most",
-                MAX_OBJECT_BYTES >> 20
-            ));
-        }
-        let tag = self
-            .write(
-                &input.bucket,
-                &input.key,
-                Bytes::from(whole),
-                input.if_match,
-                input.if_none_match,
-            )
-            .await?;
-        let mut out = CompleteMultipartUploadOutput::default();
-        out.location = Some(format!("/{}/{}", input.bucket, input.key));
-        out.bucket = Some(input.bucket);
-        out.key = Some(input.key);
-        out.e_tag = Some(quoted(&tag));
-        Ok(S3Response::new(out))
+                .await?;
+            let mut out = CompleteMultipartUploadOutput::default();
+            out.location = Some(format!("/{}/{}", input.bucket, input.key));
+            out.bucket = Some(input.bucket);
+            out.key = Some(input.key);
+            out.e_tag = Some(quoted(&tag));
+            Ok(out)
+        })
+        .await
     }
 
     async fn abort_multipart_upload(
         &self,
         req: S3Request<AbortMultipartUploadInput>,
     ) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        self.uploads
-            .abort(&input.upload_id, &input.bucket, &input.key)
-            .map_err(upload_err)?;
-        Ok(S3Response::new(AbortMultipartUploadOutput::default()))
+        self.answer(req, |Call { input, .. }| async move {
+            self.uploads
+                .abort(&input.upload_id, &input.bucket, &input.key)
+                .map_err(upload_err)?;
+            Ok(AbortMultipartUploadOutput::default())
+        })
+        .await
     }
 
     async fn list_parts(
         &self,
         req: S3Request<ListPartsInput>,
     ) -> S3Result<S3Response<ListPartsOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        let parts = self
-            .uploads
-            .parts(&input.upload_id, &input.bucket, &input.key)
-            .map_err(upload_err)?;
-        let after = input.part_number_marker.unwrap_or(0);
-        let max = input
-            .max_parts
-            .map_or(1000, |m| usize::try_from(m).unwrap_or(0).min(1000));
-        let mut rest = parts.into_iter().filter(|p| p.number > after).peekable();
-        let page: Vec<HeldPart> = rest.by_ref().take(max).collect();
-        let truncated = rest.peek().is_some();
-        let mut out = ListPartsOutput::default();
-        out.next_part_number_marker = truncated.then(|| page.last().map(|p| p.number)).flatten();
-        out.parts = Some(
-            page.iter()
-                .map(|p| {
-                    let mut part = Part::default();
-                    part.part_number = Some(p.number);
-                    part.size = Some(p.bytes.len() as i64);
-                    part.e_tag = Some(quoted(&p.etag));
-                    part.last_modified = Some(timestamp(p.modified));
-                    part
-                })
-                .collect(),
-        );
-        out.is_truncated = Some(truncated);
-        out.part_number_marker = input.part_number_marker;
-        out.max_parts = Some(max as i32);
-        out.bucket = Some(input.bucket);
-        out.key = Some(input.key);
-        out.upload_id = Some(input.upload_id);
-        out.storage_class = Some(StorageClass::from_static(StorageClass::STANDARD));
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            let parts = self
+                .uploads
+                .parts(&input.upload_id, &input.bucket, &input.key)
+                .map_err(upload_err)?;
+            let after = input.part_number_marker.unwrap_or(0);
+            let max = input
+                .max_parts
+                .map_or(1000, |m| usize::try_from(m).unwrap_or(0).min(1000));
+            let mut rest = parts.into_iter().filter(|p| p.number > after).peekable();
+            let page: Vec<HeldPart> = rest.by_ref().take(max).collect();
+            let truncated = rest.peek().is_some();
+            let mut out = ListPartsOutput::default();
+            out.next_part_number_marker =
+                truncated.then(|| page.last().map(|p| p.number)).flatten();
+            out.parts = Some(
+                page.iter()
+                    .map(|p| {
+                        let mut part = Part::default();
+                        part.part_number = Some(p.number);
+                        part.size = Some(p.bytes.len() as i64);
+                        part.e_tag = Some(quoted(&p.etag));
+                        part.last_modified = Some(timestamp(p.modified));
+                        part
+                    })
+                    .collect(),
+            );
+            out.is_truncated = Some(truncated);
+            out.part_number_marker = input.part_number_marker;
+            out.max_parts = Some(max as i32);
+            out.bucket = Some(input.bucket);
+            out.key = Some(input.key);
+            out.upload_id = Some(input.upload_id);
+            out.storage_class = Some(StorageClass::from_static(StorageClass::STANDARD));
+            Ok(out)
+        })
+        .await
     }
 
     async fn list_multipart_uploads(
         &self,
         req: S3Request<ListMultipartUploadsInput>,
     ) -> S3Result<S3Response<ListMultipartUploadsOutput>> {
-        self.check_region(&req)?;
-        let input = req.input;
-        self.space(&input.bucket)?;
-        let prefix = input.prefix.clone().unwrap_or_default();
-        let uploads: Vec<MultipartUpload> = self
-            .uploads
-            .pending(&input.bucket)
-            .into_iter()
-            .filter(|p| p.key.starts_with(&prefix))
-            .map(|p| {
-                let mut u = MultipartUpload::default();
-                u.key = Some(p.key);
-                u.upload_id = Some(p.id);
-                u.initiated = Some(timestamp(p.initiated));
-                u
-            })
-            .collect();
-        let mut out = ListMultipartUploadsOutput::default();
-        out.bucket = Some(input.bucket);
-        out.prefix = input.prefix;
-        out.uploads = Some(uploads);
-        out.is_truncated = Some(false);
-        Ok(S3Response::new(out))
+        self.answer(req, |Call { input, .. }| async move {
+            self.space(&input.bucket)?;
+            let prefix = input.prefix.clone().unwrap_or_default();
+            let uploads: Vec<MultipartUpload> = self
+                .uploads
+                .pending(&input.bucket)
+                .into_iter()
+                .filter(|p| p.key.starts_with(&prefix))
+                .map(|p| {
+                    let mut u = MultipartUpload::default();
+                    u.key = Some(p.key);
+                    u.upload_id = Some(p.id);
+                    u.initiated = Some(timestamp(p.initiated));
+                    u
+                })
+                .collect();
+            let mut out = ListMultipartUploadsOutput::default();
+            out.bucket = Some(input.bucket);
+            out.prefix = input.prefix;
+            out.uploads = Some(uploads);
+            out.is_truncated = Some(false);
+            Ok(out)
+        })
+        .await
     }
+}
+
+/// How a listing writes keys: URL-encoded when `encoding-type=url` asks for it.
+fn encoder(encoding: Option<&EncodingType>) -> impl Fn(&str) -> String {
+    let url = encoding.is_some_and(|e| e.as_str() == EncodingType::URL);
+    move |s: &str| {
+        if url {
+            listing::url_encode(s)
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// A listing's objects and common prefixes as both ListObjects answers carry them.
+fn rows_of(
+    listed: Listed,
+    enc: &impl Fn(&str) -> String,
+) -> (Option<Vec<Object>>, Option<Vec<CommonPrefix>>) {
+    let objects = listed
+        .objects
+        .iter()
+        .map(|(item, tag)| object(item, tag, enc))
+        .collect();
+    let prefixes = listed
+        .prefixes
+        .iter()
+        .map(|p| {
+            let mut c = CommonPrefix::default();
+            c.prefix = Some(enc(p));
+            c
+        })
+        .collect();
+    (Some(objects), Some(prefixes))
 }
 
 /// One listed object.

@@ -2,8 +2,9 @@
 //! CLI (PyPI) drive `tests/python/s3_clients.py` — put, get, head, listings with prefix,
 //! delimiter and continuation, ranges and conditions, flexible checksums, multipart of a 12 MB
 //! asset, copy + delete as a raw move, batch deletes, folders, a second space as a second
-//! bucket, a read-scoped key, a wrong secret. This file checks what the clients cannot see:
-//! every write is a commit by the configured actor, `/readyz`, and the refused starts.
+//! bucket, a read-scoped key, a wrong secret; several keys, each with its own scope and bucket;
+//! `SlowDown` over the rate limit. This file checks what the clients cannot see: every write
+//! is a commit by its key's actor, `/readyz`, the audit log, and the refused starts.
 //!
 //! Skipped, saying why, when python3, boto3 or the aws CLI is missing — unless
 //! `QUIRE_REQUIRE_S3_CLIENTS` is set: `.ci/run` installs them and sets it.
@@ -88,7 +89,12 @@ fn s3_section(extra: &str) -> String {
 
 /// A server with S3 on (its secret in the environment), and the S3 address.
 fn start(root: &Path) -> (Server, String) {
-    let server = Server::start_with(root, &["--no-mcp"], &[("QUIRE_TEST_S3_SECRET", SECRET)]);
+    start_with(root, &[("QUIRE_TEST_S3_SECRET", SECRET)])
+}
+
+/// [`start`] with this environment.
+fn start_with(root: &Path, env: &[(&str, &str)]) -> (Server, String) {
+    let server = Server::start_with(root, &["--no-mcp"], env);
     let started = Instant::now();
     loop {
         let log = server.log();
@@ -113,6 +119,18 @@ fn run_script(
     roots: (&Path, &Path),
     region: &str,
 ) -> String {
+    run_script_with(mode, server, s3, roots, region, &[])
+}
+
+/// [`run_script`] with more environment (`S3_TEST_KEYS`).
+fn run_script_with(
+    mode: &str,
+    server: &Server,
+    s3: &str,
+    roots: (&Path, &Path),
+    region: &str,
+    env: &[(&str, &str)],
+) -> String {
     let mut child = Command::new("python3")
         .arg(SCRIPT)
         .arg(mode)
@@ -125,6 +143,7 @@ fn run_script(
         .arg(roots.1)
         .args(["--access-key", ACCESS_KEY, "--region", region])
         .env("S3_TEST_SECRET", SECRET)
+        .envs(env.iter().copied())
         .env("PYTHONUNBUFFERED", "1")
         .env_remove("AWS_PROFILE")
         .env_remove("AWS_ENDPOINT_URL")
@@ -310,4 +329,238 @@ fn s3_refuses_to_start_on_a_taken_port_or_without_a_key() {
         "{said}"
     );
     assert!(!said.contains(SECRET), "the secret was printed: {said}");
+}
+
+/// Three `[[protocols.s3.keys]]` beside the single key, each secret from the environment:
+/// `a` (actor alice, every space), `b` (actor bob, writes `beta` only) and `r` (read-only,
+/// `beta` only).
+const KEYS: &str = "[[protocols.s3.keys]]\naccess_key = \"key-a\"\n\
+    secret_key = \"${QUIRE_TEST_S3_A}\"\nactor = \"alice\"\n\
+    [[protocols.s3.keys]]\naccess_key = \"key-b\"\nsecret_key = \"${QUIRE_TEST_S3_B}\"\n\
+    actor = \"bob\"\nspace = \"beta\"\n\
+    [[protocols.s3.keys]]\naccess_key = \"key-r\"\nsecret_key = \"${QUIRE_TEST_S3_R}\"\n\
+    actor = \"reader\"\nscope = \"read\"\nspace = \"beta\"\n";
+const SECRET_A: &str = "secret-of-a-0123456789";
+const SECRET_B: &str = "secret-of-b-0123456789";
+const SECRET_R: &str = "secret-of-r-0123456789";
+/// The server's environment with every secret.
+const KEY_SECRETS: &[(&str, &str)] = &[
+    ("QUIRE_TEST_S3_SECRET", SECRET),
+    ("QUIRE_TEST_S3_A", SECRET_A),
+    ("QUIRE_TEST_S3_B", SECRET_B),
+    ("QUIRE_TEST_S3_R", SECRET_R),
+];
+/// The keys as the client script reads them (`S3_TEST_KEYS`).
+fn client_keys() -> String {
+    format!("a=key-a:{SECRET_A},b=key-b:{SECRET_B},r=key-r:{SECRET_R}")
+}
+
+/// The author of the last commit that touched `path` in `root`.
+fn author_of(root: &Path, path: &str) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["log", "-1", "--format=%an", "--", path])
+        .output()
+        .unwrap();
+    text(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn each_s3_key_is_a_principal_with_its_actor_scope_and_space() {
+    if !clients_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // [[protocols.s3.keys]] beside the single key.
+    let (root, beta) = seeded(dir.path(), &format!("{}{KEYS}", s3_section("")));
+    let (server, s3) = start_with(&root, KEY_SECRETS);
+    let keys = client_keys();
+    let env = [("S3_TEST_KEYS", keys.as_str())];
+
+    run_script_with(
+        "keys-write",
+        &server,
+        &s3,
+        (&root, &beta),
+        "us-east-1",
+        &env,
+    );
+    // Each write is a commit by its key's actor.
+    assert_eq!(author_of(&root, "notes/by-a.md"), "alice");
+    assert_eq!(author_of(&beta, "by-a.md"), "alice");
+    assert_eq!(author_of(&beta, "by-b.md"), "bob");
+    // The single key of [protocols.s3] is one more, its actor the default.
+    assert_eq!(author_of(&root, "notes/by-main.md"), "s3");
+    assert!(!root.join("notes/b.md").exists());
+    assert!(
+        !beta.join("stolen.md").exists(),
+        "a copy out of a bucket the key does not open"
+    );
+
+    // The read-only key limited to beta: lists and reads beta only, writes nothing anywhere.
+    let before = (commits(&root), commits(&beta));
+    run_script_with("keys-read", &server, &s3, (&root, &beta), "us-east-1", &env);
+    assert_eq!(
+        (commits(&root), commits(&beta)),
+        before,
+        "the read-only key wrote"
+    );
+    assert!(!beta.join("r.md").exists() && !beta.join("x.md").exists());
+    assert!(beta.join("by-b.md").exists());
+
+    let log = server.log();
+    for secret in [SECRET, SECRET_A, SECRET_B, SECRET_R] {
+        assert!(!log.contains(secret), "a secret was logged");
+    }
+}
+
+#[test]
+fn bad_s3_keys_stop_the_start_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    // The single key's secret written in the file here: `serve_refused` passes no environment.
+    let single = format!(
+        "enabled = true\nport = 0\naccess_key = \"{ACCESS_KEY}\"\nsecret_key = \"{SECRET}\"\n"
+    );
+    let refused = |name: &str, keys: &str| {
+        let (root, _) = seeded(&dir.path().join(name), &format!("{single}{keys}"));
+        let out = serve_refused(&root, &["--no-mcp"]);
+        assert!(!out.status.success(), "{name}: started");
+        let said = text(&out.stderr);
+        assert!(said.contains("refusing to start"), "{name}: {said}");
+        assert!(
+            !said.contains(SECRET),
+            "{name}: the secret was printed: {said}"
+        );
+        said
+    };
+    // The single key's access key again as an entry.
+    let said = refused(
+        "duplicate",
+        &format!("[[protocols.s3.keys]]\naccess_key = \"{ACCESS_KEY}\"\nsecret_key = \"other\"\n"),
+    );
+    assert!(
+        said.contains("protocols.s3.keys[0]")
+            && said.contains(ACCESS_KEY)
+            && said.contains("twice"),
+        "{said}"
+    );
+    // A space no configured space is named.
+    let said = refused(
+        "space",
+        "[[protocols.s3.keys]]\naccess_key = \"k\"\nsecret_key = \"s\"\nspace = \"gamma\"\n",
+    );
+    assert!(
+        said.contains("(access key \"k\")") && said.contains("\"gamma\""),
+        "{said}"
+    );
+    // A secret from a variable that is not set.
+    let said = refused(
+        "empty",
+        "[[protocols.s3.keys]]\naccess_key = \"k\"\nsecret_key = \"${QUIRE_TEST_S3_UNSET}\"\n",
+    );
+    assert!(
+        said.contains("(access key \"k\")") && said.contains("secret_key is empty"),
+        "{said}"
+    );
+}
+
+#[test]
+fn s3_requests_over_the_rate_limit_are_slowed_down() {
+    if !clients_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (root, beta) = seeded(dir.path(), &format!("{}{KEYS}", s3_section("")));
+    // [server.rate_limit] after the S3 section: a burst of 3, then one a minute.
+    let config = std::fs::read_to_string(root.join(".quire/config.toml")).unwrap();
+    write_config(
+        &root,
+        &format!("{config}[server.rate_limit]\nrequests_per_minute = 1\nburst_size = 3\n"),
+    );
+    let (server, s3) = start_with(&root, KEY_SECRETS);
+    let keys = client_keys();
+    run_script_with(
+        "slowdown",
+        &server,
+        &s3,
+        (&root, &beta),
+        "us-east-1",
+        &[("S3_TEST_KEYS", keys.as_str())],
+    );
+    // Limited in S3 XML, whatever the signature: the gate answers before it is checked.
+    let answer = ureq::get(&format!("{s3}/alpha/notes/alpha.md"))
+        .set(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=key-a/20260101/us-east-1/s3/aws4_request, \
+             SignedHeaders=host, Signature=00",
+        )
+        .call();
+    let Err(ureq::Error::Status(429, answer)) = answer else {
+        panic!("not limited: {answer:?}");
+    };
+    assert!(answer.header("Retry-After").is_some());
+    let body = answer.into_string().unwrap();
+    assert!(body.contains("<Code>SlowDown</Code>"), "{body}");
+}
+
+#[test]
+fn s3_writes_and_refusals_are_in_the_audit_log() {
+    if !clients_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (root, beta) = seeded(dir.path(), &format!("{}{KEYS}", s3_section("")));
+    let config = std::fs::read_to_string(root.join(".quire/config.toml")).unwrap();
+    write_config(&root, &format!("{config}[audit]\nenabled = true\n"));
+    let (server, s3) = start_with(&root, KEY_SECRETS);
+    let keys = client_keys();
+    run_script_with(
+        "audited",
+        &server,
+        &s3,
+        (&root, &beta),
+        "us-east-1",
+        &[("S3_TEST_KEYS", keys.as_str())],
+    );
+    let entries: Vec<serde_json::Value> = ureq::get(&format!("{}/audit", server.base))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let s3_entries: Vec<&serde_json::Value> =
+        entries.iter().filter(|e| e["route"] == "/s3").collect();
+    let found = |method: &str, status: u64, actor: &str, space: &str, path: &str| {
+        s3_entries.iter().any(|e| {
+            e["method"] == method
+                && e["status"] == status
+                && e["actor"] == actor
+                && e["space"] == space
+                && e["path"].as_str().unwrap_or("").starts_with(path)
+        })
+    };
+    // The put, by its key's actor, in its bucket.
+    assert!(
+        found("PUT", 200, "alice", "alpha", "/alpha/notes/audited.md"),
+        "{s3_entries:#?}"
+    );
+    // The read-only key's refused put, and the wrong secret's refused read.
+    assert!(
+        found("PUT", 403, "reader", "beta", "/beta/no.md"),
+        "{s3_entries:#?}"
+    );
+    assert!(
+        found("GET", 403, "alice", "alpha", "/alpha/notes/alpha.md"),
+        "{s3_entries:#?}"
+    );
+    // A read that went through is no entry.
+    assert!(
+        !found("GET", 200, "alice", "alpha", "/alpha/notes/audited.md"),
+        "{s3_entries:#?}"
+    );
+    // No secret in the log.
+    let log = std::fs::read_to_string(root.join(".quire/state/audit.jsonl")).unwrap();
+    for secret in [SECRET, SECRET_A, SECRET_B, SECRET_R] {
+        assert!(!log.contains(secret), "a secret in the audit log");
+    }
 }

@@ -84,11 +84,11 @@ fn unbuilt_set(config: &Config) -> Vec<String> {
 pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     let mut lines = unbuilt_set(config);
     let s3 = &config.protocols.s3;
-    if s3.enabled && (s3.access_key.is_none() || s3.secret_key.is_none()) {
+    if s3.enabled && s3.keys.is_empty() && (s3.access_key.is_none() || s3.secret_key.is_none()) {
         lines.push(
             "protocols.s3.enabled: the S3 API needs protocols.s3.access_key and \
-             protocols.s3.secret_key (write the secret as \"${QUIRE_S3_SECRET}\" to read it \
-             from the environment); set both or turn it off"
+             protocols.s3.secret_key, or [[protocols.s3.keys]] entries (write a secret as \
+             \"${QUIRE_S3_SECRET}\" to read it from the environment); set a key or turn it off"
                 .to_string(),
         );
     }

@@ -16,7 +16,7 @@ pub struct Bound {
     webdav: Option<TcpListener>,
     /// `[protocols.nfs]`: its port, held until nfsserve binds it, and how it writes.
     nfs: Option<(TcpListener, quire_nfs::Settings)>,
-    /// `[protocols.s3]`: its listener and key.
+    /// `[protocols.s3]`: its listener and keys.
     s3: Option<(TcpListener, quire_s3::Settings)>,
     /// `[protocols.fuse]`: where to mount the default space, and as whom.
     fuse: Option<(std::path::PathBuf, Option<String>)>,
@@ -40,8 +40,9 @@ impl Running {
     }
 }
 
-/// Binds each enabled protocol's port (`0` picks a free one).
-pub fn bind(config: &ProtocolsConfig, host: IpAddr) -> anyhow::Result<Bound> {
+/// Binds each enabled protocol's port (`0` picks a free one). `spaces` are the names of the
+/// configured spaces (an S3 key limited to one must name one of them).
+pub fn bind(config: &ProtocolsConfig, host: IpAddr, spaces: &[&str]) -> anyhow::Result<Bound> {
     let mut statuses = BTreeMap::new();
     let webdav = if config.webdav.enabled {
         let listener = listen(
@@ -67,7 +68,7 @@ pub fn bind(config: &ProtocolsConfig, host: IpAddr) -> anyhow::Result<Bound> {
         None
     };
     let s3 = if config.s3.enabled {
-        let settings = s3_settings(&config.s3)?;
+        let settings = s3_settings(&config.s3, spaces)?;
         let listener = listen(host, config.s3.port, "S3", "[protocols.s3] port")?;
         statuses.insert("s3".into(), healthy(&listener)?);
         Some((listener, settings))
@@ -98,19 +99,27 @@ pub fn bind(config: &ProtocolsConfig, host: IpAddr) -> anyhow::Result<Bound> {
     })
 }
 
-/// The S3 key and author; an enabled S3 without a key and secret does not start.
-fn s3_settings(config: &quire_config::S3Config) -> anyhow::Result<quire_s3::Settings> {
-    let (Some(access_key), Some(secret_key)) = (&config.access_key, &config.secret_key) else {
-        anyhow::bail!(
-            "[protocols.s3] enabled = true needs access_key and secret_key (write the secret \
-             as \"${{QUIRE_S3_SECRET}}\" to read it from the environment)"
-        );
-    };
+/// The S3 keys, each a principal; an enabled S3 without a key, or with a key that is
+/// incomplete, repeated or names no space, does not start.
+fn s3_settings(
+    config: &quire_config::S3Config,
+    spaces: &[&str],
+) -> anyhow::Result<quire_s3::Settings> {
+    let principals = config
+        .principals(spaces)
+        .map_err(|e| anyhow::anyhow!("refusing to start: {e}"))?;
+    let keys = principals
+        .into_iter()
+        .map(|p| quire_s3::Key {
+            access_key: p.access_key,
+            secret_key: p.secret_key.expose().to_string(),
+            actor: p.actor,
+            read_only: p.scope == quire_config::S3Scope::Read,
+            space: p.space,
+        })
+        .collect();
     Ok(quire_s3::Settings {
-        access_key: access_key.clone(),
-        secret_key: secret_key.expose().to_string(),
-        actor: config.actor.clone(),
-        read_only: config.scope == quire_config::S3Scope::Read,
+        keys,
         region: config.region.clone(),
     })
 }
@@ -197,7 +206,21 @@ impl Bound {
         if let Some((listener, settings)) = self.s3 {
             let listener = tokio::net::TcpListener::from_std(listener)?;
             tracing::info!("S3 listening on http://{}/", listener.local_addr()?);
-            let app = quire_s3::router(service.clone(), settings);
+            // The gate in front: the rate limit and the audit log of the other doors, with
+            // each key's actor (the secrets stay with the S3 service, which checks them).
+            let s3_gate = quire_http::gate::S3Gate {
+                gate: gate.clone(),
+                actors: Arc::new(
+                    settings
+                        .keys
+                        .iter()
+                        .map(|k| (k.access_key.clone(), k.actor.clone()))
+                        .collect(),
+                ),
+            };
+            let app = quire_s3::router(service.clone(), settings).layer(
+                axum::middleware::from_fn_with_state(s3_gate, quire_http::gate::check_s3),
+            );
             let stop = stop.clone();
             tokio::spawn(quire_http::server::serve(
                 listener,

@@ -73,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let refuse = |e: quire_http::SetupError| Error::bad_request(format!("refusing to start: {e}"));
     let mut http = quire_http::HttpSettings::from_config(&config, &names).map_err(refuse)?;
     // File protocols: their ports are taken now, so one already in use stops the start.
-    let protocols = super::protocols::bind(&config.protocols, host)?;
+    let protocols = super::protocols::bind(&config.protocols, host, &names)?;
     http.protocols.extend(protocols.statuses().clone());
     let reload = http.reload_handle();
     let auth_open = http.auth.current().is_open();

@@ -5,7 +5,10 @@ writes made. Modes:
 
 * `full`: every bucket operation the server supports, with both clients, as a writing key;
 * `readonly`: a read-scoped key reads and is refused every write;
-* `wrong`: a wrong secret and an unknown key are refused.
+* `wrong`: a wrong secret and an unknown key are refused;
+* `keys-write`, `keys-read`: several keys (`S3_TEST_KEYS`), each with its own scope and bucket;
+* `slowdown`: a key over `[server.rate_limit]` gets 429 SlowDown;
+* `audited`: a write and refusals for the audit log.
 
 Prints "every check passed" at the end; any failed check raises.
 """
@@ -414,9 +417,119 @@ def wrong(args):
     print("every check passed")
 
 
+def keys_of(args):
+    """The extra keys of S3_TEST_KEYS (`name=id:secret,…`) as clients, by name."""
+    found = {}
+    for item in os.environ.get("S3_TEST_KEYS", "").split(","):
+        if item:
+            name, pair = item.split("=", 1)
+            key, secret = pair.split(":", 1)
+            found[name] = (key, secret)
+    return found
+
+
+def keyed(args, name):
+    key, secret = keys_of(args)[name]
+    return client(args, secret=secret, key=key)
+
+
+def buckets_of(s3):
+    return sorted(b["Name"] for b in s3.list_buckets()["Buckets"])
+
+
+def keys_write(args):
+    """Key `a` (every space), the single key and key `b` (write, limited to the other bucket)
+    write; `b` never reaches the first bucket, not even as a copy's source."""
+    bucket, other = args.bucket, args.other_bucket
+    a, b = keyed(args, "a"), keyed(args, "b")
+    check("key a lists every space", buckets_of(a) == sorted([bucket, other]), buckets_of(a))
+    a.put_object(Bucket=bucket, Key="notes/by-a.md", Body=b"# By A\n")
+    a.put_object(Bucket=other, Key="by-a.md", Body=b"# By A too\n")
+    client(args).put_object(Bucket=bucket, Key="notes/by-main.md", Body=b"# By the single key\n")
+    check("key b lists its bucket only", buckets_of(b) == [other], buckets_of(b))
+    b.put_object(Bucket=other, Key="by-b.md", Body=b"# By B\n")
+    check("key b reads its bucket", b.get_object(Bucket=other, Key="by-a.md")["Body"].read() == b"# By A too\n")
+    for name, call in [
+        ("GetObject", lambda: b.get_object(Bucket=bucket, Key="notes/alpha.md")),
+        ("PutObject", lambda: b.put_object(Bucket=bucket, Key="notes/b.md", Body=b"x")),
+        ("ListObjectsV2", lambda: b.list_objects_v2(Bucket=bucket)),
+        ("HeadBucket", lambda: b.head_bucket(Bucket=bucket)),
+        ("CopyObject from it", lambda: b.copy_object(Bucket=other, Key="stolen.md", CopySource=f"{bucket}/notes/alpha.md")),
+    ]:
+        code, status = code_of(call)
+        check(f"key b is refused {name} on the other bucket", status == 403 and code in ("AccessDenied", "403"), (code, status))
+    print("every check passed")
+
+
+def keys_read(args):
+    """Key `r`: read-only and limited to the other bucket."""
+    bucket, other = args.bucket, args.other_bucket
+    r = keyed(args, "r")
+    check("a space-limited key lists its bucket only", buckets_of(r) == [other], buckets_of(r))
+    listed = [o["Key"] for o in r.list_objects_v2(Bucket=other).get("Contents", [])]
+    check("it lists its bucket", "by-b.md" in listed, listed)
+    check("it reads its bucket", r.get_object(Bucket=other, Key="by-b.md")["Body"].read() == b"# By B\n")
+    for name, call in [
+        ("PutObject", lambda: r.put_object(Bucket=other, Key="r.md", Body=b"x")),
+        ("DeleteObject", lambda: r.delete_object(Bucket=other, Key="by-b.md")),
+        ("GetObject on the other bucket", lambda: r.get_object(Bucket=bucket, Key="notes/alpha.md")),
+        ("ListObjectsV2 on the other bucket", lambda: r.list_objects_v2(Bucket=bucket)),
+        ("PutObject on the other bucket", lambda: r.put_object(Bucket=bucket, Key="r.md", Body=b"x")),
+    ]:
+        check(f"it is refused {name}", code_of(call) == ("AccessDenied", 403))
+    key, secret = keys_of(args)["r"]
+    cli = Cli(args, args.tmp)
+    cli.env["AWS_ACCESS_KEY_ID"] = key
+    cli.env["AWS_SECRET_ACCESS_KEY"] = secret
+    listed = cli.run("s3", "ls").stdout.decode()
+    check("aws s3 ls shows its bucket only", other in listed and bucket not in listed.replace(other, ""), listed)
+    path = os.path.join(args.tmp, "x.md")
+    with open(path, "w") as f:
+        f.write("# x\n")
+    done = cli.run("s3", "cp", path, f"s3://{other}/x.md", ok=False)
+    check("aws s3 cp with it fails", done.returncode != 0 and b"AccessDenied" in done.stderr, done.stderr)
+    print("every check passed")
+
+
+def slowdown(args):
+    """With a low [server.rate_limit], key `a` is slowed down; key `b` is not."""
+    a, b = keyed(args, "a"), keyed(args, "b")
+    for attempt in range(50):
+        try:
+            a.list_objects_v2(Bucket=args.bucket)
+        except ClientError as e:
+            meta = e.response["ResponseMetadata"]
+            check("the limited request is SlowDown", e.response["Error"]["Code"] == "SlowDown", e.response)
+            check("with status 429", meta["HTTPStatusCode"] == 429, meta)
+            retry = meta["HTTPHeaders"].get("retry-after", "")
+            check("and Retry-After", retry.isdigit() and int(retry) >= 1, meta["HTTPHeaders"])
+            check("after a few requests", attempt >= 2, attempt)
+            break
+    else:
+        raise AssertionError("50 requests and none was limited")
+    listed = b.list_objects_v2(Bucket=args.other_bucket)
+    check("another key has its own budget", listed["ResponseMetadata"]["HTTPStatusCode"] == 200, listed)
+    print("every check passed")
+
+
+def audited(args):
+    """Writes and refusals the audit log should hold: key `a` writes, key `r` is refused, a
+    wrong secret is refused."""
+    a, r = keyed(args, "a"), keyed(args, "r")
+    a.put_object(Bucket=args.bucket, Key="notes/audited.md", Body=b"# Audited\n")
+    a.get_object(Bucket=args.bucket, Key="notes/audited.md")
+    check("a read-only key is refused", code_of(lambda: r.put_object(Bucket=args.other_bucket, Key="no.md", Body=b"x")) == ("AccessDenied", 403))
+    key, _ = keys_of(args)["a"]
+    bad = client(args, secret="not-the-secret", key=key)
+    check("a wrong secret is refused", code_of(lambda: bad.get_object(Bucket=args.bucket, Key="notes/alpha.md"))[1] == 403)
+    print("every check passed")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["full", "readonly", "wrong"])
+    parser.add_argument(
+        "mode", choices=["full", "readonly", "wrong", "keys-write", "keys-read", "slowdown", "audited"]
+    )
     parser.add_argument("--endpoint", required=True)
     parser.add_argument("--rest", required=True, help="http://host:port/api/quire")
     parser.add_argument("--bucket", required=True)
@@ -429,7 +542,16 @@ def main():
     args.secret_key = os.environ["S3_TEST_SECRET"]
     with tempfile.TemporaryDirectory() as tmp:
         args.tmp = tmp
-        {"full": full, "readonly": readonly, "wrong": wrong}[args.mode](args)
+        modes = {
+            "full": full,
+            "readonly": readonly,
+            "wrong": wrong,
+            "keys-write": keys_write,
+            "keys-read": keys_read,
+            "slowdown": slowdown,
+            "audited": audited,
+        }
+        modes[args.mode](args)
 
 
 if __name__ == "__main__":

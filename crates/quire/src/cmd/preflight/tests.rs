@@ -559,6 +559,15 @@ fn acted_keys() -> Vec<Acted> {
         )
         .test(S3, S3_CLIENTS),
         acted(
+            "protocols.s3.keys",
+            "",
+            "[[protocols.s3.keys]]\naccess_key = \"a\"\nsecret_key = \"s\"",
+        )
+        .test(
+            S3,
+            "each_s3_key_is_a_principal_with_its_actor_scope_and_space",
+        ),
+        acted(
             "protocols.nfs.enabled",
             "[protocols.nfs]\n",
             "enabled = true",
