@@ -5,8 +5,8 @@
 //!
 //! * **COMMIT** (NFSv3 procedure 21, which nfsserve answers "unavailable"): the relay waits for
 //!   the connection's WRITEs to that file to be answered, commits the file's buffer through
-//!   the pipeline, then forwards the call. A commit that fails turns the answer into that
-//!   error.
+//!   the pipeline, then forwards the call and answers it itself: success with the server's
+//!   write verifier, or the commit's error.
 //! * **WRITE** with `stable` other than UNSTABLE: forwarded; its answer is held until the
 //!   file's buffer is committed (or turned into the commit's error).
 //! * A handle nfsserve did not make (or from an earlier run) commits every buffered file.
@@ -25,6 +25,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
+
+use nfsserve::vfs::NFSFileSystem;
 
 use crate::fs::QuireNfs;
 use crate::rpc;
@@ -66,6 +68,8 @@ enum Expect {
     Write { file: Option<u64>, stable: bool },
     /// A COMMIT whose commit failed: answer this status instead.
     Fail(u32),
+    /// A COMMIT that was carried out: answer success (nfsserve answers it "unavailable").
+    Committed,
     /// A portmapper GETPORT: answer the public port.
     Port,
 }
@@ -200,9 +204,11 @@ async fn calls(
                 (rpc::NFS_PROGRAM, rpc::NFS_V3, rpc::NFSPROC3_COMMIT) => {
                     let file = rpc::commit_args(args).and_then(|h| files.file_of(h));
                     conn.writes_answered(file).await;
-                    if let Err(status) = files.commit(file).await {
-                        conn.expect(call.xid, Expect::Fail(status as u32));
-                    }
+                    let done = match files.commit(file).await {
+                        Ok(()) => Expect::Committed,
+                        Err(status) => Expect::Fail(status as u32),
+                    };
+                    conn.expect(call.xid, done);
                 }
                 (rpc::PORTMAP_PROGRAM, _, rpc::PMAPPROC_GETPORT) => {
                     conn.expect(call.xid, Expect::Port);
@@ -286,6 +292,7 @@ async fn replies(
             }
             Expect::Write { stable: false, .. } => {}
             Expect::Fail(status) => message = rpc::failure_reply(xid, status),
+            Expect::Committed => message = rpc::commit_reply(xid, files.serverid()),
             Expect::Port => {
                 if let Some(at) = rpc::getport_port_at(&message) {
                     if message[at..at + 4] != [0; 4] {

@@ -163,6 +163,14 @@ pub fn failure_reply(xid: u32, status: u32) -> Vec<u8> {
     out
 }
 
+/// The successful answer to a COMMIT (`NFS3_OK`, no attributes, then the write verifier:
+/// the one the server's WRITE answers carry, so the client does not send its writes again).
+pub fn commit_reply(xid: u32, verf: [u8; 8]) -> Vec<u8> {
+    let mut out = failure_reply(xid, 0);
+    out.extend_from_slice(&verf);
+    out
+}
+
 /// Where a successful GETPORT reply keeps the port: `None` if `reply` is not an accepted,
 /// successful reply with one word of results.
 pub fn getport_port_at(reply: &[u8]) -> Option<usize> {

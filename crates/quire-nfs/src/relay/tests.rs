@@ -135,14 +135,20 @@ async fn a_commit_commits_the_unstable_writes_before_it_is_answered() {
     let handle = s.new_file("new.md").await;
     let before = s.commits();
     let mut c = s.connect().await;
+    let mut verifier = Vec::new();
     for (xid, offset, piece) in [(1, 0, &b"# New\n"[..]), (2, 6, b"more\n")] {
         send(&mut c, &write(xid, &handle, offset, rpc::UNSTABLE, piece)).await;
-        assert_eq!(status(&answer(&mut c).await), (xid, 0, Some(0)));
+        let written = answer(&mut c).await;
+        assert_eq!(status(&written), (xid, 0, Some(0)));
+        verifier = written[written.len() - 2..].to_vec();
     }
     assert_eq!(s.on_disk("notes/new.md"), None, "buffered until COMMIT");
     send(&mut c, &commit(3, &handle)).await;
-    // nfsserve's own answer (PROC_UNAVAIL), once the file is committed.
-    assert_eq!(status(&answer(&mut c).await).1, 3);
+    // Answered by the relay once the file is committed (nfsserve would say PROC_UNAVAIL):
+    // NFS3_OK, no attributes, the verifier of the WRITE answers.
+    let committed = answer(&mut c).await;
+    assert_eq!(status(&committed), (3, 0, Some(0)));
+    assert_eq!(committed[7..], [0, 0, verifier[0], verifier[1]]);
     assert_eq!(s.on_disk("notes/new.md").unwrap(), b"# New\nmore\n");
     assert_eq!(s.commits(), before + 1);
     // Nothing is left for the quiet timer.
