@@ -156,6 +156,28 @@ fn four_clients(
     })
 }
 
+/// Each file of `src` named in `names`, PUT to `url(name)` by 4 clients.
+fn put_each(
+    names: &[String],
+    src: &Path,
+    url: impl Fn(&str) -> String + Sync,
+) -> anyhow::Result<()> {
+    four_clients(names, |agent, name| {
+        let body = std::fs::read(src.join(name))?;
+        agent.put(&url(name)).send_bytes(&body)?;
+        Ok(())
+    })
+}
+
+/// Each `url(name)` read to its end by 4 clients.
+fn get_each(names: &[String], url: impl Fn(&str) -> String + Sync) -> anyhow::Result<()> {
+    four_clients(names, |agent, name| {
+        let mut body = Vec::new();
+        std::io::Read::read_to_end(&mut agent.get(&url(name)).call()?.into_reader(), &mut body)?;
+        Ok(())
+    })
+}
+
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if !args.binary.is_file() {
         bail!(
@@ -241,28 +263,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     })?;
     rows.push(("cp -r, local (floor)", floor_in, floor_out));
     // REST.
-    let rest_in = timed(|| {
-        four_clients(&names, |agent, name| {
-            let body = std::fs::read(src.join(name))?;
-            agent
-                .put(&format!("{rest}/file?path=rest/{name}"))
-                .send_bytes(&body)?;
-            Ok(())
-        })
-    })?;
-    let rest_out = timed(|| {
-        four_clients(&names, |agent, name| {
-            let mut body = Vec::new();
-            std::io::Read::read_to_end(
-                &mut agent
-                    .get(&format!("{rest}/file?path=rest/{name}"))
-                    .call()?
-                    .into_reader(),
-                &mut body,
-            )?;
-            Ok(())
-        })
-    })?;
+    let rest_url = |name: &str| format!("{rest}/file?path=rest/{name}");
+    let rest_in = timed(|| put_each(&names, &src, rest_url))?;
+    let rest_out = timed(|| get_each(&names, rest_url))?;
     rows.push(("REST PUT/GET /file", rest_in, rest_out));
     // WebDAV and S3 with rclone.
     let back = dir.path().join("back");
@@ -278,6 +281,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .iter()
         .filter_map(|n| n.rsplit_once('/').map(|(f, _)| f))
         .collect();
+    let dav_url = |name: &str| format!("{webdav}/dav-put/{name}");
     let dav_put = timed(|| {
         let agent = ureq::AgentBuilder::new().build();
         agent
@@ -288,27 +292,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .request("MKCOL", &format!("{webdav}/dav-put/{folder}"))
                 .call()?;
         }
-        four_clients(&names, |agent, name| {
-            let body = std::fs::read(src.join(name))?;
-            agent
-                .put(&format!("{webdav}/dav-put/{name}"))
-                .send_bytes(&body)?;
-            Ok(())
-        })
+        put_each(&names, &src, dav_url)
     })?;
-    let dav_get = timed(|| {
-        four_clients(&names, |agent, name| {
-            let mut body = Vec::new();
-            std::io::Read::read_to_end(
-                &mut agent
-                    .get(&format!("{webdav}/dav-put/{name}"))
-                    .call()?
-                    .into_reader(),
-                &mut body,
-            )?;
-            Ok(())
-        })
-    })?;
+    let dav_get = timed(|| get_each(&names, dav_url))?;
     rows.push(("WebDAV PUT/GET (MKCOL first)", dav_put, dav_get));
     let s3_in = timed(|| rclone(src.to_str().unwrap(), &format!("{s3_remote}s3")))?;
     let s3_out = timed(|| rclone(&format!("{s3_remote}s3"), back.join("s3").to_str().unwrap()))?;
