@@ -1,0 +1,230 @@
+//! Export encoders: one page's row as a JSON line or a CSV record, written as it is read so
+//! an export never holds more than one page.
+
+use serde_json::{Map, Value};
+
+use crate::ImportError;
+
+/// The formats of `GET /export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Jsonl,
+    Csv,
+}
+
+impl Format {
+    /// `format=`: `jsonl` or `csv`; `parquet` is not built ([`ImportError::NotBuilt`]);
+    /// anything else is a bad request.
+    pub fn parse(format: &str) -> Result<Format, ImportError> {
+        match format.trim() {
+            "jsonl" => Ok(Format::Jsonl),
+            "csv" => Ok(Format::Csv),
+            "parquet" => Err(ImportError::NotBuilt(
+                "export format `parquet` is not built by this server yet; use jsonl or csv"
+                    .to_string(),
+            )),
+            other => Err(ImportError::BadRequest(format!(
+                "unknown export format {other:?}: jsonl, csv or parquet"
+            ))),
+        }
+    }
+
+    /// The media type of the answer.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Format::Jsonl => "application/x-ndjson",
+            Format::Csv => "text/csv; charset=utf-8",
+        }
+    }
+}
+
+/// One exported page.
+#[derive(Debug, Clone, Default)]
+pub struct Row {
+    pub path: String,
+    pub frontmatter: Map<String, Value>,
+    pub content: Option<String>,
+    pub links: Option<Vec<String>>,
+}
+
+/// Writes rows in one format with one set of columns.
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    pub format: Format,
+    /// Frontmatter keys to write; `None` (JSON Lines only) writes them all.
+    pub columns: Option<Vec<String>>,
+    pub content: bool,
+    pub links: bool,
+}
+
+impl Encoder {
+    /// What comes before the first row: the CSV header (`path`, the columns, then `content`
+    /// and `links` when asked for); nothing for JSON Lines.
+    pub fn header(&self) -> Vec<u8> {
+        match self.format {
+            Format::Jsonl => Vec::new(),
+            Format::Csv => {
+                let mut cells: Vec<String> = vec!["path".to_string()];
+                cells.extend(self.columns.iter().flatten().cloned());
+                if self.content {
+                    cells.push("content".to_string());
+                }
+                if self.links {
+                    cells.push("links".to_string());
+                }
+                csv_record(&cells)
+            }
+        }
+    }
+
+    /// One row, with its line end. JSON Lines: `{path, <frontmatter fields>, content?,
+    /// links?}` (a frontmatter field named `path`, `content` or `links` gives way). CSV:
+    /// scalars as text, lists and objects as JSON, a missing field empty.
+    pub fn row(&self, row: &Row) -> Vec<u8> {
+        match self.format {
+            Format::Jsonl => {
+                let mut object = Map::new();
+                object.insert("path".to_string(), Value::String(row.path.clone()));
+                for (key, value) in &row.frontmatter {
+                    let wanted = self.columns.as_ref().is_none_or(|c| c.contains(key));
+                    if wanted && !matches!(key.as_str(), "path" | "content" | "links") {
+                        object.insert(key.clone(), value.clone());
+                    }
+                }
+                if self.content {
+                    let content = row.content.clone().unwrap_or_default();
+                    object.insert("content".to_string(), Value::String(content));
+                }
+                if self.links {
+                    let links = row.links.clone().unwrap_or_default();
+                    object.insert(
+                        "links".to_string(),
+                        Value::Array(links.into_iter().map(Value::String).collect()),
+                    );
+                }
+                let mut line = serde_json::to_vec(&Value::Object(object)).unwrap_or_default();
+                line.push(b'\n');
+                line
+            }
+            Format::Csv => {
+                let mut cells = vec![row.path.clone()];
+                for column in self.columns.iter().flatten() {
+                    cells.push(row.frontmatter.get(column).map(cell).unwrap_or_default());
+                }
+                if self.content {
+                    cells.push(row.content.clone().unwrap_or_default());
+                }
+                if self.links {
+                    let links = row.links.clone().unwrap_or_default();
+                    cells.push(serde_json::to_string(&links).unwrap_or_default());
+                }
+                csv_record(&cells)
+            }
+        }
+    }
+}
+
+fn cell(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Bool(_) | Value::Number(_) => value.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn csv_record(cells: &[String]) -> Vec<u8> {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    let _ = writer.write_record(cells);
+    writer.into_inner().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn page() -> Row {
+        Row {
+            path: "a/b.md".into(),
+            frontmatter:
+                json!({"title": "Quote \"q\", comma", "tags": ["x", "y"], "n": 3, "path": "fake"})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            content: Some("Line 1\nLine 2\n".into()),
+            links: Some(vec!["c.md".into()]),
+        }
+    }
+
+    #[test]
+    fn jsonl_rows_hold_path_frontmatter_content_and_links() {
+        let e = Encoder {
+            format: Format::Jsonl,
+            columns: None,
+            content: true,
+            links: true,
+        };
+        assert!(e.header().is_empty());
+        let line = e.row(&page());
+        assert_eq!(line.last(), Some(&b'\n'));
+        let value: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            value,
+            json!({"path": "a/b.md", "title": "Quote \"q\", comma", "tags": ["x", "y"], "n": 3,
+                "content": "Line 1\nLine 2\n", "links": ["c.md"]})
+        );
+        let only = Encoder {
+            columns: Some(vec!["n".into()]),
+            content: false,
+            links: false,
+            ..e
+        };
+        let value: Value = serde_json::from_slice(&only.row(&page())).unwrap();
+        assert_eq!(value, json!({"path": "a/b.md", "n": 3}));
+    }
+
+    #[test]
+    fn csv_rows_follow_the_header_and_quote_what_needs_it() {
+        let e = Encoder {
+            format: Format::Csv,
+            columns: Some(vec!["title".into(), "tags".into(), "missing".into()]),
+            content: true,
+            links: false,
+        };
+        let mut out = e.header();
+        out.extend(e.row(&page()));
+        let mut reader = csv::Reader::from_reader(out.as_slice());
+        assert_eq!(
+            reader.headers().unwrap(),
+            vec!["path", "title", "tags", "missing", "content"]
+        );
+        let record = reader.records().next().unwrap().unwrap();
+        assert_eq!(
+            record.iter().collect::<Vec<_>>(),
+            vec![
+                "a/b.md",
+                "Quote \"q\", comma",
+                "[\"x\",\"y\"]",
+                "",
+                "Line 1\nLine 2\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn formats_parse_and_parquet_is_not_built() {
+        assert_eq!(Format::parse("csv").unwrap(), Format::Csv);
+        assert!(matches!(
+            Format::parse("parquet"),
+            Err(ImportError::NotBuilt(_))
+        ));
+        assert!(matches!(
+            Format::parse("xml"),
+            Err(ImportError::BadRequest(_))
+        ));
+    }
+}

@@ -1,0 +1,740 @@
+//! Sources → rows. Each reader turns one source into rows (`serde_json::Map`s), in source
+//! order: `csv`, `json`, `jsonl`, `yaml`, `sqlite`, `markdown`. Malformed input is an
+//! [`ImportError::BadRequest`] naming where it is; nothing here panics on what a user sends.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Number, Value};
+
+use crate::{ImportError, Limits, Row};
+
+/// The spec's source identifiers, in its order.
+pub const SOURCES: [&str; 19] = [
+    "postgres",
+    "mysql",
+    "sqlite",
+    "mongodb",
+    "firestore",
+    "dynamodb",
+    "redis",
+    "elasticsearch",
+    "csv",
+    "json",
+    "jsonl",
+    "yaml",
+    "excel",
+    "notion",
+    "airtable",
+    "gsheets",
+    "obsidian",
+    "confluence",
+    "markdown",
+];
+
+/// A source this crate reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Csv,
+    Json,
+    Jsonl,
+    Yaml,
+    Sqlite,
+    Markdown,
+}
+
+impl SourceKind {
+    /// Every source this crate builds.
+    pub const BUILT: [SourceKind; 6] = [
+        SourceKind::Csv,
+        SourceKind::Json,
+        SourceKind::Jsonl,
+        SourceKind::Yaml,
+        SourceKind::Sqlite,
+        SourceKind::Markdown,
+    ];
+
+    /// The source `id` names: a spec identifier this crate does not build is
+    /// [`ImportError::NotBuilt`], anything else [`ImportError::BadRequest`].
+    pub fn parse(id: &str) -> Result<SourceKind, ImportError> {
+        let id = id.trim();
+        if let Some(kind) = SourceKind::BUILT.into_iter().find(|k| k.id() == id) {
+            return Ok(kind);
+        }
+        if SOURCES.contains(&id) {
+            return Err(ImportError::NotBuilt(format!(
+                "import source `{id}` is not built by this server yet (GET /import/sources lists what is)"
+            )));
+        }
+        Err(ImportError::BadRequest(format!(
+            "unknown import source {id:?}; sources are {}",
+            SOURCES.join(", ")
+        )))
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            SourceKind::Csv => "csv",
+            SourceKind::Json => "json",
+            SourceKind::Jsonl => "jsonl",
+            SourceKind::Yaml => "yaml",
+            SourceKind::Sqlite => "sqlite",
+            SourceKind::Markdown => "markdown",
+        }
+    }
+
+    /// Whether the source is a folder (`connection.path`) rather than a file.
+    pub fn is_folder(self) -> bool {
+        self == SourceKind::Markdown
+    }
+}
+
+/// Whether this crate builds the spec's source `id`.
+pub fn is_built(id: &str) -> bool {
+    SourceKind::BUILT.iter().any(|k| k.id() == id)
+}
+
+/// One source to read: what it is, where it is (a file, or a folder for `markdown`) and,
+/// for `sqlite`, the SQL or table name.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub kind: SourceKind,
+    pub location: PathBuf,
+    pub query: Option<String>,
+}
+
+/// Reads `source`: every row (more than `limits.max_rows` is [`ImportError::TooLarge`]), or
+/// with `first`, the first rows only (a preview).
+pub fn read(
+    source: &Source,
+    limits: &Limits,
+    first: Option<usize>,
+) -> Result<Vec<Row>, ImportError> {
+    let cap = Cap {
+        max: limits.max_rows,
+        first,
+    };
+    match source.kind {
+        SourceKind::Sqlite => sqlite_rows(&source.location, source.query.as_deref(), limits, cap),
+        SourceKind::Markdown => markdown_rows(&source.location, limits, cap),
+        kind => {
+            let bytes = read_file(&source.location, limits)?;
+            rows_from_bytes(kind, &bytes, cap)
+        }
+    }
+}
+
+/// How many rows a reader may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Cap {
+    /// More rows than this refuse the import.
+    pub max: usize,
+    /// Stop after this many (a preview): no refusal.
+    pub first: Option<usize>,
+}
+
+impl Cap {
+    /// Every row up to `max`.
+    pub fn all(max: usize) -> Cap {
+        Cap { max, first: None }
+    }
+
+    /// Whether reading may stop with `len` rows read; an error when `len` is past the limit.
+    fn full(&self, len: usize) -> Result<bool, ImportError> {
+        if self.first.is_some_and(|n| len >= n) {
+            return Ok(true);
+        }
+        if len > self.max {
+            return Err(ImportError::TooLarge(format!(
+                "the source has more than {} rows, the most one import takes",
+                self.max
+            )));
+        }
+        Ok(false)
+    }
+
+    fn push(&self, rows: &mut Vec<Row>, row: Row) -> Result<bool, ImportError> {
+        rows.push(row);
+        self.full(rows.len())
+    }
+}
+
+/// The bytes of a file source, refused when larger than the limit.
+fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
+    let meta = std::fs::metadata(path).map_err(|e| missing(path, &e))?;
+    if !meta.is_file() {
+        return Err(ImportError::BadRequest(format!(
+            "{} is not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > limits.max_bytes {
+        return Err(too_big(meta.len(), limits));
+    }
+    std::fs::read(path).map_err(|e| missing(path, &e))
+}
+
+fn too_big(len: u64, limits: &Limits) -> ImportError {
+    ImportError::TooLarge(format!(
+        "the source is {len} bytes, more than the {} bytes one import reads",
+        limits.max_bytes
+    ))
+}
+
+fn missing(path: &Path, e: &std::io::Error) -> ImportError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            ImportError::NotFound(format!("no file or folder {}", path.display()))
+        }
+        _ => ImportError::Io(format!("reading {} failed: {e}", path.display())),
+    }
+}
+
+/// The rows of a file source's bytes (`csv`, `json`, `jsonl`, `yaml`).
+pub fn rows_from_bytes(kind: SourceKind, bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match kind {
+        SourceKind::Csv => csv_rows(bytes, cap),
+        SourceKind::Json => {
+            let value: Value = serde_json::from_slice(bytes)
+                .map_err(|e| ImportError::BadRequest(format!("invalid JSON: {e}")))?;
+            table_rows(value, "JSON", cap)
+        }
+        SourceKind::Jsonl => jsonl_rows(bytes, cap),
+        SourceKind::Yaml => {
+            let value: Value = serde_yaml_ng::from_slice(bytes)
+                .map_err(|e| ImportError::BadRequest(format!("invalid YAML: {e}")))?;
+            table_rows(value, "YAML", cap)
+        }
+        SourceKind::Sqlite | SourceKind::Markdown => Err(ImportError::BadRequest(format!(
+            "source `{}` is not read from bytes",
+            kind.id()
+        ))),
+    }
+}
+
+/// CSV with a header line: one row per record, keyed by the header. Quoted fields, CRLF
+/// line ends and a UTF-8 BOM are handled; an empty cell is no value (left out of the row);
+/// a record shorter than the header lacks the last fields, cells past the header are
+/// dropped. An empty header cell is named `column_<n>`; a repeated one `<name>_<n>`.
+fn csv_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(bytes);
+    let header = reader
+        .byte_headers()
+        .map_err(|e| ImportError::BadRequest(format!("invalid CSV header: {e}")))?
+        .clone();
+    let mut names: Vec<String> = Vec::with_capacity(header.len());
+    for (i, cell) in header.iter().enumerate() {
+        let text = std::str::from_utf8(cell)
+            .map_err(|_| ImportError::BadRequest("the CSV header is not UTF-8".to_string()))?
+            .trim();
+        let mut name = if text.is_empty() {
+            format!("column_{}", i + 1)
+        } else {
+            text.to_string()
+        };
+        if names.contains(&name) {
+            let mut n = 2;
+            while names.contains(&format!("{name}_{n}")) {
+                n += 1;
+            }
+            name = format!("{name}_{n}");
+        }
+        names.push(name);
+    }
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut rows = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    let mut number = 0usize;
+    loop {
+        let more = reader.read_byte_record(&mut record).map_err(|e| {
+            ImportError::BadRequest(format!("invalid CSV at record {}: {e}", number + 1))
+        })?;
+        if !more {
+            break;
+        }
+        number += 1;
+        if record.iter().all(|cell| cell.is_empty()) {
+            continue;
+        }
+        let mut row = Map::new();
+        for (name, cell) in names.iter().zip(record.iter()) {
+            if cell.is_empty() {
+                continue;
+            }
+            let text = std::str::from_utf8(cell).map_err(|_| {
+                ImportError::BadRequest(format!("CSV record {number} is not UTF-8"))
+            })?;
+            row.insert(name.clone(), Value::String(text.to_string()));
+        }
+        if cap.push(&mut rows, row)? {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// A JSON or YAML document as rows: a list of objects, or an object holding one list.
+fn table_rows(value: Value, what: &str, cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(map) => {
+            let mut lists = map.into_iter().filter(|(_, v)| v.is_array());
+            match (lists.next(), lists.next()) {
+                (Some((_, Value::Array(items))), None) => items,
+                _ => {
+                    return Err(ImportError::BadRequest(format!(
+                        "the {what} document is an object without exactly one list of records; \
+send a list of objects, or an object holding one"
+                    )))
+                }
+            }
+        }
+        _ => {
+            return Err(ImportError::BadRequest(format!(
+                "the {what} document is not a list of objects"
+            )))
+        }
+    };
+    let mut rows = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(row) = item else {
+            return Err(ImportError::BadRequest(format!(
+                "{what} record {} is not an object",
+                i + 1
+            )));
+        };
+        if cap.push(&mut rows, row)? {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// JSON Lines: one object per line; blank lines are skipped.
+fn jsonl_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let mut rows = Vec::new();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| ImportError::BadRequest(format!("invalid JSON on line {}: {e}", i + 1)))?;
+        let Value::Object(row) = value else {
+            return Err(ImportError::BadRequest(format!(
+                "line {} is not a JSON object",
+                i + 1
+            )));
+        };
+        if cap.push(&mut rows, row)? {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// Whether `query` is a table name rather than SQL.
+fn is_table_name(query: &str) -> bool {
+    !query.is_empty()
+        && query
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// The rows of `query` (one `SELECT`/`WITH`/`VALUES` statement, or a table name) over the
+/// SQLite database at `path`, opened read-only. NULL and BLOB values are left out of rows.
+fn sqlite_rows(
+    path: &Path,
+    query: Option<&str>,
+    limits: &Limits,
+    cap: Cap,
+) -> Result<Vec<Row>, ImportError> {
+    use rusqlite::types::ValueRef;
+    use rusqlite::OpenFlags;
+
+    let meta = std::fs::metadata(path).map_err(|e| missing(path, &e))?;
+    if meta.len() > limits.max_bytes {
+        return Err(too_big(meta.len(), limits));
+    }
+    let query = query
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .ok_or_else(|| {
+            ImportError::BadRequest(
+                "a sqlite import needs `query`: SQL or a table name".to_string(),
+            )
+        })?;
+    let sql = if is_table_name(query) {
+        format!("SELECT * FROM \"{}\"", query.replace('"', "\"\""))
+    } else {
+        let first = query
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        if !matches!(first.as_str(), "SELECT" | "WITH" | "VALUES") {
+            return Err(ImportError::BadRequest(
+                "`query` is a table name or one SELECT statement".to_string(),
+            ));
+        }
+        query.trim_end_matches(';').to_string()
+    };
+    let db = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| {
+        ImportError::BadRequest(format!("{} is no SQLite database: {e}", path.display()))
+    })?;
+    let mut stmt = db
+        .prepare(&sql)
+        .map_err(|e| ImportError::BadRequest(format!("the query failed: {e}")))?;
+    if !stmt.readonly() {
+        return Err(ImportError::BadRequest(
+            "`query` must only read".to_string(),
+        ));
+    }
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut result = stmt
+        .query([])
+        .map_err(|e| ImportError::BadRequest(format!("the query failed: {e}")))?;
+    let mut rows = Vec::new();
+    loop {
+        let next = result
+            .next()
+            .map_err(|e| ImportError::BadRequest(format!("the query failed: {e}")))?;
+        let Some(record) = next else { break };
+        let mut row = Map::new();
+        for (i, name) in names.iter().enumerate() {
+            let cell = record
+                .get_ref(i)
+                .map_err(|e| ImportError::BadRequest(format!("the query failed: {e}")))?;
+            let value = match cell {
+                ValueRef::Null | ValueRef::Blob(_) => continue,
+                ValueRef::Integer(n) => Value::Number(n.into()),
+                ValueRef::Real(x) => match Number::from_f64(x) {
+                    Some(n) => Value::Number(n),
+                    None => continue,
+                },
+                ValueRef::Text(bytes) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
+            };
+            row.insert(name.clone(), value);
+        }
+        if cap.push(&mut rows, row)? {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// Every `.md` file below `folder` (hidden files and folders skipped, symbolic links not
+/// followed), in path order: its frontmatter fields, `content` (the body) and `path` (from
+/// `folder`, with `/`).
+fn markdown_rows(folder: &Path, limits: &Limits, cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let meta = std::fs::metadata(folder).map_err(|e| missing(folder, &e))?;
+    if !meta.is_dir() {
+        return Err(ImportError::BadRequest(format!(
+            "{} is not a folder",
+            folder.display()
+        )));
+    }
+    let mut files = Vec::new();
+    collect_markdown(folder, "", &mut files, cap.max)?;
+    files.sort();
+    let mut rows = Vec::new();
+    let mut total: u64 = 0;
+    for relative in files {
+        let path = folder.join(&relative);
+        let bytes = std::fs::read(&path).map_err(|e| missing(&path, &e))?;
+        total += bytes.len() as u64;
+        if total > limits.max_bytes {
+            return Err(too_big(total, limits));
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        rows.push(markdown_row(&relative, &text));
+        if cap.full(rows.len())? {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// One markdown page as a row.
+pub fn markdown_row(relative: &str, text: &str) -> Row {
+    let mut row = Map::new();
+    if let Some(fm) = quire_syntax::parse_frontmatter(text) {
+        if let Value::Object(map) = fm.value {
+            row.extend(map);
+        }
+    }
+    let body = &text[quire_syntax::body_start(text).min(text.len())..];
+    row.insert("content".to_string(), Value::String(body.to_string()));
+    row.insert("path".to_string(), Value::String(relative.to_string()));
+    row
+}
+
+fn collect_markdown(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<String>,
+    max: usize,
+) -> Result<(), ImportError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| missing(dir, &e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| missing(dir, &e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        let kind = entry.file_type().map_err(|e| missing(dir, &e))?;
+        let relative = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        if kind.is_dir() {
+            collect_markdown(&entry.path(), &relative, out, max)?;
+        } else if kind.is_file() && name.ends_with(".md") {
+            out.push(relative);
+            if out.len() > max {
+                return Err(ImportError::TooLarge(format!(
+                    "the folder holds more than {max} pages, the most one import takes"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn all() -> Cap {
+        Cap::all(100)
+    }
+
+    fn csv(text: &str) -> Vec<Value> {
+        rows_from_bytes(SourceKind::Csv, text.as_bytes(), all())
+            .unwrap()
+            .into_iter()
+            .map(Value::Object)
+            .collect()
+    }
+
+    #[test]
+    fn csv_reads_quotes_commas_and_newlines_inside_fields() {
+        let rows = csv("name,note\n\"Smith, Ann\",\"said \"\"hi\"\"\nthen left\"\n");
+        assert_eq!(
+            rows,
+            vec![json!({"name": "Smith, Ann", "note": "said \"hi\"\nthen left"})]
+        );
+    }
+
+    #[test]
+    fn csv_with_crlf_and_a_bom_reads_like_plain_csv() {
+        let rows = csv("\u{FEFF}id,name\r\n1,Ann\r\n2,Bob\r\n");
+        assert_eq!(
+            rows,
+            vec![
+                json!({"id": "1", "name": "Ann"}),
+                json!({"id": "2", "name": "Bob"})
+            ]
+        );
+    }
+
+    #[test]
+    fn csv_empty_cells_are_no_value_and_blank_records_are_skipped() {
+        let rows = csv("a,b,c\n1,,3\n,,\n4\n");
+        assert_eq!(rows, vec![json!({"a": "1", "c": "3"}), json!({"a": "4"})]);
+    }
+
+    #[test]
+    fn csv_unicode_and_odd_headers() {
+        let rows = csv("名前,,名前\nZoë 🦀,x,y\n");
+        assert_eq!(
+            rows,
+            vec![json!({"名前": "Zoë 🦀", "column_2": "x", "名前_2": "y"})]
+        );
+    }
+
+    #[test]
+    fn csv_that_is_not_utf8_is_a_bad_request() {
+        let err = rows_from_bytes(SourceKind::Csv, b"a\n\xff\xfe\n", all()).unwrap_err();
+        assert!(matches!(err, ImportError::BadRequest(_)), "{err:?}");
+    }
+
+    #[test]
+    fn json_takes_a_list_or_an_object_holding_one() {
+        let list = rows_from_bytes(SourceKind::Json, br#"[{"a":1},{"a":2}]"#, all()).unwrap();
+        assert_eq!(list.len(), 2);
+        let held = rows_from_bytes(
+            SourceKind::Json,
+            br#"{"meta":{"n":1},"data":[{"a":1}]}"#,
+            all(),
+        )
+        .unwrap();
+        assert_eq!(Value::Object(held[0].clone()), json!({"a": 1}));
+        for bad in [&br#"{"a":[1],"b":[2]}"#[..], b"42", br#"[1]"#, b"[{"] {
+            let err = rows_from_bytes(SourceKind::Json, bad, all()).unwrap_err();
+            assert!(matches!(err, ImportError::BadRequest(_)), "{err:?}");
+        }
+    }
+
+    #[test]
+    fn jsonl_reads_one_object_a_line_and_names_the_bad_line() {
+        let rows = rows_from_bytes(
+            SourceKind::Jsonl,
+            b"{\"a\":1}\r\n\n{\"a\":\"\xc3\xa9\"}\n",
+            all(),
+        )
+        .unwrap();
+        assert_eq!(Value::Object(rows[1].clone()), json!({"a": "é"}));
+        let err = rows_from_bytes(SourceKind::Jsonl, b"{\"a\":1}\n{oops\n", all()).unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn yaml_reads_a_sequence_of_mappings_with_nesting() {
+        let rows = rows_from_bytes(
+            SourceKind::Yaml,
+            b"- title: A\n  tags: [x, y]\n  author: {name: Ann}\n- title: B\n",
+            all(),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(rows[0].clone()),
+            json!({"title": "A", "tags": ["x", "y"], "author": {"name": "Ann"}})
+        );
+        let err = rows_from_bytes(SourceKind::Yaml, b"just text", all()).unwrap_err();
+        assert!(matches!(err, ImportError::BadRequest(_)));
+    }
+
+    #[test]
+    fn more_rows_than_the_limit_is_too_large_and_a_preview_stops_early() {
+        let text = "a\n1\n2\n3\n";
+        let err = rows_from_bytes(SourceKind::Csv, text.as_bytes(), Cap::all(2)).unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge(_)));
+        let first = Cap {
+            max: 2,
+            first: Some(1),
+        };
+        assert_eq!(
+            rows_from_bytes(SourceKind::Csv, text.as_bytes(), first)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn source_names_split_into_built_unbuilt_and_unknown() {
+        assert_eq!(SourceKind::parse("csv").unwrap(), SourceKind::Csv);
+        assert!(matches!(
+            SourceKind::parse("excel"),
+            Err(ImportError::NotBuilt(_))
+        ));
+        assert!(matches!(
+            SourceKind::parse("floppy"),
+            Err(ImportError::BadRequest(_))
+        ));
+        assert!(SOURCES.iter().filter(|s| is_built(s)).count() == 6);
+    }
+
+    #[test]
+    fn sqlite_reads_a_table_or_a_select_and_refuses_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop.db");
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(
+            "CREATE TABLE items (id INTEGER, name TEXT, price REAL, note TEXT, data BLOB);
+             INSERT INTO items VALUES (1, 'Tea', 2.5, NULL, x'00');
+             INSERT INTO items VALUES (2, 'Café', 3.0, 'hot', NULL);",
+        )
+        .unwrap();
+        drop(db);
+        let limits = Limits::default();
+        let source = |q: &str| Source {
+            kind: SourceKind::Sqlite,
+            location: path.clone(),
+            query: Some(q.to_string()),
+        };
+        let rows = read(&source("items"), &limits, None).unwrap();
+        assert_eq!(
+            Value::Object(rows[0].clone()),
+            json!({"id": 1, "name": "Tea", "price": 2.5})
+        );
+        let rows = read(
+            &source("SELECT name FROM items WHERE id = 2;"),
+            &limits,
+            None,
+        )
+        .unwrap();
+        assert_eq!(Value::Object(rows[0].clone()), json!({"name": "Café"}));
+        for bad in [
+            "DELETE FROM items",
+            "ATTACH 'x.db' AS x",
+            "SELECT * FROM nope",
+            "",
+        ] {
+            let err = read(&source(bad), &limits, None).unwrap_err();
+            assert!(matches!(err, ImportError::BadRequest(_)), "{bad}: {err:?}");
+        }
+        let rows = read(&source("items"), &limits, None).unwrap();
+        assert_eq!(rows.len(), 2, "nothing was deleted");
+    }
+
+    #[test]
+    fn markdown_rows_carry_frontmatter_content_and_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".hidden")).unwrap();
+        std::fs::write(
+            dir.path().join("a.md"),
+            "---\ntitle: A\ntags: [x]\n---\nBody A\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("sub/b.md"), "No frontmatter\n").unwrap();
+        std::fs::write(dir.path().join(".hidden/c.md"), "hidden").unwrap();
+        std::fs::write(dir.path().join("d.txt"), "not markdown").unwrap();
+        let source = Source {
+            kind: SourceKind::Markdown,
+            location: dir.path().to_path_buf(),
+            query: None,
+        };
+        let rows = read(&source, &Limits::default(), None).unwrap();
+        assert_eq!(
+            rows.into_iter().map(Value::Object).collect::<Vec<_>>(),
+            vec![
+                json!({"title": "A", "tags": ["x"], "content": "Body A\n", "path": "a.md"}),
+                json!({"content": "No frontmatter\n", "path": "sub/b.md"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_not_found_and_a_big_one_too_large() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Source {
+            kind: SourceKind::Csv,
+            location: dir.path().join("nope.csv"),
+            query: None,
+        };
+        let err = read(&source, &Limits::default(), None).unwrap_err();
+        assert!(matches!(err, ImportError::NotFound(_)));
+        std::fs::write(dir.path().join("nope.csv"), "a\n1\n").unwrap();
+        let small = Limits {
+            max_bytes: 2,
+            max_rows: 10,
+        };
+        let err = read(&source, &small, None).unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge(_)));
+    }
+}
