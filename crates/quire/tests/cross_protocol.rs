@@ -7,11 +7,10 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use support::{quire, text, write_config, Server};
+use support::{clients_present, head_files, quire, text, write_config, Server};
 
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -20,48 +19,14 @@ const SCRIPT: &str = concat!(
 const SECRET: &str = "cross-secret-0123456789";
 
 fn boto3_available() -> bool {
-    let required = std::env::var_os("QUIRE_REQUIRE_S3_CLIENTS").is_some();
-    match Command::new("python3")
+    let problem = match Command::new("python3")
         .args(["-c", "import boto3"])
         .output()
     {
-        Ok(out) if out.status.success() => true,
-        other => {
-            let problem = format!("python3 cannot import boto3 ({other:?})");
-            assert!(!required, "QUIRE_REQUIRE_S3_CLIENTS is set, but {problem}");
-            eprintln!("skipped: {problem}");
-            false
-        }
-    }
-}
-
-/// The address a protocol's "… listening on http://…" line names.
-fn listening(server: &Server, what: &str) -> String {
-    let started = Instant::now();
-    loop {
-        let log = server.log();
-        if let Some(line) = log
-            .lines()
-            .find(|l| l.contains(&format!("{what} listening on ")))
-        {
-            let at = line.find("http://").unwrap();
-            return line[at..].trim().trim_end_matches('/').to_string();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no {what} address:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn head_files(root: &Path) -> Vec<String> {
-    let out = Command::new("git")
-        .args(["ls-tree", "-r", "--name-only", "HEAD"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    text(&out.stdout).lines().map(str::to_string).collect()
+        Ok(out) if out.status.success() => None,
+        other => Some(format!("python3 cannot import boto3 ({other:?})")),
+    };
+    clients_present("QUIRE_REQUIRE_S3_CLIENTS", problem)
 }
 
 #[test]
@@ -82,7 +47,7 @@ fn twenty_writers_on_webdav_and_twenty_on_s3_lose_nothing() {
          secret_key = \"${QUIRE_TEST_S3_SECRET}\"\n",
     );
     let mut server = Server::start_with(&root, &["--no-mcp"], &[("QUIRE_TEST_S3_SECRET", SECRET)]);
-    let (webdav, s3) = (listening(&server, "WebDAV"), listening(&server, "S3"));
+    let (webdav, s3) = (server.listening("WebDAV"), server.listening("S3"));
     let out = Command::new("python3")
         .arg(SCRIPT)
         .args(["--webdav", &webdav, "--s3", &s3, "--rest", &server.base])

@@ -8,25 +8,21 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{quire, status_of, text, write_config, Server};
+use support::{clients_present, git_log, quire, status_of, text, tree, write_config, Server};
 
 fn fuse_available() -> bool {
-    let required = std::env::var_os("QUIRE_REQUIRE_FUSE").is_some();
     let problem = if !Path::new("/dev/fuse").exists() {
-        "/dev/fuse is missing".to_string()
+        Some("/dev/fuse is missing".to_string())
     } else if Command::new("fusermount3").arg("-V").output().is_err() {
-        "fusermount3 does not run (apt-get install fuse3)".to_string()
+        Some("fusermount3 does not run (apt-get install fuse3)".to_string())
     } else {
-        return true;
+        None
     };
-    assert!(!required, "QUIRE_REQUIRE_FUSE is set, but {problem}");
-    eprintln!("skipped: {problem}");
-    false
+    clients_present("QUIRE_REQUIRE_FUSE", problem)
 }
 
 fn seeded(dir: &Path, name: &str) -> PathBuf {
@@ -122,36 +118,6 @@ impl Drop for Mount {
     }
 }
 
-fn log(root: &Path) -> Vec<String> {
-    let out = Command::new("git")
-        .args(["log", "--format=%an\t%s"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    text(&out.stdout).lines().map(str::to_string).collect()
-}
-
-fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name().into_string().unwrap();
-            if prefix.is_empty() && (name == ".git" || name == ".quire") {
-                continue;
-            }
-            let path = format!("{prefix}{name}");
-            if entry.file_type().unwrap().is_dir() {
-                walk(&entry.path(), &format!("{path}/"), out);
-            } else {
-                out.insert(path, std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, "", &mut out);
-    out
-}
-
 #[test]
 fn shell_commands_on_the_mount_are_commits_and_mv_keeps_links() {
     if !fuse_available() {
@@ -165,41 +131,41 @@ fn shell_commands_on_the_mount_are_commits_and_mv_keeps_links() {
         "# A\n\nSee [[b]] and [the b page](b.md).\n"
     );
     assert_eq!(mount.sh("ls notes"), "a.md\nb.md\n");
-    let before = log(&root).len();
+    let before = git_log(&root).len();
     // A new page: one commit by the mount's actor.
     mount.sh("echo 'hello' > notes/new.md");
     assert_eq!(
         std::fs::read_to_string(root.join("notes/new.md")).unwrap(),
         "hello\n"
     );
-    assert_eq!(log(&root).len(), before + 1, "{:?}", log(&root));
+    assert_eq!(git_log(&root).len(), before + 1, "{:?}", git_log(&root));
     assert!(
-        log(&root)[0].starts_with("fuse\tCreate notes/new.md"),
+        git_log(&root)[0].starts_with("fuse\tCreate notes/new.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     // Appending: one more.
     mount.sh("echo 'again' >> notes/new.md");
     assert_eq!(mount.sh("cat notes/new.md"), "hello\nagain\n");
-    assert_eq!(log(&root).len(), before + 2);
+    assert_eq!(git_log(&root).len(), before + 2);
     // A folder, and a page moved into it: the links follow.
     mount.sh("mkdir archive && mv notes/b.md archive/b.md");
     assert_eq!(mount.sh("ls archive"), "b.md\n");
     let a = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
     assert!(a.contains("[the b page](../archive/b.md)"), "{a}");
     assert!(
-        log(&root)[0].starts_with("fuse\tRename notes/b.md"),
+        git_log(&root)[0].starts_with("fuse\tRename notes/b.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     // A removal, and an editor's scratch file that is never committed.
     mount.sh("rm notes/new.md && echo x > notes/.a.md.swp && ls -a notes");
     assert!(!root.join("notes/new.md").exists());
     assert!(!root.join("notes/.a.md.swp").exists());
     assert!(
-        log(&root)[0].starts_with("fuse\tDelete notes/new.md"),
+        git_log(&root)[0].starts_with("fuse\tDelete notes/new.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     // Stop: unmounted, everything committed.
     let at = mount.at.clone();
@@ -279,15 +245,15 @@ fn a_root_a_server_holds_is_mounted_through_that_server() {
             .map(|r| r.into_string().unwrap())
     };
     assert_eq!(mount.sh("ls notes"), "a.md\nb.md\n");
-    let before = log(&root).len();
+    let before = git_log(&root).len();
     // A write through the mount is the server's commit, by the mount's actor, readable at once.
     mount.sh("echo 'hello' > notes/new.md");
     assert_eq!(get("notes/new.md").unwrap(), "hello\n");
-    assert_eq!(log(&root).len(), before + 1, "{:?}", log(&root));
+    assert_eq!(git_log(&root).len(), before + 1, "{:?}", git_log(&root));
     assert!(
-        log(&root)[0].starts_with("mara\tCreate notes/new.md"),
+        git_log(&root)[0].starts_with("mara\tCreate notes/new.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     // A write over REST is seen through the mount.
     let r = ureq::put(&format!("{}/file?path=notes/rest.md", server.base))
@@ -300,9 +266,9 @@ fn a_root_a_server_holds_is_mounted_through_that_server() {
     let a = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
     assert!(a.contains("[the b page](../archive/b.md)"), "{a}");
     assert!(
-        log(&root)[0].starts_with("mara\tRename notes/b.md"),
+        git_log(&root)[0].starts_with("mara\tRename notes/b.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     // An editor's swap file lives in the server's memory: listed, never on disk.
     mount.sh("echo x > notes/.a.md.swp");
@@ -353,9 +319,9 @@ fn quire_serve_mounts_with_protocols_fuse_and_unmounts_when_it_stops() {
         .unwrap();
     assert_eq!(page, "# C\n");
     assert!(
-        log(&root)[0].starts_with("mounted\tCreate notes/c.md"),
+        git_log(&root)[0].starts_with("mounted\tCreate notes/c.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
     let ready: serde_json::Value = ureq::get(&format!("{}/readyz", server.host))
         .call()

@@ -11,29 +11,25 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use support::{quire, serve_refused, status_of, text, write_config, Server};
+use support::{
+    clients_present, git_log, quire, serve_refused, status_of, text, tree, write_config, Server,
+};
 
 /// Whether the libnfs utilities (and python3 for the library calls) run; `false` (with a
 /// message) when the test is skipped.
 fn clients_available() -> bool {
-    let required = std::env::var_os("QUIRE_REQUIRE_NFS_CLIENTS").is_some();
-    for tool in ["nfs-ls", "python3"] {
-        // nfs-ls without arguments prints its usage and fails: it runs.
-        if let Err(e) = Command::new(tool).arg("--version").output() {
-            let problem = format!(
-                "{tool} does not run ({e}); install it with `apt-get install libnfs-utils python3`"
-            );
-            assert!(!required, "QUIRE_REQUIRE_NFS_CLIENTS is set, but {problem}");
-            eprintln!("skipped: {problem}");
-            return false;
-        }
-    }
-    true
+    // nfs-ls without arguments prints its usage and fails: it runs.
+    let problem = ["nfs-ls", "python3"].iter().find_map(|tool| {
+        let e = Command::new(tool).arg("--version").output().err()?;
+        Some(format!(
+            "{tool} does not run ({e}); install it with `apt-get install libnfs-utils python3`"
+        ))
+    });
+    clients_present("QUIRE_REQUIRE_NFS_CLIENTS", problem)
 }
 
 /// A root with linked pages (as the WebDAV tests have) and a 2 MB binary asset.
@@ -81,19 +77,14 @@ fn blob(len: usize) -> Vec<u8> {
 /// A server with NFS on, and the NFS port.
 fn start(root: &Path) -> (Server, u16) {
     let server = Server::start(root, &["--no-mcp"]);
-    let started = Instant::now();
-    loop {
-        let log = server.log();
-        if let Some(line) = log.lines().find(|l| l.contains("NFS listening on ")) {
-            let port = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-            return (server, port);
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no NFS address in the log:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let port = server
+        .listening("NFS")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    (server, port)
 }
 
 /// `nfs://127.0.0.1/PATH` on the server's one port (NFS and MOUNT both).
@@ -152,38 +143,6 @@ fn libnfs(port: u16, op: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Every file below `root` but `.git/` and `.quire/`, with its bytes.
-fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name().into_string().unwrap();
-            if prefix.is_empty() && (name == ".git" || name == ".quire") {
-                continue;
-            }
-            let path = format!("{prefix}{name}");
-            if entry.file_type().unwrap().is_dir() {
-                walk(&entry.path(), &format!("{path}/"), out);
-            } else {
-                out.insert(path, std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, "", &mut out);
-    out
-}
-
-/// The commits of a root, newest first: `author<TAB>subject`.
-fn log(root: &Path) -> Vec<String> {
-    let out = Command::new("git")
-        .args(["log", "--format=%an\t%s"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    text(&out.stdout).lines().map(str::to_string).collect()
-}
-
 /// A file over REST: its status and bytes.
 fn rest_file(server: &Server, path: &str) -> (u16, Vec<u8>) {
     match ureq::get(&format!("{}/file?path={path}", server.base)).call() {
@@ -202,7 +161,7 @@ fn rest_file(server: &Server, path: &str) -> (u16, Vec<u8>) {
 /// commit of a file already committed at the client's COMMIT would show now.
 fn after_quiet(root: &Path) -> Vec<String> {
     std::thread::sleep(Duration::from_millis(800));
-    log(root)
+    git_log(root)
 }
 
 #[test]
@@ -232,7 +191,7 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
 
     // A copy in: one commit, by `nfs`, over REST and in HEAD as soon as `nfs-cp` returns
     // (its COMMIT at close commits the file before it is answered).
-    let before = log(&root).len();
+    let before = git_log(&root).len();
     let local = dir.path().join("new.md");
     let page = b"# New\n\nWritten over NFS, linking [[a]].\n".repeat(50);
     std::fs::write(&local, &page).unwrap();
@@ -241,7 +200,7 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
         &[local.to_str().unwrap(), &url(port, "/notes/new.md")],
     );
     assert_eq!(rest_file(&server, "notes/new.md"), (200, page.clone()));
-    let after = log(&root);
+    let after = git_log(&root);
     assert_eq!(after.len(), before + 1, "committed at once: {after:?}");
     assert!(after[0].starts_with("nfs\t"), "{after:?}");
     let after = after_quiet(&root);
@@ -255,7 +214,7 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
         "nfs-cp",
         &[local_big.to_str().unwrap(), &url(port, "/assets/in.bin")],
     );
-    assert_eq!(log(&root).len(), before + 2, "committed at once");
+    assert_eq!(git_log(&root).len(), before + 2, "committed at once");
     assert_eq!(rest_file(&server, "assets/in.bin"), (200, big.clone()));
     let after_big = after_quiet(&root);
     assert_eq!(after_big.len(), before + 2, "one commit: {after_big:?}");
@@ -285,7 +244,7 @@ fn libnfs_clients_list_read_and_copy_in_and_out() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("EXIST"), "{}", text(&out.stderr));
     std::thread::sleep(Duration::from_millis(600));
-    assert_eq!(log(&root).len(), before + 2);
+    assert_eq!(git_log(&root).len(), before + 2);
 }
 
 #[test]
@@ -321,7 +280,7 @@ fn a_rename_over_nfs_rewrites_links_exactly_as_post_rename() {
     assert_eq!(nfs_tree, rest_tree);
     let a = String::from_utf8(nfs_tree["notes/a.md"].clone()).unwrap();
     assert!(a.contains("../moved/bee.md"), "{a}");
-    let history = log(&over_nfs);
+    let history = git_log(&over_nfs);
     assert!(
         history[0].starts_with("scripts\t") && history[1].starts_with("scripts\t"),
         "one commit per rename, by the configured actor: {history:?}"
@@ -333,7 +292,7 @@ fn a_rename_over_nfs_rewrites_links_exactly_as_post_rename() {
     assert!(over_nfs.join("made").is_dir());
     assert!(libnfs(port, &["unlink", "/index.md"]).status.success());
     assert!(!over_nfs.join("index.md").exists());
-    assert!(log(&over_nfs)[0].starts_with("scripts\t"));
+    assert!(git_log(&over_nfs)[0].starts_with("scripts\t"));
 }
 
 #[test]
@@ -344,7 +303,7 @@ fn a_read_only_nfs_export_refuses_writes() {
     let dir = tempfile::tempdir().unwrap();
     let root = seeded(dir.path(), "kb", "read_only = true\n");
     let (_server, port) = start(&root);
-    let before = log(&root);
+    let before = git_log(&root);
     let local = dir.path().join("x.md");
     std::fs::write(&local, "# X\n").unwrap();
     let out = run(
@@ -363,7 +322,7 @@ fn a_read_only_nfs_export_refuses_writes() {
         assert!(text(&out.stderr).contains("ROFS"), "{}", text(&out.stderr));
     }
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(log(&root), before, "nothing was committed");
+    assert_eq!(git_log(&root), before, "nothing was committed");
     assert!(!root.join("notes/x.md").exists());
     // Reads still work.
     let a = ok("nfs-cat", &[&url(port, "/notes/a.md")]);

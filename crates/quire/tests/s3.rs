@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{quire, serve_refused, text, write_config, Server};
+use support::{clients_present, quire, serve_refused, text, write_config, Server};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/s3_clients.py");
 
@@ -29,7 +29,6 @@ const SECRET: &str = "s3cr3t-0123456789-abcdef";
 
 /// Whether python3 with boto3 and the aws CLI run; `false` (with a message) when skipped.
 fn clients_available() -> bool {
-    let required = std::env::var_os("QUIRE_REQUIRE_S3_CLIENTS").is_some();
     let boto = Command::new("python3")
         .args(["-c", "import boto3, botocore"])
         .output();
@@ -47,9 +46,7 @@ fn clients_available() -> bool {
         ),
         Err(e) => format!("python3 does not run ({e})"),
     };
-    assert!(!required, "QUIRE_REQUIRE_S3_CLIENTS is set, but {problem}");
-    eprintln!("skipped: {problem}");
-    false
+    clients_present("QUIRE_REQUIRE_S3_CLIENTS", Some(problem))
 }
 
 /// A main root `alpha` (the default space) with a page, and a second space `beta`.
@@ -95,20 +92,8 @@ fn start(root: &Path) -> (Server, String) {
 /// [`start`] with this environment.
 fn start_with(root: &Path, env: &[(&str, &str)]) -> (Server, String) {
     let server = Server::start_with(root, &["--no-mcp"], env);
-    let started = Instant::now();
-    loop {
-        let log = server.log();
-        if let Some(line) = log.lines().find(|l| l.contains("S3 listening on ")) {
-            let at = line.find("http://").unwrap();
-            let url = line[at..].trim().trim_end_matches('/').to_string();
-            return (server, url);
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no S3 address in the log:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let url = server.listening("S3");
+    (server, url)
 }
 
 /// Runs the client script in `mode`; its output.

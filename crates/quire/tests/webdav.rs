@@ -7,12 +7,12 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use support::{quire, serve_refused, status_of, text, write_config, Server};
+use support::{
+    clients_present, git_log, quire, serve_refused, status_of, text, tree, write_config, Server,
+};
 
 const WRITER_KEY: &str = "writer-key-0123";
 const READER_KEY: &str = "reader-key-0123";
@@ -25,20 +25,11 @@ const AUTH: &str = "[versioning]\nasync_commit = false\n\
 
 /// Whether `tool` runs; `false` (with a message) when the test is skipped.
 fn client_available(tool: &str) -> bool {
-    let required = std::env::var_os("QUIRE_REQUIRE_WEBDAV_CLIENTS").is_some();
-    match Command::new(tool).arg("--version").output() {
-        Ok(_) => true,
-        Err(e) => {
-            let problem =
-                format!("{tool} does not run ({e}); install it with `apt-get install {tool}`");
-            assert!(
-                !required,
-                "QUIRE_REQUIRE_WEBDAV_CLIENTS is set, but {problem}"
-            );
-            eprintln!("skipped: {problem}");
-            false
-        }
-    }
+    let problem =
+        Command::new(tool).arg("--version").output().err().map(|e| {
+            format!("{tool} does not run ({e}); install it with `apt-get install {tool}`")
+        });
+    clients_present("QUIRE_REQUIRE_WEBDAV_CLIENTS", problem)
 }
 
 /// A root with linked pages: `notes/a.md` links to `notes/b.md` both ways a page can.
@@ -70,20 +61,8 @@ fn seeded(dir: &Path, name: &str, config: &str) -> PathBuf {
 /// A server with WebDAV on, and the WebDAV address (`http://127.0.0.1:PORT`).
 fn start(root: &Path) -> (Server, String) {
     let server = Server::start(root, &["--no-mcp"]);
-    let started = Instant::now();
-    loop {
-        let log = server.log();
-        if let Some(line) = log.lines().find(|l| l.contains("WebDAV listening on ")) {
-            let at = line.find("http://").unwrap();
-            let url = line[at..].trim().trim_end_matches('/').to_string();
-            return (server, url);
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no WebDAV address in the log:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let url = server.listening("WebDAV");
+    (server, url)
 }
 
 fn basic(key: &str) -> String {
@@ -143,38 +122,6 @@ fn dav(
     }
 }
 
-/// Every file below `root` but `.git/` and `.quire/`, with its bytes.
-fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name().into_string().unwrap();
-            if prefix.is_empty() && (name == ".git" || name == ".quire") {
-                continue;
-            }
-            let path = format!("{prefix}{name}");
-            if entry.file_type().unwrap().is_dir() {
-                walk(&entry.path(), &format!("{path}/"), out);
-            } else {
-                out.insert(path, std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, "", &mut out);
-    out
-}
-
-/// The commits of a root, newest first: `author<TAB>subject`.
-fn log(root: &Path) -> Vec<String> {
-    let out = Command::new("git")
-        .args(["log", "--format=%an\t%s"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    text(&out.stdout).lines().map(str::to_string).collect()
-}
-
 /// Files git tracks in HEAD.
 fn tracked(root: &Path) -> Vec<String> {
     let out = Command::new("git")
@@ -214,7 +161,7 @@ fn litmus_passes_basic_copymove_props_locks_and_http_with_an_api_key() {
     );
     assert!(!report.contains("FAIL"), "{report}");
     // Everything litmus wrote went through the pipeline as alice, and it cleaned up.
-    assert!(log(&root).iter().any(|l| l.starts_with("alice\t")));
+    assert!(git_log(&root).iter().any(|l| l.starts_with("alice\t")));
     assert!(
         !tree(&root).keys().any(|p| p.starts_with("litmus")),
         "{:?}",
@@ -301,9 +248,9 @@ fn rclone_copies_a_folder_in_and_out_and_its_moves_keep_links() {
     assert!(a.contains("[the b page](../archive/b.md)"), "{a}");
     assert!(!root.join("notes/b.md").exists());
     assert!(
-        log(&root)[0].starts_with("alice\tRename notes/b.md"),
+        git_log(&root)[0].starts_with("alice\tRename notes/b.md"),
         "{:?}",
-        log(&root)
+        git_log(&root)
     );
 }
 
@@ -392,11 +339,15 @@ fn basic_credentials_carry_the_key_and_its_scope() {
     assert!(!root.join("notes/new.md").exists() && !root.join("x").exists());
     assert!(root.join("notes/a.md").exists());
     // A write key writes as its actor; the page reads back over REST at once.
-    let before = log(&root).len();
+    let before = git_log(&root).len();
     let (status, _, _) = dav("PUT", &url, Some(WRITER_KEY), &[], b"# New\n");
     assert_eq!(status, 201);
-    assert_eq!(log(&root).len(), before + 1);
-    assert!(log(&root)[0].starts_with("alice\t"), "{:?}", log(&root));
+    assert_eq!(git_log(&root).len(), before + 1);
+    assert!(
+        git_log(&root)[0].starts_with("alice\t"),
+        "{:?}",
+        git_log(&root)
+    );
     let page = ureq::get(&format!("{}/file?path=notes/new.md", server.base))
         .set("authorization", &format!("Bearer {READER_KEY}"))
         .call()
@@ -439,7 +390,7 @@ fn an_editors_save_dance_is_one_clean_write_of_the_page() {
     let root = seeded(dir.path(), "kb", "[versioning]\nasync_commit = false\n");
     let (_server, dav_url) = start(&root);
     let page = format!("{dav_url}/notes/b.md");
-    let before = log(&root).len();
+    let before = git_log(&root).len();
     // Finder: ._ and .DS_Store beside the page; a temp file saved, then moved over the page.
     for (path, body) in [
         ("notes/._b.md", "mac"),
@@ -467,7 +418,7 @@ fn an_editors_save_dance_is_one_clean_write_of_the_page() {
         std::fs::read_to_string(root.join("notes/b.md")).unwrap(),
         "# B\n\nSaved once.\n"
     );
-    assert_eq!(log(&root).len(), before + 1, "{:?}", log(&root));
+    assert_eq!(git_log(&root).len(), before + 1, "{:?}", git_log(&root));
     // The scratch files list and read like files, and are never committed or written to disk.
     let (status, listing, _) = dav(
         "PROPFIND",
@@ -506,8 +457,12 @@ fn an_editors_save_dance_is_one_clean_write_of_the_page() {
         201
     );
     assert_eq!(dav("DELETE", &format!("{page}~"), None, &[], b"").0, 204);
-    assert_eq!(log(&root).len(), before + 2, "{:?}", log(&root));
-    assert!(log(&root)[0].contains("notes/b.md"), "{:?}", log(&root));
+    assert_eq!(git_log(&root).len(), before + 2, "{:?}", git_log(&root));
+    assert!(
+        git_log(&root)[0].contains("notes/b.md"),
+        "{:?}",
+        git_log(&root)
+    );
     let files = tracked(&root);
     assert!(files.contains(&"notes/b.md".to_string()), "{files:?}");
     assert!(

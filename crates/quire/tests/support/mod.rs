@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -109,6 +110,25 @@ impl Server {
         self.log.lock().unwrap().clone()
     }
 
+    /// The address of the server's line `<what> listening on <address>` (a trailing `/`
+    /// left out), waiting for it at most 30 s.
+    pub fn listening(&self, what: &str) -> String {
+        let started = Instant::now();
+        let needle = format!("{what} listening on ");
+        loop {
+            let log = self.log();
+            if let Some(line) = log.lines().find(|l| l.contains(&needle)) {
+                let at = line.find(&needle).unwrap() + needle.len();
+                return line[at..].trim().trim_end_matches('/').to_string();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no {what} address in the log:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// SIGTERM, then waits (at most `limit`) for the process to exit; returns how long it took.
     pub fn terminate(&mut self, limit: Duration) -> Duration {
         let started = Instant::now();
@@ -169,4 +189,60 @@ pub fn status_of(result: Result<ureq::Response, ureq::Error>) -> u16 {
         Err(ureq::Error::Status(code, _)) => code,
         Err(e) => panic!("transport error: {e}"),
     }
+}
+
+/// Whether a test's outside clients run: `problem` says what is missing, if anything. A
+/// missing client skips the test (saying why) unless `require` (an environment variable
+/// `.ci/run` sets) demands them.
+pub fn clients_present(require: &str, problem: Option<String>) -> bool {
+    let Some(problem) = problem else {
+        return true;
+    };
+    assert!(
+        std::env::var_os(require).is_none(),
+        "{require} is set, but {problem}"
+    );
+    eprintln!("skipped: {problem}");
+    false
+}
+
+/// Every file below `root` but `.git/` and `.quire/`, with its bytes.
+pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if prefix.is_empty() && (name == ".git" || name == ".quire") {
+                continue;
+            }
+            let path = format!("{prefix}{name}");
+            if entry.file_type().unwrap().is_dir() {
+                walk(&entry.path(), &format!("{path}/"), out);
+            } else {
+                out.insert(path, std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, "", &mut out);
+    out
+}
+
+/// The commits of a root, newest first: `author<TAB>subject`.
+pub fn git_log(root: &Path) -> Vec<String> {
+    git_lines(root, &["log", "--format=%an\t%s"])
+}
+
+/// The files git holds in HEAD.
+pub fn head_files(root: &Path) -> Vec<String> {
+    git_lines(root, &["ls-tree", "-r", "--name-only", "HEAD"])
+}
+
+fn git_lines(root: &Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    text(&out.stdout).lines().map(str::to_string).collect()
 }
