@@ -200,7 +200,9 @@ async fn bad_input_is_a_json_error_and_writes_nothing() {
     // No path; the top folder, which is no file.
     let r = s.call(Method::PUT, "/api/quire/mount/file", &[], "x").await;
     assert!(r.expect_error(400).contains("path"));
-    let r = s.call(Method::PUT, "/api/quire/mount/file?path=", &[], "x").await;
+    let r = s
+        .call(Method::PUT, "/api/quire/mount/file?path=", &[], "x")
+        .await;
     assert!(r.expect_error(403).contains("top folder"));
     // Outside the root, into git's or quire's folders.
     for path in ["../x.md", ".git/x", ".quire/x.md"] {
