@@ -1,8 +1,9 @@
 //! A folder of pages copied in and read back through each file protocol of the real server,
 //! against the same through REST and a `cp -r` between local folders (the floor): `rclone
-//! copy` for WebDAV and S3, `cp -r` on the FUSE mount, 4 parallel clients over REST (rclone's
-//! default is 4 transfers). Each copy goes into a folder of its own in one root; the server
-//! runs with its defaults (batched commits).
+//! copy` for WebDAV and S3, `cp -r` on the FUSE mount, `nfs-cp` per file for NFS (libnfs's
+//! utilities copy one file per process; a row of `cp` per file shows what the processes
+//! cost), 4 parallel clients everywhere (rclone's default is 4 transfers). Each copy goes into
+//! a folder of its own in one root; the server runs with its defaults (batched commits).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,9 @@ pub struct Args {
     /// Leave the FUSE mount out (no /dev/fuse or fusermount3).
     #[arg(long)]
     pub no_fuse: bool,
+    /// Leave NFS out (no `nfs-cp`: apt-get install libnfs-utils).
+    #[arg(long)]
+    pub no_nfs: bool,
 }
 
 const S3_KEY: &str = "bench-access";
@@ -35,9 +39,11 @@ struct Addresses {
     rest: Option<String>,
     webdav: Option<String>,
     s3: Option<String>,
+    /// `host:port`
+    nfs: Option<String>,
 }
 
-fn addresses(server: &mut Child, want_s3: bool) -> anyhow::Result<Addresses> {
+fn addresses(server: &mut Child, want_nfs: bool) -> anyhow::Result<Addresses> {
     let stderr = server.stderr.take().context("server stderr")?;
     let found = Arc::new(Mutex::new(Addresses::default()));
     let sink = found.clone();
@@ -57,6 +63,8 @@ fn addresses(server: &mut Child, want_s3: bool) -> anyhow::Result<Addresses> {
                 found.webdav = url.map(|u| u.trim_end_matches('/').to_string());
             } else if line.contains("S3 listening") {
                 found.s3 = url.map(|u| u.trim_end_matches('/').to_string());
+            } else if let Some(at) = line.find("NFS listening on ") {
+                found.nfs = Some(line[at + 17..].trim().to_string());
             } else if line.contains("ERROR") {
                 eprintln!("server: {line}");
             }
@@ -66,11 +74,16 @@ fn addresses(server: &mut Child, want_s3: bool) -> anyhow::Result<Addresses> {
     loop {
         {
             let found = found.lock().unwrap();
-            if found.rest.is_some() && found.webdav.is_some() && (found.s3.is_some() || !want_s3) {
+            if found.rest.is_some()
+                && found.webdav.is_some()
+                && found.s3.is_some()
+                && (found.nfs.is_some() || !want_nfs)
+            {
                 return Ok(Addresses {
                     rest: found.rest.clone(),
                     webdav: found.webdav.clone(),
                     s3: found.s3.clone(),
+                    nfs: found.nfs.clone(),
                 });
             }
         }
@@ -178,6 +191,33 @@ fn get_each(names: &[String], url: impl Fn(&str) -> String + Sync) -> anyhow::Re
     })
 }
 
+/// One process per path of `paths` (`command(path)` must succeed), 4 at a time.
+fn four_processes(
+    paths: &[String],
+    command: impl Fn(&str) -> Command + Sync,
+) -> anyhow::Result<()> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<()> {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = paths.get(i) else {
+                            return Ok(());
+                        };
+                        run_ok(command(path).stdout(Stdio::null()))?;
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("client thread")?;
+        }
+        Ok(())
+    })
+}
+
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if !args.binary.is_file() {
         bail!(
@@ -207,6 +247,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             mount.to_str().context("mount path")?
         ));
     }
+    if !args.no_nfs {
+        config.push_str("[protocols.nfs]\nenabled = true\nport = 0\n");
+    }
     std::fs::write(root.join(".quire/config.toml"), config)?;
     let mut server = Command::new(&args.binary)
         .args(["serve", "--port", "0", "--no-mcp", "--root"])
@@ -216,7 +259,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .stderr(Stdio::piped())
         .spawn()
         .context("starting quire serve")?;
-    let found = addresses(&mut server, true)?;
+    let found = addresses(&mut server, !args.no_nfs)?;
     let rest = found.rest.context("REST address")?;
     let webdav = found.webdav.context("WebDAV address")?;
     let s3 = found.s3.context("S3 address")?;
@@ -319,8 +362,50 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         })?;
         rows.push(("FUSE (cp -r on the mount)", fuse_in, fuse_out));
     }
+    // NFS: one `nfs-cp` per file (the folders made over WebDAV first).
+    if let Some(nfs) = &found.nfs {
+        let back_nfs = back.join("nfs");
+        ureq::request("MKCOL", &format!("{webdav}/nfs")).call()?;
+        for folder in &folders {
+            ureq::request("MKCOL", &format!("{webdav}/nfs/{folder}")).call()?;
+            std::fs::create_dir_all(back_nfs.join(folder))?;
+            std::fs::create_dir_all(dir.path().join("each").join(folder))?;
+        }
+        let (host, port) = nfs.rsplit_once(':').context("NFS address")?;
+        let url = |path: &str| {
+            format!("nfs://{host}/nfs/{path}?nfsport={port}&mountport={port}&version=3")
+        };
+        let nfs_in = timed(|| {
+            four_processes(&names, |name| {
+                let mut cmd = Command::new("nfs-cp");
+                cmd.arg(src.join(name)).arg(url(name));
+                cmd
+            })
+        })?;
+        let nfs_out = timed(|| {
+            four_processes(&names, |name| {
+                let mut cmd = Command::new("nfs-cp");
+                cmd.arg(url(name)).arg(back_nfs.join(name));
+                cmd
+            })
+        })?;
+        let each_in = timed(|| {
+            four_processes(&names, |name| {
+                let mut cmd = Command::new("cp");
+                cmd.arg(src.join(name))
+                    .arg(dir.path().join("each").join(name));
+                cmd
+            })
+        })?;
+        rows.push(("cp per file, local (floor)", each_in, each_in));
+        rows.push(("NFS (nfs-cp per file)", nfs_in, nfs_out));
+    }
     // Everything arrived, byte for byte.
-    for (name, folder) in [("webdav", back.join("webdav")), ("s3", back.join("s3"))] {
+    let mut copies = vec![("webdav", back.join("webdav")), ("s3", back.join("s3"))];
+    if found.nfs.is_some() {
+        copies.push(("nfs", back.join("nfs")));
+    }
+    for (name, folder) in copies {
         let got = files(&folder);
         if got != names {
             bail!(
