@@ -28,7 +28,17 @@ pub struct SearchResults {
     pub offset: usize,
     /// `sqlite` (BM25) or `grep`.
     pub engine: String,
+    /// `all`: every word of the query is in each page found (the query's own meaning).
+    /// `any`: no page has every word of a query of plain words, so these are the pages with
+    /// any of them (common function words left out), ranked by BM25: the most and the rarest
+    /// words first.
+    #[serde(default = "all_words")]
+    pub matching: String,
     pub results: Vec<SearchHit>,
+}
+
+fn all_words() -> String {
+    "all".to_string()
 }
 
 /// The answer of a DQL query.

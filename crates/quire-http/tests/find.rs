@@ -98,6 +98,44 @@ async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
     assert_eq!(v["results"].as_array().unwrap().len(), 1);
 }
 
+/// A question typed in plain words, no page holding every word: the pages with any of the
+/// telling words, best first, and the answer says so; anything else means what it says.
+#[tokio::test]
+async fn a_question_no_page_answers_word_for_word_finds_the_pages_with_any_of_its_words() {
+    let s = server();
+    let exact = s.get("/api/quire/search?q=borrowing").await.json();
+    assert_eq!(exact["matching"], "all");
+    let q = enc("how does garbage collection keep memory safe");
+    let v = s.get(&format!("/api/quire/search?q={q}")).await.json();
+    assert_eq!(v["matching"], "any", "{v}");
+    let found = paths(&v);
+    // Python has garbage collection; Rust keeps memory safe; Tokyo mentions memory.
+    assert_eq!(found.len(), 3, "{v}");
+    assert!(found[..2].contains(&"notes/python.md".to_string()), "{v}");
+    assert!(found[..2].contains(&"notes/rust.md".to_string()), "{v}");
+    assert_eq!(v["total"], 3);
+    // Operators, fields and negations are taken at their word: nothing is nothing.
+    for q in [
+        "garbage AND safe",
+        "tag:lang coffee",
+        "coffee NOT café",
+        "zebra",
+    ] {
+        let v = s
+            .get(&format!("/api/quire/search?q={}", enc(q)))
+            .await
+            .json();
+        assert_eq!(v["total"], 0, "{q}: {v}");
+        assert_eq!(v["matching"], "all", "{q}");
+    }
+    // The grep tier falls back the same way.
+    let g = TestServer::from_config("[search]\nengine = \"grep\"\n", &vault());
+    let v = g.get(&format!("/api/quire/search?q={q}")).await.json();
+    assert_eq!(v["engine"], "grep");
+    assert_eq!(v["matching"], "any");
+    assert_eq!(v["total"], 3, "{v}");
+}
+
 #[tokio::test]
 async fn verified_search_puts_trusted_pages_first() {
     let s = server();

@@ -64,8 +64,10 @@ impl Operation for Search {
         "Full-text search ranked by BM25 (title and tags count most) over \
 titles, text, tags, aliases, property values and folder and file names: words, AND, OR, \
 NOT/-word, \"phrases\", prefix*, parentheses, tag:name (nested tags too), path:folder/sub, \
-file:name; with `path` (folder) and `tag` filters. Answers paths, titles and snippets, not \
-whole pages: read the hits you need with quire_read. Cheap (SQLite index).",
+file:name; with `path` (folder) and `tag` filters. Plain words must all match; when no page \
+has them all, the pages with any of them come back, best first, marked `matching: any`, so a \
+question in plain words finds something. Answers paths, titles and snippets, not whole pages: \
+read the hits you need with quire_read. Cheap (SQLite index).",
     );
 
     fn run(space: &Space, input: SearchInput, _: &Caller) -> Result<SearchResults> {

@@ -11,6 +11,7 @@ use quire_api::{
 };
 use quire_graph::{LinkDirection, LinkGraph, Neighbors};
 use quire_index::search::grep::GrepPage;
+use quire_index::search::Query;
 use quire_index::{SearchError, SearchRequest};
 use quire_query::dql::{self, Calc, ExecLimits, GroupSpan, PageData, QueryError, ViewShape};
 use quire_query::EvalContext;
@@ -157,7 +158,8 @@ impl Find<'_> {
         Ok(indexer)
     }
 
-    /// Full-text search: words must all match; `AND`, `OR`, `NOT`, `"phrases"`, `prefix*`,
+    /// Full-text search: words must all match (when no page has every word of a query of
+    /// plain words, the pages with any of them: `matching: any`); `AND`, `OR`, `NOT`, `"phrases"`, `prefix*`,
     /// parentheses, and `tag:`, `path:`, `file:`. Words are found in titles, headings, text,
     /// tags, aliases, property values and folder and file names. A malformed query is a bad
     /// request naming the position of the fault.
@@ -195,14 +197,27 @@ impl Find<'_> {
             return Err(Error::bad_request("missing query `q`"));
         }
         let engine = self.engine();
-        let found = match engine {
-            Engine::Sqlite => self.indexer()?.index.search(&request),
-            Engine::Grep => self.grep(&request),
+        let searched = |query: &Query| {
+            let found = match engine {
+                Engine::Sqlite => self.indexer()?.index.search_parsed(query, &request),
+                Engine::Grep => Ok(self.grep(query, &request)),
+            };
+            found.map_err(|e| match e {
+                SearchError::Syntax(e) => Error::bad_request(format!("invalid search query: {e}")),
+                SearchError::Index(e) => Error::internal(e),
+            })
         };
-        let found = found.map_err(|e| match e {
-            SearchError::Syntax(e) => Error::bad_request(format!("invalid search query: {e}")),
-            SearchError::Index(e) => Error::internal(e),
-        })?;
+        let query_parsed = Query::parse(&request.query)
+            .map_err(|e| Error::bad_request(format!("invalid search query: {e}")))?;
+        let mut found = searched(&query_parsed)?;
+        let mut matching = "all";
+        // Words typed as a question: no page has them all, the pages with any of them.
+        if found.total == 0 {
+            if let Some(any) = Query::any_word(&request.query) {
+                found = searched(&any)?;
+                matching = "any";
+            }
+        }
         // Logged for search analytics (first pages only: paging is one search); failing to
         // log never fails the search.
         if let (Some(indexer), 0, true) = (&self.0.indexer, request.offset, logged) {
@@ -218,6 +233,7 @@ impl Find<'_> {
                 Engine::Grep => "grep",
             }
             .into(),
+            matching: matching.into(),
             results: found
                 .hits
                 .into_iter()
@@ -241,11 +257,7 @@ impl Find<'_> {
     }
 
     /// The grep tier: every page read and matched now.
-    fn grep(
-        &self,
-        request: &SearchRequest,
-    ) -> std::result::Result<quire_index::SearchResults, SearchError> {
-        let query = quire_index::search::Query::parse(&request.query)?;
+    fn grep(&self, query: &Query, request: &SearchRequest) -> quire_index::SearchResults {
         let pages: Vec<(PagePath, String)> = {
             let vault = self.0.links.vault();
             vault
@@ -289,12 +301,12 @@ impl Find<'_> {
             }
             Some(page)
         });
-        Ok(quire_index::search::grep::search(&query, texts, request))
+        quire_index::search::grep::search(query, texts, request)
     }
 
     /// Every page as DQL sees it: the index thread's catalog, or, in a process that keeps no
     /// index, the pages read now.
-    fn pages(&self) -> Result<Arc<Vec<PageData>>> {
+    pub(crate) fn pages(&self) -> Result<Arc<Vec<PageData>>> {
         let catalog = match &self.0.indexer {
             Some(_) => None,
             None => Some(read_catalog(&self.0.root, &self.0.links)),

@@ -152,7 +152,15 @@ impl Index {
     /// (`WHERE fts MATCH ? AND rowid = ?`) would set up the whole full-text query again for
     /// every hit, which cost more than ranking all matches.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults, SearchError> {
-        let query = Query::parse(&request.query)?;
+        self.search_parsed(&Query::parse(&request.query)?, request)
+    }
+
+    /// [`Index::search`] for a query parsed already (`request.query` is not read).
+    pub fn search_parsed(
+        &self,
+        query: &Query,
+        request: &SearchRequest,
+    ) -> Result<SearchResults, SearchError> {
         let matching = query.to_fts5();
         let folder = folder(request.path_prefix.as_deref());
         let tag = tag_filter(request.tag.as_deref());

@@ -135,6 +135,16 @@ impl Field {
     }
 }
 
+/// Words that say little about what a page is about, left out of [`Query::any_word`].
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
+    "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not",
+    "of", "on", "or", "our", "should", "so", "some", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
 impl Query {
     /// Parses `input`; see the module documentation for the syntax.
     pub fn parse(input: &str) -> Result<Query, SearchSyntaxError> {
@@ -166,6 +176,39 @@ impl Query {
         let mut out = String::new();
         self.render(&mut out);
         out
+    }
+
+    /// For words typed side by side (`input` is `how far away are other suns`: two or more
+    /// plain words or phrases, no operator, field or parenthesis), the query that matches pages with **any** of them, the
+    /// common English function words left out when others remain: what a search falls back
+    /// to when no page has every word, ranked by BM25 so the pages with the most and the
+    /// rarest words come first. `None` for anything else (operators, fields, negations, one
+    /// word), which means exactly what it says.
+    pub fn any_word(input: &str) -> Option<Query> {
+        let parts: Vec<Query> = lex(input)
+            .ok()?
+            .into_iter()
+            .map(|l| match l.kind {
+                Kind::Term(term) => Some(Query::Term(term)),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        if parts.len() < 2 {
+            return None;
+        }
+        let telling: Vec<Query> = parts
+            .iter()
+            .filter(|p| match p {
+                Query::Term(t) => !FUNCTION_WORDS.contains(&t.text.to_lowercase().as_str()),
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        match telling.len() {
+            0 => Some(Query::Or(parts.clone())),
+            1 => telling.into_iter().next(),
+            _ => Some(Query::Or(telling)),
+        }
     }
 
     /// Whether some term of the query is a `field` term.
@@ -568,6 +611,36 @@ mod tests {
     fn words_side_by_side_all_must_match() {
         assert_eq!(fts("alpha beta"), r#"("alpha" AND "beta")"#);
         assert_eq!(fts("alpha AND beta"), r#"("alpha" AND "beta")"#);
+    }
+
+    #[test]
+    fn words_typed_side_by_side_fall_back_to_any_of_the_telling_ones() {
+        let any = |input: &str| Query::any_word(input).map(|q| q.to_fts5());
+        assert_eq!(
+            any("how far away are other suns").as_deref(),
+            Some(r#"("far" OR "away" OR "other" OR "suns")"#)
+        );
+        assert_eq!(
+            any(r#"the "red planet" moons"#).as_deref(),
+            Some(r#"("red planet" OR "moons")"#)
+        );
+        // One telling word is that word; only function words: all of them.
+        assert_eq!(any("what is kanban").as_deref(), Some(r#""kanban""#));
+        assert_eq!(
+            any("what is it").as_deref(),
+            Some(r#"("what" OR "is" OR "it")"#)
+        );
+        // Anything but plain words means what it says.
+        for exact in [
+            "alpha",
+            "alpha OR beta",
+            "alpha AND beta",
+            "alpha NOT beta",
+            "tag:x alpha",
+            "(a b) c",
+        ] {
+            assert_eq!(any(exact), None, "{exact}");
+        }
     }
 
     #[test]
