@@ -1,6 +1,7 @@
 // Ctrl/Cmd+K search: results as you type, highlighted snippets (only the server's <mark>
 // survives), arrow keys to choose, Enter to open. While a query is pending the previous
-// results stay (marked busy) and "No results." shows only for an answered query.
+// results stay (marked busy) and "No results." shows only for an answered query. When no
+// page has every word, the server answers the pages with some of them, and the status says so.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type SearchHit } from './api';
 import { pageHref, snippetHtml } from './markdown';
@@ -27,6 +28,8 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
   const [error, setError] = useState<unknown>(null);
   // The query the shown results answer ('' for none yet).
   const [answered, setAnswered] = useState('');
+  // No page had every word: the hits have some of them.
+  const [some, setSome] = useState(false);
   const seq = useRef(0);
 
   useEffect(() => {
@@ -35,7 +38,7 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
     if (!text) { setHits([]); setError(null); setAnswered(''); return; }
     const timer = setTimeout(() => {
       api.search(text, 20).then(
-        (r) => { if (mine === seq.current) { setHits(r.results); setActive(0); setError(null); setAnswered(text); } },
+        (r) => { if (mine === seq.current) { setHits(r.results); setSome(r.matching === 'any'); setActive(0); setError(null); setAnswered(text); } },
         (e) => { if (mine === seq.current) { setHits([]); setError(e); setAnswered(text); } },
       );
     }, 120);
@@ -66,7 +69,7 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
         onKeyDown={onKey}
       />
       <ErrorNote error={error} />
-      <p class="muted small search-state" role="status">{pending ? 'Searching…' : answered && !error ? `${hits.length === 0 ? 'No results.' : `${hits.length} result${hits.length === 1 ? '' : 's'}`}` : ''}</p>
+      <p class="muted small search-state" role="status">{pending ? 'Searching…' : answered && !error ? `${hits.length === 0 ? 'No results.' : `${hits.length} result${hits.length === 1 ? '' : 's'}${some ? ' — no page has every word; these have some of them' : ''}`}` : ''}</p>
       {hits.length > 0 && <div aria-busy={pending}><SearchResultsList hits={hits} active={active} onPick={pick} /></div>}
     </Modal>
   );

@@ -32,6 +32,8 @@ export interface Peek {
 export interface SearchHit { path: string; title: string; score: number; snippet: string }
 export interface SearchResults {
   query: string; total: number; limit: number; offset: number; engine: string; results: SearchHit[];
+  /** `any`: no page has every word; these have some of them. */
+  matching?: 'all' | 'any';
 }
 export interface WriteResult { path: string; etag: string; created: boolean; commit?: string }
 export interface VersionEntry { hash: string; author: string; message: string; timestamp: string }
