@@ -21,6 +21,18 @@ pub enum Event {
         actor: String,
         timestamp: String,
     },
+    /// An import finished: one commit of `paths` (placed before `Bulk`, whose fields it
+    /// has too, so that an untagged read tells them apart).
+    Import {
+        /// Pages created or changed.
+        imported: usize,
+        /// The `_source` of the pages.
+        source: String,
+        actor: String,
+        /// Every page the import wrote (archived ones too).
+        paths: Vec<String>,
+        timestamp: String,
+    },
     /// A bulk write completed.
     Bulk {
         paths: Vec<String>,
@@ -30,12 +42,13 @@ pub enum Event {
 }
 
 impl Event {
-    /// The event's name on the stream: `write`, `delete` or `bulk`.
+    /// The event's name on the stream: `write`, `delete`, `bulk` or `import`.
     pub fn name(&self) -> &'static str {
         match self {
             Event::Write { .. } => "write",
             Event::Delete { .. } => "delete",
             Event::Bulk { .. } => "bulk",
+            Event::Import { .. } => "import",
         }
     }
 }

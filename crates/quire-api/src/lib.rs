@@ -17,6 +17,7 @@ pub mod files;
 pub mod find;
 pub mod health;
 pub mod history;
+pub mod import;
 pub mod insight;
 pub mod mcp;
 pub mod mount;
@@ -66,6 +67,11 @@ pub use find::{
 };
 pub use health::{Health, ProtocolStatus, Ready};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
+pub use import::{
+    ExportRequest, ExportText, ImportConnection, ImportMapping, ImportPreview,
+    ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult, ImportRowError, ImportSource,
+    ImportSources, ImportUpload,
+};
 pub use insight::{
     BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DayViews, DismissGap,
     Eligible, EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,

@@ -57,7 +57,10 @@ pub async fn upload_asset(
 }
 
 /// A multipart body that could not be read: 413 when it passed the body limit, else 400.
-fn multipart_error(what: &str, e: &axum::extract::multipart::MultipartError) -> ApiError {
+pub(crate) fn multipart_error(
+    what: &str,
+    e: &axum::extract::multipart::MultipartError,
+) -> ApiError {
     let code = if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         quire_service::ErrorCode::TooLarge
     } else {

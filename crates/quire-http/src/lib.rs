@@ -18,6 +18,7 @@ mod feeds;
 mod files;
 pub mod gate;
 mod health;
+mod import;
 mod metrics;
 pub mod oidc;
 mod ops;
@@ -97,7 +98,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
         (name = "spaces", description = "The spaces this server hosts: listing, adding and removing them"),
         (name = "mount", description = "The file-system layer, for `quire mount` of a root this server holds: stat, list, read, write, folders, delete, rename, as the server's own FUSE mount calls them (editors' scratch files in memory, renames through the planner)"),
-        (name = "import", description = "Import, ingestion and export: not implemented by this server (each route answers 501; saved connections are an empty list)")
+        (name = "import", description = "Import from files and databases (csv, json, jsonl, yaml, sqlite, markdown) as pages in one commit, previews, uploads, and export as JSON Lines or CSV. Not built yet (501): the other sources, browse, connections (an empty list), Airbyte, ingestion, document export, parquet")
     )
 )]
 struct ApiDoc;
@@ -105,6 +106,7 @@ struct ApiDoc;
 fn space_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(files::upload_asset))
+        .routes(routes!(import::upload))
         .routes(routes!(events::events))
         .routes(routes!(feeds::feed_atom))
         .routes(routes!(feeds::feed_json))

@@ -35,19 +35,17 @@ async fn import_connections_are_an_empty_list_without_a_connection_store() {
 }
 
 #[tokio::test]
-async fn import_export_and_ingest_answer_501_and_write_nothing() {
+async fn unbuilt_import_export_and_ingest_routes_answer_501_and_write_nothing() {
     let s = TestServer::new();
     let commits = s.commit_count();
     for (method, uri) in [
-        (Method::POST, "/api/quire/import"),
-        (Method::POST, "/api/quire/import/preview"),
+        (Method::POST, "/api/quire/import/browse"),
         (Method::POST, "/api/quire/import/connections"),
         (Method::DELETE, "/api/quire/import/connections/abc"),
         (Method::POST, "/api/quire/import/connections/abc/run"),
         (Method::POST, "/api/quire/import/airbyte/spec"),
         (Method::GET, "/api/quire/import/sync/status"),
         (Method::POST, "/api/quire/ingest"),
-        (Method::GET, "/api/quire/export?format=jsonl"),
         (Method::POST, "/api/quire/export/document"),
     ] {
         let r = s

@@ -163,7 +163,9 @@ pub(crate) fn subscribe(
 fn touched(event: &Event) -> Vec<String> {
     let paths: Vec<&str> = match event {
         Event::Write { path, .. } | Event::Delete { path, .. } => vec![path.as_str()],
-        Event::Bulk { paths, .. } => paths.iter().map(String::as_str).collect(),
+        Event::Bulk { paths, .. } | Event::Import { paths, .. } => {
+            paths.iter().map(String::as_str).collect()
+        }
         #[allow(unreachable_patterns)]
         _ => Vec::new(),
     };

@@ -21,6 +21,7 @@ pub mod drafts;
 pub mod files;
 pub mod find;
 pub mod history;
+pub mod import;
 pub mod insight;
 pub mod mount;
 pub mod pages;
@@ -78,5 +79,6 @@ pub fn visit(v: &mut impl Visit) {
     collab::visit(v);
     refactor::visit(v);
     repair::visit(v);
+    import::visit(v);
     mount::visit(v);
 }

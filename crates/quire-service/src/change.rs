@@ -76,12 +76,14 @@ impl Expect {
 }
 
 /// How the finished change is announced on the event stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Announce {
     /// One `write` or `delete` event per file.
     PerFile,
     /// One `bulk` event listing every path.
     Bulk,
+    /// One `import` event: `imported` pages from `source`, listing every path written.
+    Import { source: String, imported: usize },
 }
 
 /// When the change is committed.

@@ -4,7 +4,7 @@
 //! Nothing here knows HTTP, MCP or the terminal: adapters translate their requests into calls
 //! on a [`Space`]'s services ([`Files`], [`Versions`], [`Claims`], [`Restructure`], [`Find`],
 //! [`Insight`], [`Views`], [`Pages`], [`Comments`], [`Shares`], [`Publishing`], [`Rules`],
-//! [`Themes`], [`Drafts`], [`Schemas`], [`Workflows`]) and map [`Error`]s through
+//! [`Themes`], [`Drafts`], [`Schemas`], [`Workflows`], [`Import`]) and map [`Error`]s through
 //! [`ErrorCode`]. Layers inside, each depending only on those before it (no import circle:
 //! the layering test checks it): `change`, `error`, `events`, `settings` → `names`, `links` →
 //! `indexing` → `hooks` → `core` → `pipeline` → `documents` → the services → `space` →
@@ -25,6 +25,7 @@ mod file_system;
 mod files;
 mod find;
 mod hooks;
+mod import;
 mod indexing;
 mod insight;
 mod janitor;
@@ -67,6 +68,7 @@ pub use events::{EventBus, EventSink};
 pub use file_system::{is_scratch, Entry as FsEntry, FileSystem, Kind as FsKind, Protocol};
 pub use files::{FileContent, Files, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
+pub use import::{ExportPlan, Import, IMPORT_ACTOR, PREVIEW_LIMIT, PREVIEW_LIMIT_MAX};
 pub use insight::{Insight, VelocityQuery};
 pub use janitor::{JanitorScan, LAST_SCAN_PATH};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};

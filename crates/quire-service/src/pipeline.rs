@@ -380,10 +380,17 @@ impl SpaceCore {
 
     fn events_of(&self, prepared: &[Prepared], change: &Change) -> Vec<Event> {
         let timestamp = now_rfc3339();
-        match change.announce {
+        match &change.announce {
             Announce::Bulk => vec![Event::Bulk {
                 paths: prepared.iter().map(|p| p.path.to_string()).collect(),
                 actor: change.actor.clone(),
+                timestamp,
+            }],
+            Announce::Import { source, imported } => vec![Event::Import {
+                imported: *imported,
+                source: source.clone(),
+                actor: change.actor.clone(),
+                paths: prepared.iter().map(|p| p.path.to_string()).collect(),
                 timestamp,
             }],
             Announce::PerFile => prepared

@@ -188,6 +188,11 @@ impl Space {
         Find(&self.core)
     }
 
+    /// Import from files and databases, export to JSON Lines and CSV.
+    pub fn import(&self) -> crate::import::Import<'_> {
+        crate::import::Import(&self.core)
+    }
+
     /// Saved views and computed view pages.
     pub fn views(&self) -> Views<'_> {
         Views(&self.core)

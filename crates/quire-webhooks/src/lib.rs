@@ -448,6 +448,16 @@ fn payloads(event: &Event) -> Vec<WebhookPayload> {
             .iter()
             .map(|path| one("bulk", path, actor, timestamp))
             .collect(),
+        // One delivery per page the import wrote, so `path_glob` filters it as it does a bulk.
+        Event::Import {
+            paths,
+            actor,
+            timestamp,
+            ..
+        } => paths
+            .iter()
+            .map(|path| one("import", path, actor, timestamp))
+            .collect(),
     }
 }
 

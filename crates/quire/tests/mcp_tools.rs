@@ -85,6 +85,9 @@ const EXPECTED: &[&str] = &[
     "quire_refactor_apply",
     "quire_refactor_script",
     "quire_refactor_revert",
+    "quire_import",
+    "quire_import_preview",
+    "quire_export",
 ];
 
 /// Tools of the spec whose subsystem does not exist: never advertised.
@@ -92,8 +95,6 @@ const ABSENT: &[&str] = &[
     "quire_search_semantic",
     "quire_suggestions",
     "quire_embeddings",
-    "quire_import",
-    "quire_export",
     "quire_clip",
     "quire_ingest",
     "quire_export_document",

@@ -32,6 +32,7 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "template" => on(filter, template),
         "readlink" => on(filter, readlink),
         "views_save" => on(filter, views_save),
+        "export" => on(filter, crate::import::export),
         _ => return super::areas::handler::<O>(filter),
     })
 }

@@ -1,0 +1,503 @@
+//! Import and export of a space: a source's rows become pages in ONE pipeline pass (one
+//! commit by the caller, `import` by default), and pages go out as JSON Lines or CSV, one
+//! page read at a time.
+//!
+//! **Import rules.** Reading and rendering are `quire-import`'s; here: every page gets
+//! `_source` (the source's name) and `_source_id` (its row's id); a row whose page already
+//! holds exactly the rendered bytes is `skipped` (not written); with `full_sync`, a page whose
+//! `_source` is this source and whose `_source_id` no row of this import has gets
+//! `_archived_at` (it is never deleted; a row that comes back writes the page again without
+//! it). Nothing to write: no commit. The change is announced as one `import` event.
+
+use std::collections::BTreeSet;
+
+use quire_api::{
+    ExportRequest, ImportPreview, ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult,
+    ImportRowError, ImportSource, ImportSources, ImportUpload,
+};
+use quire_import::export::{Encoder, Format, Row as ExportRow};
+use quire_import::{ImportError, Limits, Mapping, Plan, Source, SourceKind};
+use quire_query::dql::PageData;
+use quire_store::{etag, StoreError};
+use quire_vault::PagePath;
+use serde_json::Value;
+use sha2::Digest;
+
+use crate::change::{Announce, Change, CommitMode, Expect, FileOp, WriteOptions};
+use crate::core::SpaceCore;
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::now_rfc3339;
+use crate::find::Find;
+use crate::indexing::read_catalog;
+
+/// The author of an import that names none.
+pub const IMPORT_ACTOR: &str = "import";
+/// Rows a preview renders when the caller names no `limit`, and the most it may ask for.
+pub const PREVIEW_LIMIT: usize = 5;
+pub const PREVIEW_LIMIT_MAX: usize = 20;
+/// Characters of a body a preview shows.
+const BODY_PREVIEW_CHARS: usize = 200;
+
+/// Import and export of one space.
+pub struct Import<'a>(pub(crate) &'a SpaceCore);
+
+/// An export checked and ready to stream: its encoder and the pages, in path order.
+pub struct ExportPlan {
+    encoder: Encoder,
+    paths: Vec<PagePath>,
+}
+
+impl ExportPlan {
+    /// The media type of the answer.
+    pub fn media_type(&self) -> &'static str {
+        self.encoder.format.media_type()
+    }
+
+    /// How many pages it exports.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+}
+
+impl Import<'_> {
+    /// Every source identifier of the spec, each with whether this server builds it.
+    pub fn sources(&self) -> ImportSources {
+        ImportSources {
+            sources: quire_import::SOURCES
+                .iter()
+                .map(|id| ImportSource {
+                    id: id.to_string(),
+                    available: quire_import::is_built(id),
+                })
+                .collect(),
+        }
+    }
+
+    /// Keeps an uploaded file for a later import (a day, under `.quire/state/uploads/`).
+    pub fn upload(&self, name: &str, bytes: &[u8]) -> Result<ImportUpload> {
+        if self.0.writer.is_none() {
+            return Err(Error::unavailable(
+                "this process opened the root read-only: uploads need the server holding it",
+            ));
+        }
+        if bytes.len() as u64 > quire_import::MAX_BYTES {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!("an upload holds at most {} bytes", quire_import::MAX_BYTES),
+            ));
+        }
+        let path = quire_import::Uploads::new(self.0.root.dir())
+            .store(name, bytes)
+            .map_err(error)?;
+        Ok(ImportUpload {
+            path,
+            size: bytes.len(),
+        })
+    }
+
+    /// Renders the first `limit` rows (default 5, at most 20) as the import would write
+    /// them; writes nothing.
+    pub fn preview(&self, request: &ImportPreviewRequest) -> Result<ImportPreview> {
+        let limit = request.limit.unwrap_or(PREVIEW_LIMIT);
+        if limit == 0 || limit > PREVIEW_LIMIT_MAX {
+            return Err(Error::bad_request(format!(
+                "`limit` is between 1 and {PREVIEW_LIMIT_MAX}, not {limit}"
+            )));
+        }
+        let (source, plan) = self.prepare(&request.import)?;
+        let rows = quire_import::read(&source, &Limits::default(), Some(limit)).map_err(error)?;
+        let rendering = plan.render_all(&rows);
+        let mut errors = row_errors(rendering.errors);
+        let mut records = Vec::new();
+        for (row, page) in rendering.pages {
+            if let Err(e) = PagePath::new(&page.path) {
+                errors.push(ImportRowError {
+                    row,
+                    error: e.to_string(),
+                });
+                continue;
+            }
+            records.push(ImportRecord {
+                body_preview: page.body.chars().take(BODY_PREVIEW_CHARS).collect(),
+                frontmatter: page.frontmatter_map(),
+                path: page.path,
+            });
+        }
+        errors.sort_by_key(|e| e.row);
+        Ok(ImportPreview { records, errors })
+    }
+
+    /// Imports every row as a page, in one pipeline pass.
+    pub fn run(&self, request: &ImportRequest, opts: &WriteOptions) -> Result<ImportResult> {
+        let (source, plan) = self.prepare(request)?;
+        let rows = quire_import::read(&source, &Limits::default(), None).map_err(error)?;
+        let rendering = plan.render_all(&rows);
+        drop(rows);
+        let mut errors = row_errors(rendering.errors);
+        let mut ops = Vec::new();
+        let mut written: BTreeSet<String> = BTreeSet::new();
+        let mut skipped = 0;
+        for (row, page) in rendering.pages {
+            let path = match PagePath::new(&page.path) {
+                Ok(path) => path,
+                Err(e) => {
+                    errors.push(ImportRowError {
+                        row,
+                        error: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            let text = page.text().into_bytes();
+            match self.0.root.read(&path) {
+                Ok(current) if current == text => {
+                    skipped += 1;
+                    continue;
+                }
+                Ok(_) | Err(StoreError::NotFound { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
+            written.insert(path.to_string());
+            ops.push(FileOp {
+                path,
+                content: Some(text),
+                expect: Expect::Anything,
+            });
+        }
+        let imported = ops.len();
+        let archived = if request.full_sync {
+            let gone = self.archive(plan.source_id(), &rendering.ids, &written)?;
+            let n = gone.len();
+            ops.extend(gone);
+            n
+        } else {
+            0
+        };
+        errors.sort_by_key(|e| e.row);
+        let mut result = ImportResult {
+            imported,
+            skipped,
+            archived,
+            errors,
+            source: plan.source_id().to_string(),
+            commit: None,
+        };
+        if ops.is_empty() {
+            return Ok(result);
+        }
+        let actor = opts
+            .actor
+            .clone()
+            .filter(|a| !a.trim().is_empty())
+            .unwrap_or_else(|| IMPORT_ACTOR.to_string());
+        let message = opts.message_or(|| {
+            let mut m = format!("Import {imported} pages from {}", plan.source_id());
+            if archived > 0 {
+                m.push_str(&format!(", archive {archived}"));
+            }
+            m
+        });
+        let applied = self.0.apply(Change {
+            ops,
+            actor,
+            message,
+            announce: Announce::Import {
+                source: plan.source_id().to_string(),
+                imported,
+            },
+            commit: CommitMode::Now,
+        })?;
+        result.commit = applied.commit;
+        Ok(result)
+    }
+
+    /// The pages of `source` whose row is gone: each with `_archived_at` set now, expecting
+    /// the bytes read (a page changed meanwhile makes the import a conflict, not a loss).
+    fn archive(
+        &self,
+        source: &str,
+        ids: &BTreeSet<String>,
+        written: &BTreeSet<String>,
+    ) -> Result<Vec<FileOp>> {
+        let gone = self.catalog_paths(|page| {
+            let Some(fm) = page.frontmatter.as_object() else {
+                return false;
+            };
+            let id = fm
+                .get(quire_import::SOURCE_ID_KEY)
+                .map(quire_import::template::text_of)
+                .unwrap_or_default();
+            fm.get(quire_import::SOURCE_KEY).and_then(Value::as_str) == Some(source)
+                && !fm.contains_key(quire_import::ARCHIVED_KEY)
+                && !written.contains(&page.path)
+                && !ids.contains(&id)
+        })?;
+        let now = now_rfc3339();
+        let mut ops = Vec::new();
+        for page in gone {
+            let path = PagePath::new(&page)?;
+            let bytes = match self.0.root.read(&path) {
+                Ok(bytes) => bytes,
+                Err(StoreError::NotFound { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let tag = etag(&bytes);
+            let mut editor = quire_syntax::FrontmatterEditor::new(&String::from_utf8_lossy(&bytes));
+            editor.set(quire_import::ARCHIVED_KEY, &Value::String(now.clone()));
+            ops.push(FileOp {
+                path,
+                content: Some(editor.finish().into_bytes()),
+                expect: Expect::Etag(tag),
+            });
+        }
+        Ok(ops)
+    }
+
+    /// The paths of the pages `keep` selects, read in place from the catalog (frontmatter as
+    /// the index holds it, read-your-writes), or from the pages read now in a process that
+    /// keeps no index.
+    fn catalog_paths(&self, keep: impl Fn(&PageData) -> bool) -> Result<Vec<String>> {
+        let find = Find(self.0);
+        let read_now;
+        let catalog = match &self.0.indexer {
+            Some(_) => &*find.indexer()?.catalog,
+            None => {
+                read_now = read_catalog(&self.0.root, &self.0.links);
+                &read_now
+            }
+        };
+        catalog
+            .paths_where(keep)
+            .ok_or_else(|| Error::unavailable("the catalog is being built; try again shortly"))
+    }
+
+    /// The source an import names and how its rows become pages; a bad source, connection,
+    /// prefix or template is refused here, before anything is read.
+    fn prepare(&self, request: &ImportRequest) -> Result<(Source, Plan)> {
+        let kind = SourceKind::parse(&request.source).map_err(error)?;
+        let connection = &request.connection;
+        let (field, given) = if kind.is_folder() {
+            ("path", connection.path.as_deref())
+        } else {
+            ("file", connection.file.as_deref())
+        };
+        let given = given
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .ok_or_else(|| {
+                Error::bad_request(format!(
+                    "a `{}` import needs `connection.{field}`",
+                    kind.id()
+                ))
+            })?;
+        let location = quire_import::locate(self.0.root.dir(), given).map_err(error)?;
+        let query = request
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
+        let source_id = match connection.name.as_deref().map(str::trim) {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => source_name(kind, &location, query),
+        };
+        let mapping = request
+            .mapping
+            .as_ref()
+            .map(|m| Mapping {
+                path: m.path.clone(),
+                title: m.title.clone(),
+                content: m.content.clone(),
+                frontmatter: m
+                    .frontmatter
+                    .as_ref()
+                    .map(|f| f.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+            })
+            .unwrap_or_default();
+        let plan = Plan::new(
+            kind,
+            &source_id,
+            &mapping,
+            request.prefix.as_deref(),
+            request.id_column.as_deref(),
+        )
+        .map_err(error)?;
+        Ok((
+            Source {
+                kind,
+                location,
+                query: query.map(str::to_string),
+            },
+            plan,
+        ))
+    }
+
+    /// Checks an export and lists its pages; nothing is read yet. `include-embeddings` is
+    /// 503 (vector search is not built), `parquet` 501, another format 400.
+    pub fn export_plan(&self, request: &ExportRequest) -> Result<ExportPlan> {
+        let format = Format::parse(&request.format).map_err(error)?;
+        if request.include_embeddings {
+            return Err(Error::unavailable(
+                "vector search off: this server does not build embeddings ([search.vector] is not supported)",
+            ));
+        }
+        let folder = match request.path.as_deref().map(|p| p.trim().trim_matches('/')) {
+            None | Some("") => None,
+            Some(p) => Some(PagePath::new(p)?.to_string()),
+        };
+        let below = |path: &str| {
+            folder.as_deref().is_none_or(|f| {
+                path.strip_prefix(f)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+        };
+        let mut paths: Vec<PagePath> = {
+            let vault = self.0.links.vault();
+            vault
+                .files()
+                .filter(|p| p.is_page() && below(p.as_str()))
+                .cloned()
+                .collect()
+        };
+        paths.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        if let Some(limit) = request.limit {
+            paths.truncate(limit);
+        }
+        let columns: Option<Vec<String>> = request.columns.as_deref().map(|c| {
+            c.split(',')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        });
+        let columns = match (format, columns) {
+            (_, Some(columns)) => Some(columns),
+            (Format::Jsonl, None) => None,
+            // CSV needs its header first: the union of the pages' keys, from the catalog.
+            (Format::Csv, None) => {
+                let wanted: BTreeSet<&str> = paths.iter().map(PagePath::as_str).collect();
+                let keys = std::cell::RefCell::new(BTreeSet::new());
+                self.catalog_paths(|page| {
+                    if let Some(fm) = page.frontmatter.as_object() {
+                        if wanted.contains(page.path.as_str()) {
+                            keys.borrow_mut().extend(fm.keys().cloned());
+                        }
+                    }
+                    false
+                })?;
+                Some(keys.into_inner().into_iter().collect())
+            }
+        };
+        Ok(ExportPlan {
+            encoder: Encoder {
+                format,
+                columns,
+                content: request.include_content,
+                links: request.include_links,
+            },
+            paths,
+        })
+    }
+
+    /// Writes the export to `sink` a page at a time: the header, then a row per page (a page
+    /// gone since the plan is left out). `sink` answering `false` stops it (the client went).
+    /// Answers the rows written.
+    pub fn export(
+        &self,
+        plan: &ExportPlan,
+        sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<usize> {
+        let header = plan.encoder.header();
+        if !header.is_empty() && !sink(header) {
+            return Ok(0);
+        }
+        let mut rows = 0;
+        for path in &plan.paths {
+            let bytes = match self.0.root.read(path) {
+                Ok(bytes) => bytes,
+                Err(StoreError::NotFound { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let parsed = quire_syntax::parse(&text);
+            let frontmatter = match parsed.frontmatter.as_ref().map(|f| &f.value) {
+                Some(Value::Object(map)) => map.clone(),
+                _ => Default::default(),
+            };
+            let links = plan.encoder.links.then(|| {
+                let vault = self.0.links.vault();
+                let mut out: Vec<String> = Vec::new();
+                for link in &parsed.links {
+                    if let Some(target) = vault.resolve(path, link).path() {
+                        let target = target.to_string();
+                        if !out.contains(&target) {
+                            out.push(target);
+                        }
+                    }
+                }
+                out
+            });
+            let row = ExportRow {
+                path: path.to_string(),
+                frontmatter,
+                content: plan
+                    .encoder
+                    .content
+                    .then(|| text.get(parsed.body_start..).unwrap_or("").to_string()),
+                links,
+            };
+            if !sink(plan.encoder.row(&row)) {
+                break;
+            }
+            rows += 1;
+        }
+        Ok(rows)
+    }
+}
+
+/// `_source` when the connection names none: `<source>:<file or folder name>`; a sqlite
+/// table adds `/<table>`, a sqlite query `#<first 8 hex digits of its SHA-256>`.
+fn source_name(kind: SourceKind, location: &std::path::Path, query: Option<&str>) -> String {
+    let name = location
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".to_string());
+    match (kind, query) {
+        (SourceKind::Sqlite, Some(q))
+            if q.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$') =>
+        {
+            format!("sqlite:{name}/{q}")
+        }
+        (SourceKind::Sqlite, Some(q)) => {
+            let digest = sha2::Sha256::digest(q.as_bytes());
+            let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+            format!("sqlite:{name}#{hex}")
+        }
+        _ => format!("{}:{name}", kind.id()),
+    }
+}
+
+fn row_errors(errors: Vec<quire_import::RowError>) -> Vec<ImportRowError> {
+    errors
+        .into_iter()
+        .map(|e| ImportRowError {
+            row: e.row,
+            error: e.error,
+        })
+        .collect()
+}
+
+/// An import error as the service's.
+fn error(e: ImportError) -> Error {
+    match e {
+        ImportError::BadRequest(m) => Error::bad_request(m),
+        ImportError::NotFound(m) => Error::not_found(m),
+        ImportError::TooLarge(m) => Error::new(ErrorCode::TooLarge, m),
+        ImportError::NotBuilt(m) => Error::new(ErrorCode::NotImplemented, m),
+        ImportError::Io(m) => Error::internal(m),
+    }
+}
