@@ -183,3 +183,59 @@ fn a_view_saved_by_an_agent_is_its_commit_and_a_stale_etag_writes_nothing() {
     let gone = call(&s, "views_get", json!({"name": "open"})).unwrap_err();
     assert_eq!(gone.code, ErrorCode::NotFound);
 }
+
+#[test]
+fn the_import_tool_imports_with_the_agents_actor_and_the_export_tool_is_bounded() {
+    let rows: String = (1..=3).map(|i| format!("{i},Item {i}\n")).collect();
+    let files: Vec<(String, String)> = (0..1005)
+        .map(|i| (format!("bulk/p{i:04}.md"), format!("---\nn: {i}\n---\n")))
+        .chain([("items.csv".to_string(), format!("id,name\n{rows}"))])
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let s = space(&refs);
+    let out = call(
+        &s,
+        "import",
+        json!({"source": "csv", "connection": {"file": "items.csv"}, "id_column": "id",
+            "prefix": "items"}),
+    )
+    .unwrap();
+    assert_eq!(out.value["imported"], json!(3), "{}", out.value);
+    assert!(
+        out.text.starts_with("imported 3, skipped 0"),
+        "{}",
+        out.text
+    );
+    let page = std::fs::read_to_string(s.space.root_dir().join("items/item-2.md")).unwrap();
+    assert!(page.contains("_source: csv:items.csv\n"), "{page}");
+    let preview = call(
+        &s,
+        "import_preview",
+        json!({"source": "csv", "connection": {"file": "items.csv"}, "limit": 2}),
+    )
+    .unwrap();
+    assert_eq!(preview.value["records"].as_array().unwrap().len(), 2);
+    let out = call(&s, "export", json!({"format": "jsonl", "path": "bulk"})).unwrap();
+    assert_eq!(out.value["count"], json!(1000));
+    assert_eq!(out.value["truncated"], json!(true));
+    assert_eq!(out.text.lines().count(), 1000);
+    let out = call(
+        &s,
+        "export",
+        json!({"format": "csv", "path": "items", "columns": "name"}),
+    )
+    .unwrap();
+    assert_eq!(
+        (out.value["count"].clone(), out.value["truncated"].clone()),
+        (json!(3), json!(false))
+    );
+    assert!(
+        out.text
+            .starts_with("path,name\r\nitems/item-1.md,Item 1\r\n"),
+        "{}",
+        out.text
+    );
+}
