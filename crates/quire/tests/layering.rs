@@ -51,6 +51,7 @@ const IO: &[&str] = &[
     "tempfile",
     "quire-store",
     "quire-index",
+    "quire-import",
     "quire-service",
 ];
 
