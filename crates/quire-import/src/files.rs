@@ -46,7 +46,8 @@ pub fn locate(root: &Path, given: &str) -> Result<PathBuf, ImportError> {
         std::io::ErrorKind::NotFound => ImportError::NotFound(format!(
             "no file {given:?} in the knowledge root (send it to POST /import/upload first)"
         )),
-        _ => ImportError::Io(format!("{given:?} cannot be read: {e}")),
+        // A name too long, a file used as a folder, a NUL byte: the caller's input.
+        _ => ImportError::BadRequest(format!("{given:?} cannot be read: {e}")),
     })?;
     let inside = real.strip_prefix(&root).map_err(|_| {
         ImportError::BadRequest(format!(

@@ -185,7 +185,10 @@ fn missing(path: &Path, e: &std::io::Error) -> ImportError {
         std::io::ErrorKind::NotFound => {
             ImportError::NotFound(format!("no file or folder {}", path.display()))
         }
-        _ => ImportError::Io(format!("reading {} failed: {e}", path.display())),
+        std::io::ErrorKind::PermissionDenied => {
+            ImportError::Io(format!("reading {} failed: {e}", path.display()))
+        }
+        _ => ImportError::BadRequest(format!("{} cannot be read: {e}", path.display())),
     }
 }
 

@@ -364,3 +364,48 @@ fn wait_until(done: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn an_import_is_delivered_once_per_matching_page_as_type_import() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("people.csv"), "name\nAnn\nBob\n").unwrap();
+    let service = open_service(dir.path());
+    let people = Receiver::start();
+    let hooks = Webhooks::open(&service, fast(3)).unwrap();
+    hooks.start();
+    register(&hooks, &people.url(), Some("people/**"));
+    let request = quire_api::ImportRequest {
+        source: "csv".into(),
+        connection: quire_api::ImportConnection {
+            file: Some("people.csv".into()),
+            ..Default::default()
+        },
+        prefix: Some("people".into()),
+        ..Default::default()
+    };
+    let result = service
+        .default_space()
+        .import()
+        .run(&request, &WriteOptions::by("dana"))
+        .unwrap();
+    assert_eq!(result.imported, 2);
+    let mut got: Vec<(String, String, String)> = people
+        .wait_for(2, WAIT)
+        .iter()
+        .map(|r| {
+            let json = body(r);
+            let text = |k: &str| json[k].as_str().unwrap().to_string();
+            (text("type"), text("path"), text("actor"))
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("import".into(), "people/ann.md".into(), "dana".into()),
+            ("import".into(), "people/bob.md".into(), "dana".into()),
+        ]
+    );
+    hooks.stop(Duration::from_secs(2));
+    drop(dir);
+}
