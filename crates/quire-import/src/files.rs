@@ -13,6 +13,9 @@ pub const UPLOADS_DIR: &str = ".quire/state/uploads";
 /// How long an upload is kept.
 pub const UPLOAD_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// What the uploads of a root may hold in all, so that uploads never fill the disk: 1 GiB.
+pub const UPLOADS_LIMIT: u64 = 1 << 30;
+
 /// The file or folder a caller names for a source: relative to `root` (a leading `/` too,
 /// as everywhere in the API), or an absolute path inside it. It must exist, stay inside the
 /// root once symbolic links are followed, and not be under `.git/` or `.quire/` (an upload
@@ -69,6 +72,8 @@ pub fn locate(root: &Path, given: &str) -> Result<PathBuf, ImportError> {
 pub struct Uploads {
     root: PathBuf,
     ttl: Duration,
+    /// What they may hold in all ([`UPLOADS_LIMIT`]).
+    limit: u64,
 }
 
 impl Uploads {
@@ -76,6 +81,7 @@ impl Uploads {
         Uploads {
             root: root.to_path_buf(),
             ttl: UPLOAD_TTL,
+            limit: UPLOADS_LIMIT,
         }
     }
 
@@ -84,7 +90,13 @@ impl Uploads {
         Uploads {
             root: root.to_path_buf(),
             ttl,
+            limit: UPLOADS_LIMIT,
         }
+    }
+
+    /// The same, holding at most `limit` bytes in all (tests).
+    pub fn with_limit(self, limit: u64) -> Uploads {
+        Uploads { limit, ..self }
     }
 
     /// Keeps `bytes` sent as `name` and answers the root-relative path to give as
@@ -92,6 +104,16 @@ impl Uploads {
     /// its characters kept to letters, digits, `.`, `-` and `_`). Expired uploads go first.
     pub fn store(&self, name: &str, bytes: &[u8]) -> Result<String, ImportError> {
         self.sweep();
+        let held = self.held();
+        if held + bytes.len() as u64 > self.limit {
+            return Err(ImportError::TooLarge(format!(
+                "uploads may hold {} MiB in all and hold {} MiB: import or wait for older \
+                 uploads to expire ({} h after they were sent)",
+                self.limit >> 20,
+                held >> 20,
+                self.ttl.as_secs() / 3600
+            )));
+        }
         let mut random = [0u8; 12];
         getrandom::fill(&mut random)
             .map_err(|e| ImportError::Io(format!("no randomness from the system: {e}")))?;
@@ -103,6 +125,20 @@ impl Uploads {
             .and_then(|()| std::fs::write(dir.join(&name), bytes))
             .map_err(|e| ImportError::Io(format!("keeping the upload failed: {e}")))?;
         Ok(relative)
+    }
+
+    /// The bytes the uploads hold now.
+    fn held(&self) -> u64 {
+        let Ok(entries) = std::fs::read_dir(self.root.join(UPLOADS_DIR)) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter_map(|upload| std::fs::read_dir(upload.path()).ok())
+            .flat_map(|files| files.flatten())
+            .filter_map(|file| file.metadata().ok())
+            .map(|m| m.len())
+            .sum()
     }
 
     /// Removes uploads older than the TTL; answers how many went.
@@ -204,5 +240,19 @@ mod tests {
         assert_eq!(uploads.sweep(), 0);
         assert_eq!(Uploads::with_ttl(dir.path(), Duration::ZERO).sweep(), 1);
         assert!(!dir.path().join(&path).exists());
+    }
+
+    #[test]
+    fn uploads_stop_at_their_limit_and_store_nothing_past_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let uploads = Uploads::new(dir.path()).with_limit(10);
+        uploads.store("a.csv", b"123456").unwrap();
+        let err = uploads.store("b.csv", b"12345").unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge(_)), "{err}");
+        let kept = std::fs::read_dir(dir.path().join(UPLOADS_DIR))
+            .unwrap()
+            .count();
+        assert_eq!(kept, 1);
+        uploads.store("c.csv", b"1234").unwrap();
     }
 }
