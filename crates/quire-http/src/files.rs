@@ -1,6 +1,7 @@
 //! Files REST serves beside the operation table: uploads of assets (multipart), and the query
 //! types other hand-written routes share. The other file routes are operations (`quire-ops`).
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::Multipart;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
@@ -28,8 +29,9 @@ pub(crate) fn content_type_for(path: &str) -> &'static str {
 pub async fn upload_asset(
     SpaceCtx(space): SpaceCtx,
     headers: HeaderMap,
-    mut multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Response> {
+    let mut multipart = multipart_body(multipart)?;
     let opts = write_options(&headers);
     while let Some(field) = multipart
         .next_field()
@@ -54,6 +56,19 @@ pub async fn upload_asset(
         return Ok(Json(stored).into_response());
     }
     Err(bad_request("the multipart body has no field named `file`"))
+}
+
+/// The multipart body of an upload; a request that is not `multipart/form-data` (or has no
+/// boundary) is a 400 with the JSON error body, not axum's plain-text rejection.
+pub(crate) fn multipart_body(
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Multipart> {
+    multipart.map_err(|rejection| {
+        bad_request(format!(
+            "expected a multipart/form-data body with a field named `file` ({})",
+            rejection.body_text()
+        ))
+    })
 }
 
 /// A multipart body that could not be read: 413 when it passed the body limit, else 400.

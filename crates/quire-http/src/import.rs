@@ -4,6 +4,7 @@
 //! blocking task through a bounded channel, so an export of any size holds a few pages).
 
 use axum::body::{Body, Bytes};
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, RawQuery};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
@@ -24,7 +25,11 @@ const EXPORT_CHANNEL: usize = 64;
     request_body(content_type = "multipart/form-data", description = "field `file`"),
     responses((status = 200, body = ImportUpload), (status = 400, body = ErrorBody),
         (status = 413, body = ErrorBody)))]
-pub async fn upload(SpaceCtx(space): SpaceCtx, mut multipart: Multipart) -> ApiResult<Response> {
+pub async fn upload(
+    SpaceCtx(space): SpaceCtx,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Response> {
+    let mut multipart = crate::files::multipart_body(multipart)?;
     while let Some(field) = multipart
         .next_field()
         .await

@@ -523,15 +523,18 @@ async fn an_upload_then_an_import_by_its_path_and_a_bad_upload() {
         )
         .await;
     assert!(r.expect_error(400).contains("`file`"));
-    // Not multipart at all.
-    let r = s
-        .call(
-            Method::POST,
-            "/api/quire/import/upload",
-            &[("content-type", "text/plain")],
-            "x",
-        )
-        .await;
-    assert!(r.status.is_client_error(), "{}", r.status);
+    // Not multipart at all, here and for assets: the JSON error of every route.
+    for route in ["/api/quire/import/upload", "/api/quire/assets"] {
+        for media in ["text/plain", "application/zip", "multipart/form-data"] {
+            let r = s
+                .call(Method::POST, route, &[("content-type", media)], "x")
+                .await;
+            let message = r.expect_error(400);
+            assert!(
+                message.contains("multipart/form-data"),
+                "{route} {media}: {message}"
+            );
+        }
+    }
     s.assert_clean();
 }

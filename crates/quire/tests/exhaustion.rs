@@ -645,7 +645,7 @@ fn a_2_gb_multipart_upload_is_refused_early_and_nothing_is_stored() {
 }
 
 #[test]
-fn nothing_unpacks_archives_import_answers_501_unread_and_archives_are_no_assets() {
+fn nothing_unpacks_archives_import_refuses_them_unread_and_archives_are_no_assets() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let root = seeded(dir.path(), "", 0);
@@ -653,9 +653,15 @@ fn nothing_unpacks_archives_import_answers_501_unread_and_archives_are_no_assets
     let before = state_of(&root);
     let reader = Reader::start(&server);
 
-    // The import routes take archives in the spec; this server builds none of them, and each
-    // answers 501 without waiting for a body (here: declared, never sent).
-    for path in ["/import", "/import/upload", "/import/preview", "/ingest"] {
+    // The import routes take archives in the spec. `/import` and its preview take JSON, the
+    // upload a multipart form, and `/ingest` is not built: each refuses a zip body by its
+    // media type without waiting for it (here: declared, never sent).
+    for (path, status) in [
+        ("/import", 400),
+        ("/import/preview", 400),
+        ("/import/upload", 400),
+        ("/ingest", 501),
+    ] {
         let started = Instant::now();
         let mut stream = connect(&server);
         write!(
@@ -665,8 +671,12 @@ fn nothing_unpacks_archives_import_answers_501_unread_and_archives_are_no_assets
             10 << 20
         )
         .unwrap();
-        let message = read_answer(&mut stream).error(501);
-        assert!(message.contains("not implemented"), "{path}: {message}");
+        let answer = read_answer(&mut stream);
+        assert_eq!(answer.status, status, "{path}");
+        let message = answer.error(status);
+        if status == 501 {
+            assert!(message.contains("not implemented"), "{path}: {message}");
+        }
         assert!(started.elapsed() < Duration::from_secs(5), "{path}");
     }
     assert_eq!(state_of(&root), before, "an import wrote something");
