@@ -7,10 +7,13 @@ use quire_service::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// A server, by its host address (`http://127.0.0.1:3333`).
+/// A server, by its host address (`http://127.0.0.1:3333`). Its calls share one agent, so
+/// a command that calls many times (a mount relaying every file operation) reuses its
+/// connections instead of opening one per call.
 #[derive(Debug, Clone)]
 pub struct Remote {
     host: String,
+    agent: ureq::Agent,
 }
 
 impl Remote {
@@ -19,6 +22,7 @@ impl Remote {
         let host = host.strip_suffix(quire_http::BASE_PATH).unwrap_or(host);
         Remote {
             host: host.to_string(),
+            agent: ureq::AgentBuilder::new().build(),
         }
     }
 
@@ -90,7 +94,10 @@ impl Remote {
 
     fn request_with(&self, method: &str, route: &str, headers: &[(&str, &str)]) -> ureq::Request {
         let url = format!("{}{}{route}", self.host, quire_http::BASE_PATH);
-        let mut request = ureq::request(method, &url).set("X-Quire-Client", "cli");
+        let mut request = self
+            .agent
+            .request(method, &url)
+            .set("X-Quire-Client", "cli");
         // A server with authentication on needs the key; the command reads it where the
         // server's operator would put it.
         if let Some(key) = std::env::var("QUIRE_API_KEY")
