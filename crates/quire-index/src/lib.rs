@@ -19,6 +19,7 @@ pub mod page_views;
 pub mod pages;
 pub mod search;
 pub mod searches;
+pub mod vectors;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -32,6 +33,7 @@ pub use page_views::PageViews;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
 pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
+pub use vectors::{Neighbor, NewChunk, StoredChunk, VectorStore};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";
