@@ -3,6 +3,14 @@
 
 use std::fmt;
 
+mod chunk;
+mod local;
+mod remote;
+
+pub use chunk::{chunk, chunk_with};
+pub use local::{Local, Tokens, LOCAL_MODEL};
+pub use remote::{remote, Remote, RemoteSpec, BATCH};
+
 /// What a text is embedded for: some providers embed queries and documents differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -43,4 +51,14 @@ pub struct Chunk {
     pub idx: usize,
     /// The text embedded (the heading path of its section first, then the window).
     pub text: String,
+}
+
+/// Scales `v` to unit length; the zero vector stays zero.
+pub(crate) fn normalise(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        for x in v {
+            *x /= norm;
+        }
+    }
 }

@@ -1,0 +1,333 @@
+//! Remote embedders: an embedding service over HTTP (blocking `ureq`), one request per batch
+//! of at most [`BATCH`] texts.
+//!
+//! Providers: `openai` (and any OpenAI-compatible `http` server), `ollama`, `cohere`,
+//! `voyage`. `bedrock` and `vertex` are named but not built yet: their request signing
+//! (AWS SigV4, Google service-account tokens) is future work, and [`remote`] refuses them.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::{normalise, EmbedError, Embedder, Purpose};
+
+/// The most texts sent in one request (providers cap a batch at 96–2048; 64 keeps bodies small).
+pub const BATCH: usize = 64;
+
+/// How to reach a remote embedder: plain data, filled from the configuration by the service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteSpec {
+    /// `openai`, `http` (an OpenAI-compatible server at `url`), `ollama`, `cohere`, `voyage`;
+    /// `bedrock` and `vertex` are not built yet.
+    pub provider: String,
+    /// The API base, e.g. `https://api.openai.com/v1`; each provider has a default but `http`.
+    pub url: Option<String>,
+    /// The model; each provider has a default.
+    pub model: Option<String>,
+    /// Sent as `Authorization: Bearer …`; required by `cohere` and `voyage`.
+    pub api_key: Option<String>,
+    /// The vector length. Asked of `openai`/`http` (models that can shorten their vectors);
+    /// when `None` it is learned by embedding one short text at construction.
+    pub dimensions: Option<usize>,
+    /// For each request as a whole; a request that takes longer is [`EmbedError::Unreachable`].
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    OpenAi,
+    Ollama,
+    Cohere,
+    Voyage,
+}
+
+/// An embedder behind HTTP.
+pub struct Remote {
+    provider: Provider,
+    name: &'static str,
+    endpoint: String,
+    model: String,
+    api_key: Option<String>,
+    /// Sent in the request (`openai`/`http` only) when the configuration names it.
+    ask_dimensions: Option<usize>,
+    dimensions: usize,
+    agent: ureq::Agent,
+}
+
+impl std::fmt::Debug for Remote {
+    // By hand: the API key stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote")
+            .field("provider", &self.name)
+            .field("endpoint", &self.endpoint)
+            .field("model", &self.model)
+            .field("dimensions", &self.dimensions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The embedder `spec` describes.
+///
+/// When `spec.dimensions` is `None` this embeds one short text to learn the vector length, so
+/// it does one request and fails as [`Embedder::embed`] does if the service is down.
+///
+/// # Errors
+/// [`EmbedError::Config`] for an unknown or unbuilt provider, `http` without a `url`, or
+/// `cohere`/`voyage` without a key; the errors of [`Embedder::embed`] from the probe.
+pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
+    let (provider, name, default_url, path, default_model) = match spec.provider.as_str() {
+        "openai" => (
+            Provider::OpenAi,
+            "openai",
+            Some("https://api.openai.com/v1"),
+            "/embeddings",
+            "text-embedding-3-small",
+        ),
+        "http" => (
+            Provider::OpenAi,
+            "http",
+            None,
+            "/embeddings",
+            "text-embedding-3-small",
+        ),
+        "ollama" => (
+            Provider::Ollama,
+            "ollama",
+            Some("http://127.0.0.1:11434"),
+            "/api/embed",
+            "nomic-embed-text",
+        ),
+        "cohere" => (
+            Provider::Cohere,
+            "cohere",
+            Some("https://api.cohere.com"),
+            "/v2/embed",
+            "embed-english-v3.0",
+        ),
+        "voyage" => (
+            Provider::Voyage,
+            "voyage",
+            Some("https://api.voyageai.com"),
+            "/v1/embeddings",
+            "voyage-3-lite",
+        ),
+        p @ ("bedrock" | "vertex") => {
+            return Err(EmbedError::Config(format!(
+                "the {p} embedder is not built yet (its request signing is future work)"
+            )))
+        }
+        other => {
+            return Err(EmbedError::Config(format!(
+                "unknown embedding provider {other:?} (openai, http, ollama, cohere, voyage)"
+            )))
+        }
+    };
+    let base = match (&spec.url, default_url) {
+        (Some(url), _) => url.as_str(),
+        (None, Some(url)) => url,
+        (None, None) => {
+            return Err(EmbedError::Config(format!(
+                "the {name} embedder needs a url"
+            )))
+        }
+    };
+    let api_key = spec.api_key.clone().filter(|k| !k.is_empty());
+    if api_key.is_none() && matches!(provider, Provider::Cohere | Provider::Voyage) {
+        return Err(EmbedError::Config(format!(
+            "the {name} embedder needs an API key"
+        )));
+    }
+    if spec.dimensions == Some(0) {
+        return Err(EmbedError::Config(
+            "embedding dimensions must be at least 1".into(),
+        ));
+    }
+    let mut remote = Remote {
+        provider,
+        name,
+        endpoint: format!("{}{path}", base.trim_end_matches('/')),
+        model: spec
+            .model
+            .clone()
+            .unwrap_or_else(|| default_model.to_owned()),
+        api_key,
+        ask_dimensions: spec.dimensions.filter(|_| provider == Provider::OpenAi),
+        dimensions: spec.dimensions.unwrap_or(0),
+        agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
+    };
+    if remote.dimensions == 0 {
+        let probe = remote.request(&["dimension probe"], Purpose::Query)?;
+        remote.dimensions = probe.first().map_or(0, Vec::len);
+        if remote.dimensions == 0 {
+            return Err(EmbedError::Refused(format!(
+                "{name} answered an empty vector"
+            )));
+        }
+    }
+    Ok(Box::new(remote))
+}
+
+impl Remote {
+    fn body(&self, texts: &[&str], purpose: Purpose) -> Value {
+        match self.provider {
+            Provider::OpenAi => {
+                let mut body = json!({ "model": self.model, "input": texts });
+                if let Some(d) = self.ask_dimensions {
+                    body["dimensions"] = json!(d);
+                }
+                body
+            }
+            Provider::Ollama => json!({ "model": self.model, "input": texts }),
+            Provider::Cohere => json!({
+                "model": self.model,
+                "texts": texts,
+                "input_type": match purpose {
+                    Purpose::Document => "search_document",
+                    Purpose::Query => "search_query",
+                },
+                "embedding_types": ["float"],
+            }),
+            Provider::Voyage => json!({
+                "model": self.model,
+                "input": texts,
+                "input_type": match purpose {
+                    Purpose::Document => "document",
+                    Purpose::Query => "query",
+                },
+            }),
+        }
+    }
+
+    /// One request: the raw vectors, checked for count but not yet for length.
+    fn request(&self, texts: &[&str], purpose: Purpose) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut req = self.agent.post(&self.endpoint);
+        if let Some(key) = &self.api_key {
+            req = req.set("Authorization", &format!("Bearer {key}"));
+        }
+        let answer = match req.send_json(self.body(texts, purpose)) {
+            Ok(answer) => answer,
+            Err(ureq::Error::Status(status, answer)) => {
+                let body = answer.into_string().unwrap_or_default();
+                return Err(EmbedError::Refused(format!(
+                    "{} answered {status}: {}",
+                    self.name,
+                    self.excerpt(&body)
+                )));
+            }
+            Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::InvalidUrl => {
+                return Err(EmbedError::Config(format!("{}: {t}", self.name)));
+            }
+            Err(ureq::Error::Transport(t)) => {
+                return Err(EmbedError::Unreachable(format!(
+                    "{} at {}: {t}",
+                    self.name, self.endpoint
+                )));
+            }
+        };
+        let text = answer
+            .into_string()
+            .map_err(|e| EmbedError::Unreachable(format!("{} answer unread: {e}", self.name)))?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| {
+            EmbedError::Refused(format!(
+                "{} answered no JSON ({e}): {}",
+                self.name,
+                self.excerpt(&text)
+            ))
+        })?;
+        let vectors = self.vectors(&value).ok_or_else(|| {
+            EmbedError::Refused(format!(
+                "{} answered an unknown shape: {}",
+                self.name,
+                self.excerpt(&text)
+            ))
+        })?;
+        if vectors.len() != texts.len() {
+            return Err(EmbedError::Refused(format!(
+                "{} answered {} vectors for {} texts",
+                self.name,
+                vectors.len(),
+                texts.len()
+            )));
+        }
+        Ok(vectors)
+    }
+
+    /// The vectors of an answer, in input order; `None` if the answer has another shape.
+    fn vectors(&self, answer: &Value) -> Option<Vec<Vec<f32>>> {
+        let floats = |v: &Value| -> Option<Vec<f32>> {
+            #[allow(clippy::cast_possible_truncation)]
+            v.as_array()?
+                .iter()
+                .map(|x| x.as_f64().map(|x| x as f32))
+                .collect()
+        };
+        match self.provider {
+            Provider::OpenAi | Provider::Voyage => {
+                let mut rows: Vec<(u64, Vec<f32>)> = answer["data"]
+                    .as_array()?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| {
+                        Some((
+                            d["index"].as_u64().unwrap_or(i as u64),
+                            floats(&d["embedding"])?,
+                        ))
+                    })
+                    .collect::<Option<_>>()?;
+                rows.sort_by_key(|(i, _)| *i);
+                Some(rows.into_iter().map(|(_, v)| v).collect())
+            }
+            Provider::Ollama => answer["embeddings"]
+                .as_array()?
+                .iter()
+                .map(floats)
+                .collect(),
+            Provider::Cohere => answer["embeddings"]["float"]
+                .as_array()?
+                .iter()
+                .map(floats)
+                .collect(),
+        }
+    }
+
+    /// The start of an answer, for an error message; the key never appears in it.
+    fn excerpt(&self, body: &str) -> String {
+        let mut s: String = body.chars().take(200).collect();
+        if body.chars().nth(200).is_some() {
+            s.push('…');
+        }
+        match &self.api_key {
+            Some(key) => s.replace(key.as_str(), "[key]"),
+            None => s,
+        }
+    }
+}
+
+impl Embedder for Remote {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn embed(&self, texts: &[&str], purpose: Purpose) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(BATCH) {
+            for mut v in self.request(batch, purpose)? {
+                if v.len() != self.dimensions {
+                    return Err(EmbedError::Refused(format!(
+                        "{} answered a vector of {} numbers, expected {}",
+                        self.name,
+                        v.len(),
+                        self.dimensions
+                    )));
+                }
+                normalise(&mut v);
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+}
