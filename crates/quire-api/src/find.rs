@@ -34,7 +34,64 @@ pub struct SearchResults {
     /// words first.
     #[serde(default = "all_words")]
     pub matching: String,
+    /// `bm25`: ranked by BM25 alone. `hybrid`: vector search is on and the BM25 ranking and
+    /// the vector ranking were fused (reciprocal rank fusion, k = 60); `score` is then the
+    /// fused score. `grep`: the grep tier.
+    #[serde(default = "bm25")]
+    pub mode: String,
     pub results: Vec<SearchHit>,
+}
+
+fn bm25() -> String {
+    "bm25".to_string()
+}
+
+/// The answer of `/search/semantic`: pages whose chunks are nearest the query, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SemanticResults {
+    pub query: String,
+    /// Each page once, with `score` the cosine similarity (−1…1) of its nearest chunk and
+    /// `snippet` that chunk's text (cut to about 300 characters).
+    pub results: Vec<SearchHit>,
+}
+
+/// A page similar to another that it does not link to yet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Suggestion {
+    /// The page suggested as a link target.
+    pub target: String,
+    pub title: String,
+    /// The cosine similarity of the nearest pair of chunks of the two pages.
+    pub similarity: f64,
+    /// The target's chunk that matched.
+    pub snippet: String,
+}
+
+/// `GET /suggestions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Suggestions {
+    pub path: String,
+    pub suggestions: Vec<Suggestion>,
+}
+
+/// One chunk of a page with its vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct EmbeddedChunk {
+    pub chunk_idx: usize,
+    pub text: String,
+    pub vector: Vec<f32>,
+}
+
+/// `GET /embeddings`: a page's chunks and vectors.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct Embeddings {
+    pub path: String,
+    pub model: String,
+    pub dimensions: usize,
+    /// `false` while the page waits to be embedded (its chunks are then those of an earlier
+    /// version, or none).
+    pub current: bool,
+    pub chunks: Vec<EmbeddedChunk>,
 }
 
 fn all_words() -> String {

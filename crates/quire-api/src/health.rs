@@ -23,6 +23,24 @@ pub struct Ready {
     /// Spaces whose storage is unreachable.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreachable: Vec<String>,
+    /// Vector search of each space that has it on. A failing embedder does not make the
+    /// server unready (writes and full-text search go on): `last_error` says why embeddings
+    /// lag, `backlog` how far.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub vectors: std::collections::BTreeMap<String, VectorHealth>,
+}
+
+/// Vector search of one space in `/readyz`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct VectorHealth {
+    pub model: String,
+    pub dimensions: usize,
+    /// Pages waiting to be embedded.
+    pub backlog: usize,
+    pub pages: usize,
+    pub chunks: usize,
+    /// The embedder's or the store's last failure, while it lasts.
+    pub last_error: Option<String>,
 }
 
 /// One protocol server in `/readyz`.

@@ -1,5 +1,8 @@
 //! Import and export: the bodies of `POST /import`, `/import/preview`, `/import/upload`,
-//! `GET /import/sources` and `GET /export`.
+//! `/import/browse`, `GET /import/sources` and `GET /export`.
+//!
+//! A DSN may hold a password: the types carrying one print it redacted (`Debug`), so a log
+//! line of a request never shows it.
 
 use std::collections::BTreeMap;
 
@@ -10,15 +13,19 @@ use utoipa::ToSchema;
 /// Body of `POST /import` (and of `/import/preview`, with `limit`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportRequest {
-    /// A source identifier (`GET /import/sources`): `csv`, `json`, `jsonl`, `yaml`, `sqlite`,
-    /// `markdown` are built.
+    /// A source identifier (`GET /import/sources`): `csv`, `json`, `jsonl`, `yaml`, `excel`,
+    /// `sqlite`, `markdown`, `postgres`, `mysql`, `redis` are built.
     pub source: String,
     /// Where the source is.
     #[serde(default)]
     pub connection: ImportConnection,
-    /// `sqlite`: one `SELECT` statement, or a table name.
+    /// `sqlite`, `postgres`, `mysql`: one `SELECT` statement, or a table name; `redis`: a key
+    /// pattern (`note:*`, default every key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// `excel`: the sheet to read; default the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
     /// Double-brace templates over the source's fields; each absent key takes its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping: Option<ImportMapping>,
@@ -38,7 +45,7 @@ pub struct ImportRequest {
 }
 
 /// Where an import's source is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportConnection {
     /// A file source: a path in the knowledge root, or an upload's `path`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,10 +53,74 @@ pub struct ImportConnection {
     /// A folder source (`markdown`): a folder in the knowledge root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// A database source: `postgres://user:password@host:5432/db?sslmode=disable`,
+    /// `mysql://user:password@host:3306/db`, `redis://:password@host:6379/0`. Connected
+    /// without TLS (a DSN asking for TLS is refused); the password is never stored or shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsn: Option<String>,
     /// The source's name in `_source`; default `<source>:<file or folder name>`
-    /// (`sqlite:<file>/<table>` for a table).
+    /// (`sqlite:<file>/<table>` for a table, `postgres:<host:port>/<db>/<table>` for a
+    /// database table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+impl std::fmt::Debug for ImportConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportConnection")
+            .field("file", &self.file)
+            .field("path", &self.path)
+            .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// A DSN without its user information and parameters (`postgres://…@host:5432/db`): what
+/// may be printed of it.
+pub fn redacted_dsn(dsn: &str) -> String {
+    let Some((scheme, rest)) = dsn.split_once("://") else {
+        return "…".to_string();
+    };
+    let rest = rest.split('?').next().unwrap_or("");
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    format!("{scheme}://…@{host}/{path}")
+}
+
+/// Input of `POST /import/browse`: a server (`dsn`) or a SQLite file (`file`).
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ImportBrowseRequest {
+    /// `postgres`, `mysql`, `redis` (with `dsn`) or `sqlite` (with `file`); another is 400.
+    pub from: String,
+    /// As `connection.dsn` of an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsn: Option<String>,
+    /// `sqlite`: a file in the knowledge root, or an upload's path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl std::fmt::Debug for ImportBrowseRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportBrowseRequest")
+            .field("from", &self.from)
+            .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
+            .field("file", &self.file)
+            .finish()
+    }
+}
+
+/// What `POST /import/browse` lists: the tables and views (for Redis, the key prefixes as
+/// patterns, `note:*`), each usable as an import's `query`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ImportBrowse {
+    pub tables: Vec<ImportTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ImportTable {
+    pub name: String,
 }
 
 /// Templates of an import (`{{field}}`, `{{ field }}`, `{{a.b}}`).

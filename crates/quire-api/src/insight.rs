@@ -252,18 +252,27 @@ pub struct EvalScores {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct EvalQueryResult {
     pub question: String,
-    /// 1-based rank of the first expected page in the full-text results; null for a miss.
+    /// 1-based rank of the first expected page in the full-text (BM25) results; null for a
+    /// miss.
     pub fts_rank: Option<usize>,
-    /// Always null: vector search is not built.
+    /// The same in the vector search results; null for a miss or without vector search.
     pub semantic_rank: Option<usize>,
+    /// The same in the hybrid results (BM25 and vectors fused); null for a miss or without
+    /// vector search.
+    #[serde(default)]
+    pub hybrid_rank: Option<usize>,
 }
 
 /// Search quality measured on questions with known answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct SearchEvaluation {
+    /// Full-text search ranked by BM25 alone.
     pub fts: EvalScores,
-    /// Always null: vector search is not built.
+    /// Vector search (`/search/semantic`); null when vector search is off.
     pub semantic: Option<EvalScores>,
+    /// Hybrid search (`/search`'s default with vector search on); null when it is off.
+    #[serde(default)]
+    pub hybrid: Option<EvalScores>,
     pub per_query: Vec<EvalQueryResult>,
 }
 

@@ -61,16 +61,16 @@ pub use files::{
     WriteResult,
 };
 pub use find::{
-    AggregateRow, Backlink, CentralPage, Centrality, Communities, Graph, GraphAnalytics, GraphEdge,
-    GraphNode, GraphPath, GraphWalk, MetaResults, PageMeta, QueryResult, Reindexed, SearchHit,
-    SearchResults, TopPage,
+    AggregateRow, Backlink, CentralPage, Centrality, Communities, EmbeddedChunk, Embeddings, Graph,
+    GraphAnalytics, GraphEdge, GraphNode, GraphPath, GraphWalk, MetaResults, PageMeta, QueryResult,
+    Reindexed, SearchHit, SearchResults, SemanticResults, Suggestion, Suggestions, TopPage,
 };
-pub use health::{Health, ProtocolStatus, Ready};
+pub use health::{Health, ProtocolStatus, Ready, VectorHealth};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
 pub use import::{
-    ExportRequest, ExportText, ImportConnection, ImportMapping, ImportPreview,
-    ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult, ImportRowError, ImportSource,
-    ImportSources, ImportUpload,
+    redacted_dsn, ExportRequest, ExportText, ImportBrowse, ImportBrowseRequest, ImportConnection,
+    ImportMapping, ImportPreview, ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult,
+    ImportRowError, ImportSource, ImportSources, ImportTable, ImportUpload,
 };
 pub use insight::{
     BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DayViews, DismissGap,

@@ -132,6 +132,31 @@ pub struct SearchInput {
     /// Only pages with this tag or one nested below it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
+    /// `hybrid` (the default when vector search is on: BM25 and vectors fused) or `bm25`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+/// `quire_search_semantic`, `GET /search/semantic?q=` and `POST /search/semantic {query}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SemanticInput {
+    /// What you are looking for, in plain words.
+    #[serde(alias = "query")]
+    pub q: String,
+    /// At most this many pages (default 10, at most 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+/// `quire_suggestions`: pages similar to `path` that it does not link to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuggestionsInput {
+    pub path: String,
+    /// At most this many suggestions (default 10, at most 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
 }
 
 /// `quire_query`.

@@ -209,6 +209,8 @@ impl Default for SearchConfig {
 pub struct VectorConfig {
     pub enabled: bool,
     pub worker_count: u32,
+    /// `[search.vector.chunking]`, also written `[search.vector.chunk]`.
+    #[serde(alias = "chunk")]
     pub chunking: ChunkingConfig,
     pub embedder: EmbedderConfig,
     pub store: VectorStoreConfig,
@@ -247,7 +249,9 @@ keyword_enum! {
     /// `[search.vector.embedder] provider`.
     #[derive(Default)]
     pub enum EmbedderProvider ("embedding provider") {
+        /// The model shipped inside quire (no network, nothing to install): the default.
         #[default]
+        Local = "local",
         Openai = "openai",
         Ollama = "ollama",
         Cohere = "cohere",

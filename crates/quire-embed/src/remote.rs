@@ -290,16 +290,18 @@ impl Remote {
         }
     }
 
-    /// The start of an answer, for an error message; the key never appears in it.
+    /// The start of an answer, for an error message; the key never appears in it (it is
+    /// blanked before the cut, so no prefix of it survives either).
     fn excerpt(&self, body: &str) -> String {
+        let body = match &self.api_key {
+            Some(key) => body.replace(key.as_str(), "[key]"),
+            None => body.to_owned(),
+        };
         let mut s: String = body.chars().take(200).collect();
         if body.chars().nth(200).is_some() {
             s.push('…');
         }
-        match &self.api_key {
-            Some(key) => s.replace(key.as_str(), "[key]"),
-            None => s,
-        }
+        s
     }
 }
 

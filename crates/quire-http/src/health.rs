@@ -47,6 +47,25 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) 
             status: if ready { "ok" } else { "unavailable" }.into(),
             protocols,
             unreachable,
+            vectors: state
+                .service
+                .spaces()
+                .iter()
+                .filter_map(|s| {
+                    let v = s.vector_status()?;
+                    Some((
+                        s.name().to_string(),
+                        quire_api::VectorHealth {
+                            model: v.model,
+                            dimensions: v.dimensions,
+                            backlog: v.backlog,
+                            pages: v.pages,
+                            chunks: v.chunks,
+                            last_error: v.last_error,
+                        },
+                    ))
+                })
+                .collect(),
         }),
     )
 }

@@ -215,6 +215,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     if let Some(webhooks) = &state.webhooks {
         webhook_families(&mut out, webhooks.as_ref());
     }
+    vector_families(&mut out, &spaces);
     let name = "quire_commit_duration_seconds";
     let _ = writeln!(
         out,
@@ -249,6 +250,56 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         )],
         out,
     )
+}
+
+/// Vector search's gauges and counters, for the spaces that have it.
+fn vector_families(out: &mut String, spaces: &[Arc<quire_service::Space>]) {
+    let readings: Vec<(String, quire_service::VectorStatus)> = spaces
+        .iter()
+        .filter_map(|s| Some((escape(s.name()), s.vector_status()?)))
+        .collect();
+    if readings.is_empty() {
+        return;
+    }
+    type Read = fn(&quire_service::VectorStatus) -> String;
+    let families: [(&str, &str, &str, Read); 5] = [
+        (
+            "quire_vector_backlog_pages",
+            "gauge",
+            "Pages waiting to be embedded.",
+            |v| v.backlog.to_string(),
+        ),
+        (
+            "quire_vector_chunks",
+            "gauge",
+            "Chunks in the vector store.",
+            |v| v.chunks.to_string(),
+        ),
+        (
+            "quire_vector_embedded_chunks_total",
+            "counter",
+            "Chunks sent to the embedder.",
+            |v| v.embedded.to_string(),
+        ),
+        (
+            "quire_vector_reused_chunks_total",
+            "counter",
+            "Chunks that took a stored vector instead of the embedder's.",
+            |v| v.reused.to_string(),
+        ),
+        (
+            "quire_vector_failing",
+            "gauge",
+            "1 while the embedder or the vector store fails (see /readyz for why), else 0.",
+            |v| u8::from(v.last_error.is_some()).to_string(),
+        ),
+    ];
+    for (name, kind, help, read) in families {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (label, status) in &readings {
+            let _ = writeln!(out, "{name}{{space=\"{label}\"}} {}", read(status));
+        }
+    }
 }
 
 /// The webhook counters and gauges of every space.

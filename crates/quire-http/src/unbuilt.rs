@@ -98,14 +98,6 @@ const TABLE: &[Unbuilt] = &[
         Answer::Off(VECTOR_OFF),
     ),
     route(
-        "post",
-        "/import/browse",
-        "import_browse",
-        "import",
-        "Tables of an import source (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
-    route(
         "get",
         "/import/connections",
         "import_connections",

@@ -392,9 +392,14 @@ async fn bad_imports_answer_a_clear_4xx_and_write_nothing() {
             "unknown import source",
         ),
         (
-            json!({"source": "excel", "connection": {"file": "people.csv"}}),
+            json!({"source": "mongodb", "connection": {"file": "people.csv"}}),
             501,
             "not built",
+        ),
+        (
+            json!({"source": "excel", "connection": {"file": "people.csv"}}),
+            400,
+            "no spreadsheet",
         ),
         (
             json!({"source": "csv", "connection": {"file": "nope.csv"}}),
@@ -487,9 +492,12 @@ async fn sources_list_every_spec_identifier_with_what_is_built() {
         .collect();
     assert_eq!(
         available,
-        ["sqlite", "csv", "json", "jsonl", "yaml", "markdown"]
+        [
+            "postgres", "mysql", "sqlite", "redis", "csv", "json", "jsonl", "yaml", "excel",
+            "markdown"
+        ]
     );
-    assert!(sources.contains(&json!({"id": "postgres", "available": false})));
+    assert!(sources.contains(&json!({"id": "mongodb", "available": false})));
 }
 
 #[tokio::test]

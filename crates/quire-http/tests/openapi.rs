@@ -306,7 +306,6 @@ fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
         ("/suggestions", "get", "503"),
         ("/embeddings", "get", "503"),
         ("/import/connections", "get", "200"),
-        ("/import/browse", "post", "501"),
         ("/import/connections/{id}/run", "post", "501"),
         ("/export/document", "post", "501"),
         ("/ingest", "post", "501"),

@@ -39,7 +39,6 @@ async fn unbuilt_import_export_and_ingest_routes_answer_501_and_write_nothing() 
     let s = TestServer::new();
     let commits = s.commit_count();
     for (method, uri) in [
-        (Method::POST, "/api/quire/import/browse"),
         (Method::POST, "/api/quire/import/connections"),
         (Method::DELETE, "/api/quire/import/connections/abc"),
         (Method::POST, "/api/quire/import/connections/abc/run"),

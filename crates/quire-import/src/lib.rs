@@ -6,18 +6,22 @@
 //! [`Limits`]; a malformed source, template or path is an [`ImportError`] or a row's
 //! [`RowError`], never a panic and never a path outside the space.
 
+pub mod databases;
+pub mod dsn;
+pub mod excel;
 pub mod export;
 pub mod files;
 pub mod mapping;
 pub mod sources;
 pub mod template;
 
+pub use dsn::Dsn;
 pub use files::{locate, Uploads, UPLOADS_DIR, UPLOAD_TTL};
 pub use mapping::{
     page_path, slug, Mapping, Page, Plan, Rendering, RowError, ARCHIVED_KEY, SOURCE_ID_KEY,
     SOURCE_KEY,
 };
-pub use sources::{is_built, read, Cap, Source, SourceKind, SOURCES};
+pub use sources::{is_built, read, Cap, Location, Place, Source, SourceKind, SOURCES};
 pub use template::Template;
 
 /// One record of a source: field name → value.

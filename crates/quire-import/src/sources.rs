@@ -1,11 +1,14 @@
 //! Sources → rows. Each reader turns one source into rows (`serde_json::Map`s), in source
-//! order: `csv`, `json`, `jsonl`, `yaml`, `sqlite`, `markdown`. Malformed input is an
-//! [`ImportError::BadRequest`] naming where it is; nothing here panics on what a user sends.
+//! order: the files `csv`, `json`, `jsonl`, `yaml`, `excel` (`crate::excel`), `sqlite`, the
+//! folder `markdown`, and the servers `postgres`, `mysql`, `redis` (`crate::databases`).
+//! Malformed input is an [`ImportError::BadRequest`] naming where it is; nothing here panics
+//! on what a user sends.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Number, Value};
 
+use crate::dsn::Dsn;
 use crate::{ImportError, Limits, Row};
 
 /// The spec's source identifiers, in its order.
@@ -38,19 +41,27 @@ pub enum SourceKind {
     Json,
     Jsonl,
     Yaml,
+    Excel,
     Sqlite,
     Markdown,
+    Postgres,
+    Mysql,
+    Redis,
 }
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 6] = [
+    pub const BUILT: [SourceKind; 10] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
         SourceKind::Yaml,
+        SourceKind::Excel,
         SourceKind::Sqlite,
         SourceKind::Markdown,
+        SourceKind::Postgres,
+        SourceKind::Mysql,
+        SourceKind::Redis,
     ];
 
     /// The source `id` names: a spec identifier this crate does not build is
@@ -77,15 +88,49 @@ impl SourceKind {
             SourceKind::Json => "json",
             SourceKind::Jsonl => "jsonl",
             SourceKind::Yaml => "yaml",
+            SourceKind::Excel => "excel",
             SourceKind::Sqlite => "sqlite",
             SourceKind::Markdown => "markdown",
+            SourceKind::Postgres => "postgres",
+            SourceKind::Mysql => "mysql",
+            SourceKind::Redis => "redis",
+        }
+    }
+
+    /// Where the source is: a file, a folder, or a server.
+    pub fn place(self) -> Place {
+        match self {
+            SourceKind::Markdown => Place::Folder,
+            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis => Place::Server,
+            _ => Place::File,
         }
     }
 
     /// Whether the source is a folder (`connection.path`) rather than a file.
     pub fn is_folder(self) -> bool {
-        self == SourceKind::Markdown
+        self.place() == Place::Folder
     }
+
+    /// The URL schemes of a server source's DSN (the first is its name).
+    pub fn schemes(self) -> &'static [&'static str] {
+        match self {
+            SourceKind::Postgres => &["postgres", "postgresql"],
+            SourceKind::Mysql => &["mysql", "mariadb"],
+            SourceKind::Redis => &["redis"],
+            _ => &[],
+        }
+    }
+}
+
+/// Where a kind of source is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// `connection.file`: a file in the root or an upload.
+    File,
+    /// `connection.path`: a folder in the root.
+    Folder,
+    /// `connection.dsn`: a database server.
+    Server,
 }
 
 /// Whether this crate builds the spec's source `id`.
@@ -93,13 +138,23 @@ pub fn is_built(id: &str) -> bool {
     SourceKind::BUILT.iter().any(|k| k.id() == id)
 }
 
-/// One source to read: what it is, where it is (a file, or a folder for `markdown`) and,
-/// for `sqlite`, the SQL or table name.
+/// One source to read: what it is, where it is, for a database the SQL, table name or (Redis)
+/// key pattern, and for `excel` the sheet.
 #[derive(Debug, Clone)]
 pub struct Source {
     pub kind: SourceKind,
-    pub location: PathBuf,
+    pub location: Location,
     pub query: Option<String>,
+    pub sheet: Option<String>,
+}
+
+/// Where a source is.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// A file, or a folder for `markdown`.
+    Path(PathBuf),
+    /// A database server.
+    Server(Dsn),
 }
 
 /// Reads `source`: every row (more than `limits.max_rows` is [`ImportError::TooLarge`]), or
@@ -113,11 +168,24 @@ pub fn read(
         max: limits.max_rows,
         first,
     };
+    let query = source.query.as_deref();
+    let path = match &source.location {
+        Location::Server(dsn) => return crate::databases::rows(source.kind, dsn, query, cap),
+        Location::Path(path) => path,
+    };
     match source.kind {
-        SourceKind::Sqlite => sqlite_rows(&source.location, source.query.as_deref(), limits, cap),
-        SourceKind::Markdown => markdown_rows(&source.location, limits, cap),
+        SourceKind::Sqlite => sqlite_rows(path, query, limits, cap),
+        SourceKind::Markdown => markdown_rows(path, limits, cap),
+        SourceKind::Excel => {
+            let bytes = read_file(path, limits)?;
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            crate::excel::excel_rows(bytes, &name, source.sheet.as_deref(), cap)
+        }
         kind => {
-            let bytes = read_file(&source.location, limits)?;
+            let bytes = read_file(path, limits)?;
             rows_from_bytes(kind, &bytes, cap)
         }
     }
@@ -139,7 +207,7 @@ impl Cap {
     }
 
     /// Whether reading may stop with `len` rows read; an error when `len` is past the limit.
-    fn full(&self, len: usize) -> Result<bool, ImportError> {
+    pub(crate) fn full(&self, len: usize) -> Result<bool, ImportError> {
         if self.first.is_some_and(|n| len >= n) {
             return Ok(true);
         }
@@ -152,7 +220,7 @@ impl Cap {
         Ok(false)
     }
 
-    fn push(&self, rows: &mut Vec<Row>, row: Row) -> Result<bool, ImportError> {
+    pub(crate) fn push(&self, rows: &mut Vec<Row>, row: Row) -> Result<bool, ImportError> {
         rows.push(row);
         self.full(rows.len())
     }
@@ -208,7 +276,7 @@ pub fn rows_from_bytes(kind: SourceKind, bytes: &[u8], cap: Cap) -> Result<Vec<R
                 .map_err(|e| ImportError::BadRequest(format!("invalid YAML: {e}")))?;
             table_rows(value, "YAML", cap)
         }
-        SourceKind::Sqlite | SourceKind::Markdown => Err(ImportError::BadRequest(format!(
+        _ => Err(ImportError::BadRequest(format!(
             "source `{}` is not read from bytes",
             kind.id()
         ))),
@@ -228,25 +296,14 @@ fn csv_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
         .byte_headers()
         .map_err(|e| ImportError::BadRequest(format!("invalid CSV header: {e}")))?
         .clone();
-    let mut names: Vec<String> = Vec::with_capacity(header.len());
-    for (i, cell) in header.iter().enumerate() {
-        let text = std::str::from_utf8(cell)
-            .map_err(|_| ImportError::BadRequest("the CSV header is not UTF-8".to_string()))?
-            .trim();
-        let mut name = if text.is_empty() {
-            format!("column_{}", i + 1)
-        } else {
-            text.to_string()
-        };
-        if names.contains(&name) {
-            let mut n = 2;
-            while names.contains(&format!("{name}_{n}")) {
-                n += 1;
-            }
-            name = format!("{name}_{n}");
-        }
-        names.push(name);
+    let mut texts = Vec::with_capacity(header.len());
+    for cell in header.iter() {
+        texts.push(
+            std::str::from_utf8(cell)
+                .map_err(|_| ImportError::BadRequest("the CSV header is not UTF-8".to_string()))?,
+        );
     }
+    let names = column_names(texts);
     if names.is_empty() {
         return Ok(Vec::new());
     }
@@ -279,6 +336,29 @@ fn csv_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
         }
     }
     Ok(rows)
+}
+
+/// The column names of a header line: trimmed; an empty cell is named `column_<n>`, a
+/// repeated name `<name>_<n>`.
+pub(crate) fn column_names<'a>(header: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (i, text) in header.into_iter().enumerate() {
+        let text = text.trim();
+        let mut name = if text.is_empty() {
+            format!("column_{}", i + 1)
+        } else {
+            text.to_string()
+        };
+        if names.contains(&name) {
+            let mut n = 2;
+            while names.contains(&format!("{name}_{n}")) {
+                n += 1;
+            }
+            name = format!("{name}_{n}");
+        }
+        names.push(name);
+    }
+    names
 }
 
 /// A JSON or YAML document as rows: a list of objects, or an object holding one list.
@@ -342,7 +422,7 @@ fn jsonl_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
 }
 
 /// Whether `query` is a table name rather than SQL.
-fn is_table_name(query: &str) -> bool {
+pub(crate) fn is_table_name(query: &str) -> bool {
     !query.is_empty()
         && query
             .chars()
@@ -433,6 +513,29 @@ fn sqlite_rows(
         }
     }
     Ok(rows)
+}
+
+/// The tables and views of the SQLite database at `path`, sorted (SQLite's own left out).
+pub fn sqlite_tables(path: &Path) -> Result<Vec<String>, ImportError> {
+    std::fs::metadata(path).map_err(|e| missing(path, &e))?;
+    let db = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| {
+        ImportError::BadRequest(format!("{} is no SQLite database: {e}", path.display()))
+    })?;
+    let listed = || -> rusqlite::Result<Vec<String>> {
+        let mut stmt = db.prepare(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') \
+             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+        )?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        names.collect()
+    };
+    listed().map_err(|e| {
+        ImportError::BadRequest(format!("{} is no SQLite database: {e}", path.display()))
+    })
 }
 
 /// Every `.md` file below `folder` (hidden files and folders skipped, symbolic links not
@@ -640,15 +743,16 @@ mod tests {
     #[test]
     fn source_names_split_into_built_unbuilt_and_unknown() {
         assert_eq!(SourceKind::parse("csv").unwrap(), SourceKind::Csv);
+        assert_eq!(SourceKind::parse("excel").unwrap(), SourceKind::Excel);
         assert!(matches!(
-            SourceKind::parse("excel"),
+            SourceKind::parse("mongodb"),
             Err(ImportError::NotBuilt(_))
         ));
         assert!(matches!(
             SourceKind::parse("floppy"),
             Err(ImportError::BadRequest(_))
         ));
-        assert!(SOURCES.iter().filter(|s| is_built(s)).count() == 6);
+        assert!(SOURCES.iter().filter(|s| is_built(s)).count() == SourceKind::BUILT.len());
     }
 
     #[test]
@@ -666,8 +770,9 @@ mod tests {
         let limits = Limits::default();
         let source = |q: &str| Source {
             kind: SourceKind::Sqlite,
-            location: path.clone(),
+            location: Location::Path(path.clone()),
             query: Some(q.to_string()),
+            sheet: None,
         };
         let rows = read(&source("items"), &limits, None).unwrap();
         assert_eq!(
@@ -709,8 +814,9 @@ mod tests {
         std::fs::write(dir.path().join("d.txt"), "not markdown").unwrap();
         let source = Source {
             kind: SourceKind::Markdown,
-            location: dir.path().to_path_buf(),
+            location: Location::Path(dir.path().to_path_buf()),
             query: None,
+            sheet: None,
         };
         let rows = read(&source, &Limits::default(), None).unwrap();
         assert_eq!(
@@ -727,8 +833,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let source = Source {
             kind: SourceKind::Csv,
-            location: dir.path().join("nope.csv"),
+            location: Location::Path(dir.path().join("nope.csv")),
             query: None,
+            sheet: None,
         };
         let err = read(&source, &Limits::default(), None).unwrap_err();
         assert!(matches!(err, ImportError::NotFound(_)));

@@ -194,7 +194,12 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        let vectors = self
+            .service
+            .spaces()
+            .iter()
+            .any(|s| s.vector_status().is_some());
+        Ok(ListToolsResult::with_all_items(tools::list(vectors)))
     }
 
     async fn call_tool(

@@ -66,7 +66,9 @@ pub(crate) async fn read(server: &McpServer, uri: &str) -> Result<ReadResourceRe
     let contents = tokio::task::spawn_blocking(move || -> Result<ResourceContents, Error> {
         let uri = owned.as_str();
         if uri == SCHEMA {
-            let tools = serde_json::to_value(crate::tools::list()).map_err(Error::internal)?;
+            let vectors = space.vector_status().is_some();
+            let tools =
+                serde_json::to_value(crate::tools::list(vectors)).map_err(Error::internal)?;
             let templates = serde_json::to_value(templates()).map_err(Error::internal)?;
             let body = serde_json::json!({
                 "tools": tools,

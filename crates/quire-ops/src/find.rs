@@ -3,11 +3,11 @@
 
 use quire_api::mcp::{
     AggregateInput, AnalyticsInput, CentralityInput, GraphPathInput, MetaInput, NoInput, PathInput,
-    QueryInput, SearchInput, WalkInput,
+    QueryInput, SearchInput, SemanticInput, SuggestionsInput, WalkInput,
 };
 use quire_api::{
-    AggregateRow, Backlink, Centrality, Communities, Graph, GraphAnalytics, GraphPath, GraphWalk,
-    MetaResults, QueryResult, Reindexed, SearchResults,
+    AggregateRow, Backlink, Centrality, Communities, Embeddings, Graph, GraphAnalytics, GraphPath,
+    GraphWalk, MetaResults, QueryResult, Reindexed, SearchResults, SemanticResults, Suggestions,
 };
 use quire_service::{MetaQuery, Result, SearchQuery, Space};
 
@@ -24,6 +24,10 @@ const SAMPLE: usize = 50;
 pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<Search>();
     v.op::<SearchVerified>();
+    v.op::<SearchSemantic>();
+    v.op::<SearchSemanticPost>();
+    v.op::<SuggestionsOp>();
+    v.op::<EmbeddingsOp>();
     v.op::<Query>();
     v.op::<QueryMeta>();
     v.op::<Aggregate>();
@@ -44,6 +48,7 @@ fn search_query(input: SearchInput) -> SearchQuery {
         offset: input.offset,
         path: input.path,
         tag: input.tag,
+        mode: input.mode,
     }
 }
 
@@ -72,6 +77,102 @@ read the hits you need with quire_read. Cheap (SQLite index).",
 
     fn run(space: &Space, input: SearchInput, _: &Caller) -> Result<SearchResults> {
         space.find().search(&search_query(input))
+    }
+}
+
+/// `GET /search/semantic`, `quire_search_semantic`.
+pub struct SearchSemantic;
+
+impl Operation for SearchSemantic {
+    type Input = SemanticInput;
+    type Output = SemanticResults;
+    const META: Meta = Meta::read(
+        "search_semantic",
+        AREA,
+        "Vector similarity search: pages nearest in meaning to the query",
+    )
+    .rest(Rest::get("/search/semantic"))
+    .tool(Tool::named("quire_search_semantic"))
+    .needs_vectors()
+    .describe(
+        "Search by meaning, not words: the query is embedded and compared with every \
+chunk of every page; each page comes once, scored by cosine similarity of its nearest chunk, \
+with that chunk as snippet. Use for questions in plain words whose answer may use other words \
+(\"how far away are other suns\" finds a page on stellar distances); quire_search already \
+fuses this with BM25 when vector search is on. Cheap (one embedding, a k-NN scan).",
+    );
+
+    fn run(space: &Space, input: SemanticInput, _: &Caller) -> Result<SemanticResults> {
+        space.find().semantic(&input.q, input.limit)
+    }
+}
+
+/// `POST /search/semantic` (`{query, limit}`).
+pub struct SearchSemanticPost;
+
+impl Operation for SearchSemanticPost {
+    type Input = SemanticInput;
+    type Output = SemanticResults;
+    const META: Meta = Meta::read(
+        "search_semantic_post",
+        AREA,
+        "Vector similarity search with the query in a JSON body (`{query, limit}`)",
+    )
+    .rest(Rest::post("/search/semantic"))
+    .needs_vectors();
+
+    fn run(space: &Space, input: SemanticInput, _: &Caller) -> Result<SemanticResults> {
+        space.find().semantic(&input.q, input.limit)
+    }
+}
+
+/// `GET /suggestions`, `quire_suggestions`.
+pub struct SuggestionsOp;
+
+impl Operation for SuggestionsOp {
+    type Input = SuggestionsInput;
+    type Output = Suggestions;
+    const META: Meta = Meta::read(
+        "suggestions",
+        AREA,
+        "Pages similar in meaning to a page that it does not link to yet",
+    )
+    .rest(Rest::get("/suggestions"))
+    .tool(Tool::named("quire_suggestions"))
+    .needs_vectors()
+    .describe(
+        "Link suggestions for a page: other pages whose text is nearest in meaning to \
+its chunks, leaving out the page itself and the pages it already links to; each with the \
+similarity and the passage of the target that matched. Use before adding [[links]].",
+    );
+
+    fn run(space: &Space, input: SuggestionsInput, _: &Caller) -> Result<Suggestions> {
+        space.find().suggestions(&input.path, input.limit)
+    }
+}
+
+/// `GET /embeddings`, `quire_embeddings`.
+pub struct EmbeddingsOp;
+
+impl Operation for EmbeddingsOp {
+    type Input = PathInput;
+    type Output = Embeddings;
+    const META: Meta = Meta::read(
+        "embeddings",
+        AREA,
+        "A page's chunks and their embedding vectors",
+    )
+    .rest(Rest::get("/embeddings"))
+    .tool(Tool::named("quire_embeddings"))
+    .needs_vectors()
+    .describe(
+        "The chunks a page was cut into for vector search, each with its vector \
+(`dimensions` numbers), and whether they are of the page's current text. Large: ask only \
+when you need the vectors themselves.",
+    );
+
+    fn run(space: &Space, input: PathInput, _: &Caller) -> Result<Embeddings> {
+        space.find().embeddings(&input.path)
     }
 }
 

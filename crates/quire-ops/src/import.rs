@@ -4,8 +4,8 @@
 
 use quire_api::mcp::NoInput;
 use quire_api::{
-    ExportRequest, ExportText, ImportPreview, ImportPreviewRequest, ImportRequest, ImportResult,
-    ImportSources,
+    ExportRequest, ExportText, ImportBrowse, ImportBrowseRequest, ImportPreview,
+    ImportPreviewRequest, ImportRequest, ImportResult, ImportSources,
 };
 use quire_service::{Result, Space};
 
@@ -22,6 +22,7 @@ pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<Import>();
     v.op::<ImportPreviewOp>();
     v.op::<ImportSourcesOp>();
+    v.op::<ImportBrowseOp>();
     v.op::<Export>();
 }
 
@@ -40,9 +41,12 @@ impl Operation for Import {
     .tool(Tool::named("quire_import"))
     .describe(
         "Import a source's rows as pages, all in one commit (author: your actor, else \
-`import`). `source`: csv, json, jsonl, yaml, sqlite or markdown; `connection.file` a file in the \
-knowledge root or an upload's path (`connection.path` a folder for markdown); `query` SQL or a \
-table for sqlite; `mapping` double-brace templates (`path`, `title`, `content`, `frontmatter`) \
+`import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, postgres, mysql or redis; \
+`connection.file` a file in the knowledge root or an upload's path (`connection.path` a folder \
+for markdown, `connection.dsn` a database URL such as \
+postgres://user:password@127.0.0.1:5432/db?sslmode=disable, connected without TLS); `query` \
+SQL or a table for sqlite, postgres and mysql, a key pattern for redis; `sheet` for excel \
+(default the first); `mapping` double-brace templates (`path`, `title`, `content`, `frontmatter`) \
 over the row's fields; `id_column`, `prefix`, `full_sync`. Every page gets `_source` and \
 `_source_id`; unchanged rows are skipped. Try quire_import_preview first.",
     );
@@ -104,6 +108,33 @@ impl Operation for ImportSourcesOp {
 
     fn run(space: &Space, _: NoInput, _: &Caller) -> Result<ImportSources> {
         Ok(space.import().sources())
+    }
+}
+
+/// `POST /import/browse`.
+pub struct ImportBrowseOp;
+
+impl Operation for ImportBrowseOp {
+    type Input = ImportBrowseRequest;
+    type Output = ImportBrowse;
+    const META: Meta = Meta::read(
+        "import_browse",
+        AREA,
+        "The tables of a database (postgres, mysql, sqlite) or the key prefixes of a Redis database",
+    )
+    .rest(Rest::post("/import/browse"));
+
+    fn run(space: &Space, input: ImportBrowseRequest, _: &Caller) -> Result<ImportBrowse> {
+        space.import().browse(&input)
+    }
+
+    fn text(output: &ImportBrowse) -> String {
+        output
+            .tables
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 

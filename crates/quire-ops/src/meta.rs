@@ -223,6 +223,9 @@ pub struct Meta {
     pub scope: Scope,
     pub rest: Option<Rest>,
     pub tool: Option<Tool>,
+    /// Needs vector search (`[search.vector] enabled`): its MCP tool is listed only where it
+    /// is on (its route answers 503 elsewhere).
+    pub needs_vectors: bool,
 }
 
 impl Meta {
@@ -236,6 +239,7 @@ impl Meta {
             scope: Scope::Read,
             rest: None,
             tool: None,
+            needs_vectors: false,
         }
     }
 
@@ -265,6 +269,14 @@ impl Meta {
     pub const fn tool(self, tool: Tool) -> Meta {
         Meta {
             tool: Some(tool),
+            ..self
+        }
+    }
+
+    /// Marks an operation of vector search.
+    pub const fn needs_vectors(self) -> Meta {
+        Meta {
+            needs_vectors: true,
             ..self
         }
     }

@@ -34,6 +34,8 @@ pub(crate) struct SpaceCore {
     pub(crate) links: Arc<LinkModel>,
     /// Keeps the search index and the DQL catalog; `None` when this process does not.
     pub(crate) indexer: Option<Indexer>,
+    /// Vector search (`[search.vector] enabled`), kept by the process writing the space.
+    pub(crate) vectors: Option<Arc<crate::vectors::Vectors>>,
     pub(crate) graph: GraphCache,
     pub(crate) find: FindSettings,
     /// `[dataview] computed_fields`, parsed.
@@ -154,6 +156,19 @@ impl SpaceCore {
             tracing::warn!(space = %settings.name, "{}", shadowed.note());
         }
         let view_refresh = ViewRefreshState::default();
+        // Vector search asked for but not possible stops the start (fail closed).
+        let vectors = match (
+            &writer,
+            &settings.find.vectors,
+            settings.find.index.maintain,
+        ) {
+            (Some(_), Some(vector), true) => Some(Arc::new(crate::vectors::Vectors::start(
+                vector,
+                root.clone(),
+                links.clone(),
+            )?)),
+            _ => None,
+        };
         let indexer = match (&writer, settings.find.index.maintain) {
             (Some(_), true) => open_search_index(root.dir()).map(|index| {
                 let (sender, reports) = mpsc::channel();
@@ -161,16 +176,17 @@ impl SpaceCore {
                     .reports
                     .lock()
                     .unwrap_or_else(|p| p.into_inner()) = Some(reports);
-                let listener = Listener {
+                let mut listeners = vec![Listener {
                     sender,
                     pending: view_refresh.pending.clone(),
-                };
+                }];
+                listeners.extend(vectors.as_ref().map(|v| v.listener()));
                 Indexer::start(
                     index,
                     root.clone(),
                     links.clone(),
                     &settings.find.index,
-                    Some(listener),
+                    listeners,
                 )
             }),
             _ => None,
@@ -191,6 +207,7 @@ impl SpaceCore {
             history,
             links,
             indexer,
+            vectors,
             graph: GraphCache::default(),
             find: settings.find,
             computed,

@@ -34,6 +34,8 @@ pub struct SearchQuery {
     pub path: Option<String>,
     /// Only pages with this tag (or one nested below it).
     pub tag: Option<String>,
+    /// `hybrid` (the default with vector search on), `bm25`; `None` for the default.
+    pub mode: Option<String>,
 }
 
 /// A frontmatter query as `/meta` takes it.
@@ -197,18 +199,25 @@ impl Find<'_> {
             return Err(Error::bad_request("missing query `q`"));
         }
         let engine = self.engine();
+        let query_parsed = Query::parse(&request.query)
+            .map_err(|e| Error::bad_request(format!("invalid search query: {e}")))?;
+        let hybrid = self.hybrid_for(query, &request)?;
+        // Hybrid ranking fuses the first `window` pages of each ranking, then pages.
+        let mut bm25_request = request.clone();
+        if hybrid.is_some() {
+            bm25_request.offset = 0;
+            bm25_request.limit = hybrid_window(&request);
+        }
         let searched = |query: &Query| {
             let found = match engine {
-                Engine::Sqlite => self.indexer()?.index.search_parsed(query, &request),
-                Engine::Grep => Ok(self.grep(query, &request)),
+                Engine::Sqlite => self.indexer()?.index.search_parsed(query, &bm25_request),
+                Engine::Grep => Ok(self.grep(query, &bm25_request)),
             };
             found.map_err(|e| match e {
                 SearchError::Syntax(e) => Error::bad_request(format!("invalid search query: {e}")),
                 SearchError::Index(e) => Error::internal(e),
             })
         };
-        let query_parsed = Query::parse(&request.query)
-            .map_err(|e| Error::bad_request(format!("invalid search query: {e}")))?;
         let mut found = searched(&query_parsed)?;
         let mut matching = "all";
         // Words typed as a question: no page has them all, the pages with any of them.
@@ -223,9 +232,55 @@ impl Find<'_> {
         if let (Some(indexer), 0, true) = (&self.0.indexer, request.offset, logged) {
             indexer.log_search(&request.query, found.total as u64);
         }
+        let mut mode = match engine {
+            Engine::Sqlite => "bm25",
+            Engine::Grep => "grep",
+        };
+        let hits: Vec<SearchHit> = found
+            .hits
+            .into_iter()
+            .map(|h| SearchHit {
+                path: h.path,
+                title: h.title,
+                score: h.score,
+                snippet: h.snippet,
+            })
+            .collect();
+        let (total, results) = match hybrid {
+            Some(vectors) => {
+                let window = bm25_request.limit;
+                let folder = request.path_prefix.as_deref();
+                match self.nearest_pages(vectors, &request.query, window, folder) {
+                    Ok(near) => {
+                        mode = "hybrid";
+                        let fused = fuse(hits, near, &self.0.links.vault());
+                        let extra = fused.iter().filter(|(_, only)| *only).count();
+                        let page = fused
+                            .into_iter()
+                            .map(|(hit, _)| hit)
+                            .skip(request.offset)
+                            .take(request.limit)
+                            .collect();
+                        (found.total + extra, page)
+                    }
+                    // An embedder that fails never fails a search: BM25 alone, and `mode`
+                    // says so.
+                    Err(e) => {
+                        tracing::debug!("hybrid search fell back to BM25: {e}");
+                        let page = hits
+                            .into_iter()
+                            .skip(request.offset)
+                            .take(request.limit)
+                            .collect();
+                        (found.total, page)
+                    }
+                }
+            }
+            None => (found.total, hits),
+        };
         Ok(SearchResults {
             query: request.query,
-            total: found.total,
+            total,
             limit: request.limit,
             offset: request.offset,
             engine: match engine {
@@ -234,17 +289,38 @@ impl Find<'_> {
             }
             .into(),
             matching: matching.into(),
-            results: found
-                .hits
-                .into_iter()
-                .map(|h| SearchHit {
-                    path: h.path,
-                    title: h.title,
-                    score: h.score,
-                    snippet: h.snippet,
-                })
-                .collect(),
+            mode: mode.into(),
+            results,
         })
+    }
+
+    /// The vector search a search fuses with BM25: asked for (`mode=hybrid`) or the default
+    /// with vector search on, for queries of plain words (operators, fields and the tag
+    /// filter mean what they say, which vectors cannot honour: BM25 alone answers them).
+    fn hybrid_for(
+        &self,
+        query: &SearchQuery,
+        request: &SearchRequest,
+    ) -> Result<Option<&crate::vectors::Vectors>> {
+        let asked = match query.mode.as_deref().map(str::trim) {
+            None | Some("") => false,
+            Some(m) if m.eq_ignore_ascii_case("hybrid") => true,
+            Some(m) if m.eq_ignore_ascii_case("bm25") => return Ok(None),
+            Some(m) => {
+                return Err(Error::bad_request(format!(
+                    "`mode` is `hybrid` or `bm25`, not {m:?}"
+                )))
+            }
+        };
+        let vectors = match (&self.0.vectors, asked) {
+            (Some(vectors), _) => vectors,
+            (None, false) => return Ok(None),
+            (None, true) => return self.vectors().map(|_| None),
+        };
+        if request.tag.is_some() || !plain_words(&request.query) {
+            return Ok(None);
+        }
+        Ok(Some(vectors))
     }
 
     /// The configured engine; a process that keeps no index (a command reading a root while
@@ -661,6 +737,78 @@ impl Find<'_> {
             indexer.flush();
         }
     }
+}
+
+/// Pages of each ranking a hybrid search fuses: enough for the page asked, at least 50.
+fn hybrid_window(request: &SearchRequest) -> usize {
+    (request.offset + request.limit).clamp(50, 200)
+}
+
+/// Whether a query is only words and phrases (no `AND`/`OR`/`NOT`, `-word`, `field:`,
+/// parentheses): what vectors can rank.
+fn plain_words(query: &str) -> bool {
+    query.split_whitespace().all(|word| {
+        !matches!(word, "AND" | "OR" | "NOT")
+            && !word.starts_with('-')
+            && !word.contains(':')
+            && !word.contains(['(', ')'])
+    })
+}
+
+/// Reciprocal rank fusion of the BM25 hits and the pages vectors found (those at least
+/// [`crate::vectors::HYBRID_FLOOR`] similar to the query): each page scored by the sum over
+/// the rankings it is in of 1 / (k + rank), best first; each with whether only vectors found
+/// it (its snippet is then its nearest chunk).
+fn fuse(
+    bm25: Vec<SearchHit>,
+    near: Vec<crate::vectors::Near>,
+    vault: &quire_vault::Vault,
+) -> Vec<(SearchHit, bool)> {
+    use crate::vectors::{HYBRID_FLOOR, RRF_K};
+    // (hit, its BM25 rank if BM25 found it)
+    let mut fused: Vec<(SearchHit, Option<usize>)> = Vec::with_capacity(bm25.len() + near.len());
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (rank, mut hit) in bm25.into_iter().enumerate() {
+        hit.score = 1.0 / (RRF_K + rank as f64 + 1.0);
+        at.insert(hit.path.clone(), fused.len());
+        fused.push((hit, Some(rank)));
+    }
+    let near = near.into_iter().filter(|n| n.similarity >= HYBRID_FLOOR);
+    for (rank, n) in near.enumerate() {
+        let add = 1.0 / (RRF_K + rank as f64 + 1.0);
+        match at.get(&n.path) {
+            Some(&i) => fused[i].0.score += add,
+            None => {
+                at.insert(n.path.clone(), fused.len());
+                fused.push((
+                    SearchHit {
+                        title: crate::vectors::title_of(vault, &n.path),
+                        score: add,
+                        snippet: crate::vectors::snippet(&n.text),
+                        path: n.path,
+                    },
+                    None,
+                ));
+            }
+        }
+    }
+    // Ties go to the pages that hold the words (a page written a moment ago and not embedded
+    // yet keeps its place), then by BM25 rank, then by path.
+    fused.sort_by(|a, b| {
+        b.0.score
+            .total_cmp(&a.0.score)
+            .then_with(|| match (a.1, b.1) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| a.0.path.cmp(&b.0.path))
+    });
+    fused
+        .into_iter()
+        .map(|(hit, rank)| (hit, rank.is_none()))
+        .collect()
 }
 
 fn query_error(e: QueryError) -> Error {

@@ -12,11 +12,12 @@
 use std::collections::BTreeSet;
 
 use quire_api::{
-    ExportRequest, ImportPreview, ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult,
-    ImportRowError, ImportSource, ImportSources, ImportUpload,
+    ExportRequest, ImportBrowse, ImportBrowseRequest, ImportPreview, ImportPreviewRequest,
+    ImportRecord, ImportRequest, ImportResult, ImportRowError, ImportSource, ImportSources,
+    ImportTable, ImportUpload,
 };
 use quire_import::export::{Encoder, Format, Row as ExportRow};
-use quire_import::{ImportError, Limits, Mapping, Plan, Source, SourceKind};
+use quire_import::{Dsn, ImportError, Limits, Location, Mapping, Place, Plan, Source, SourceKind};
 use quire_query::dql::PageData;
 use quire_store::{etag, StoreError};
 use quire_vault::PagePath;
@@ -96,6 +97,39 @@ impl Import<'_> {
         Ok(ImportUpload {
             path,
             size: bytes.len(),
+        })
+    }
+
+    /// The tables of a database (`postgres`, `mysql`, `sqlite`) or the key prefixes of a Redis
+    /// database, each usable as an import's `query`. Another `from` is 400.
+    pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
+        let from = request.from.trim();
+        let kind = match SourceKind::parse(from) {
+            Ok(
+                kind @ (SourceKind::Postgres
+                | SourceKind::Mysql
+                | SourceKind::Redis
+                | SourceKind::Sqlite),
+            ) => kind,
+            _ => return Err(Error::bad_request(format!(
+                "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, not {from:?}"
+            ))),
+        };
+        let names = if kind == SourceKind::Sqlite {
+            let file = required(request.file.as_deref(), "a `sqlite` browse needs `file`")?;
+            let path = quire_import::locate(self.0.root.dir(), file).map_err(error)?;
+            quire_import::sources::sqlite_tables(&path)
+        } else {
+            let dsn = required(
+                request.dsn.as_deref(),
+                &format!("a `{from}` browse needs `dsn`"),
+            )?;
+            let dsn = Dsn::parse(dsn, kind.schemes()).map_err(error)?;
+            quire_import::databases::tables(kind, &dsn)
+        }
+        .map_err(error)?;
+        Ok(ImportBrowse {
+            tables: names.into_iter().map(|name| ImportTable { name }).collect(),
         })
     }
 
@@ -280,21 +314,19 @@ impl Import<'_> {
     fn prepare(&self, request: &ImportRequest) -> Result<(Source, Plan)> {
         let kind = SourceKind::parse(&request.source).map_err(error)?;
         let connection = &request.connection;
-        let (field, given) = if kind.is_folder() {
-            ("path", connection.path.as_deref())
-        } else {
-            ("file", connection.file.as_deref())
+        let (field, given) = match kind.place() {
+            Place::Folder => ("path", connection.path.as_deref()),
+            Place::File => ("file", connection.file.as_deref()),
+            Place::Server => ("dsn", connection.dsn.as_deref()),
         };
-        let given = given
-            .map(str::trim)
-            .filter(|g| !g.is_empty())
-            .ok_or_else(|| {
-                Error::bad_request(format!(
-                    "a `{}` import needs `connection.{field}`",
-                    kind.id()
-                ))
-            })?;
-        let location = quire_import::locate(self.0.root.dir(), given).map_err(error)?;
+        let given = required(
+            given,
+            &format!("a `{}` import needs `connection.{field}`", kind.id()),
+        )?;
+        let location = match kind.place() {
+            Place::Server => Location::Server(Dsn::parse(given, kind.schemes()).map_err(error)?),
+            _ => Location::Path(quire_import::locate(self.0.root.dir(), given).map_err(error)?),
+        };
         let query = request
             .query
             .as_deref()
@@ -330,6 +362,7 @@ impl Import<'_> {
                 kind,
                 location,
                 query: query.map(str::to_string),
+                sheet: request.sheet.clone(),
             },
             plan,
         ))
@@ -458,27 +491,46 @@ impl Import<'_> {
     }
 }
 
-/// `_source` when the connection names none: `<source>:<file or folder name>`; a sqlite
-/// table adds `/<table>`, a sqlite query `#<first 8 hex digits of its SHA-256>`.
-fn source_name(kind: SourceKind, location: &std::path::Path, query: Option<&str>) -> String {
-    let name = location
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".to_string());
-    match (kind, query) {
-        (SourceKind::Sqlite, Some(q))
-            if q.chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$') =>
+/// `_source` when the connection names none: `<source>:<file or folder name>`, or for a
+/// server `<source>:<host:port>/<database>` (never its user or password); a table adds
+/// `/<table>` (a Redis key pattern too), a query `#<first 8 hex digits of its SHA-256>`.
+fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> String {
+    let name = match location {
+        Location::Path(path) => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "root".to_string()),
+        Location::Server(dsn) => format!("{}/{}", dsn.place(), dsn.database()),
+    };
+    let is_sql = matches!(
+        kind,
+        SourceKind::Sqlite | SourceKind::Postgres | SourceKind::Mysql
+    );
+    let kind_id = kind.id();
+    match query {
+        Some(q) if kind == SourceKind::Redis => format!("redis:{name}/{q}"),
+        Some(q)
+            if is_sql
+                && q.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.') =>
         {
-            format!("sqlite:{name}/{q}")
+            format!("{kind_id}:{name}/{q}")
         }
-        (SourceKind::Sqlite, Some(q)) => {
+        Some(q) if is_sql => {
             let digest = sha2::Sha256::digest(q.as_bytes());
             let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-            format!("sqlite:{name}#{hex}")
+            format!("{kind_id}:{name}#{hex}")
         }
-        _ => format!("{}:{name}", kind.id()),
+        _ => format!("{kind_id}:{name}"),
     }
+}
+
+/// `given`, trimmed, or a 400 saying `missing` when it is absent or blank.
+fn required<'a>(given: Option<&'a str>, missing: &str) -> Result<&'a str> {
+    given
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .ok_or_else(|| Error::bad_request(missing.to_string()))
 }
 
 fn row_errors(errors: Vec<quire_import::RowError>) -> Vec<ImportRowError> {

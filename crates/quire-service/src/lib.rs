@@ -48,6 +48,7 @@ mod shares;
 mod space;
 mod theme;
 mod unsaved;
+mod vectors;
 mod versions;
 mod views;
 mod visibility;
@@ -92,13 +93,15 @@ pub use service::{
     Service, SpaceEntry, SpaceOrigin, MAX_SPACE_NAME,
 };
 pub use settings::{
-    settings_from_config, Access, AssetRules, BackupSettings, EditorialSettings, Engine,
-    FindSettings, IndexSettings, InsightSettings, JanitorSchedule, QueryLimits, ScriptLimits,
-    ScriptRunner, SpaceSettings, CONFIG_FILE, DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
+    settings_from_config, Access, AssetRules, BackupSettings, EditorialSettings, EmbedderChoice,
+    Engine, FindSettings, IndexSettings, InsightSettings, JanitorSchedule, QueryLimits,
+    ScriptLimits, ScriptRunner, SpaceSettings, VectorSettings, CONFIG_FILE, DEFAULT_SPACE,
+    SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};
 pub use theme::{default_theme, Themes, THEME_PATH};
+pub use vectors::{VectorStatus, VECTOR_OFF};
 pub use versions::{Versions, CHANGES_LIMIT_MAX};
 pub use views::{Views, DEBOUNCE, VIEWS_DIR};
 pub use watching::Watching;

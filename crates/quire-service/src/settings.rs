@@ -214,6 +214,7 @@ pub fn settings_from_config(root: &Path, config: &Config) -> Vec<SpaceSettings> 
             track_views: config.analytics.track_views,
             episodes_prefix: config.memory.episodes_path_prefix.clone(),
         },
+        vectors: VectorSettings::from_config(&config.search.vector),
     };
     // Checked before the start (`quire serve`'s preflight); a remote this build cannot reach
     // is no backup.
@@ -298,6 +299,58 @@ pub struct FindSettings {
     /// `[dataview] computed_fields`: name → expression, fields every DQL query can read.
     /// Checked when the space opens (a bad name or expression stops it).
     pub computed_fields: BTreeMap<String, String>,
+    /// `[search.vector]` when enabled: embeddings, semantic and hybrid search, suggestions.
+    pub vectors: Option<VectorSettings>,
+}
+
+/// `[search.vector]` as a space needs it.
+#[derive(Debug, Clone)]
+pub struct VectorSettings {
+    pub embedder: EmbedderChoice,
+    /// `[search.vector.chunking] size`, in tokens.
+    pub chunk_size: usize,
+    /// `[search.vector.chunking] overlap`, in tokens.
+    pub overlap: usize,
+    /// `[search.vector] worker_count`: pages embedded at once.
+    pub workers: usize,
+}
+
+/// Which model turns text into vectors.
+#[derive(Debug, Clone)]
+pub enum EmbedderChoice {
+    /// The model shipped inside quire (`quire_embed::Local`), loaded once per process.
+    Local,
+    /// A provider over HTTP.
+    Remote(quire_embed::RemoteSpec),
+    /// An embedder the caller built (tests, benchmarks).
+    Given(std::sync::Arc<dyn quire_embed::Embedder>),
+}
+
+impl VectorSettings {
+    /// `[search.vector]` of a configuration; `None` when vector search is off.
+    pub fn from_config(config: &quire_config::VectorConfig) -> Option<VectorSettings> {
+        if !config.enabled {
+            return None;
+        }
+        let e = &config.embedder;
+        let embedder = match e.provider {
+            quire_config::EmbedderProvider::Local => EmbedderChoice::Local,
+            provider => EmbedderChoice::Remote(quire_embed::RemoteSpec {
+                provider: provider.to_string(),
+                url: e.url.clone(),
+                model: e.model.clone(),
+                api_key: e.api_key.as_ref().map(|k| k.expose().to_string()),
+                dimensions: e.dimensions.map(|d| d as usize),
+                timeout: e.timeout.into(),
+            }),
+        };
+        Some(VectorSettings {
+            embedder,
+            chunk_size: config.chunking.size as usize,
+            overlap: config.chunking.overlap as usize,
+            workers: config.worker_count.clamp(1, 64) as usize,
+        })
+    }
 }
 
 /// What the analytics and health reports need from the configuration.

@@ -154,7 +154,7 @@ impl Space {
                 claims: core.claims.is_some(),
                 history: core.history.strategy() == quire_store::Strategy::Git,
                 backup: self.areas.backup.is_some(),
-                vector_search: false,
+                vector_search: core.vectors.is_some(),
                 page_views: core.page_views.is_some(),
             },
         }
@@ -356,6 +356,11 @@ impl Space {
             reverts: a.reverts.load(Relaxed),
             commits: self.core.history.commit_metrics(),
         }
+    }
+
+    /// Vector search's model, backlog, store and last error; `None` when it is off here.
+    pub fn vector_status(&self) -> Option<crate::VectorStatus> {
+        self.core.vectors.as_ref().map(|v| v.status())
     }
 
     /// Files in the link model (pages, canvases and other files).

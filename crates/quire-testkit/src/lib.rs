@@ -12,7 +12,8 @@
 //! a hash map. The layout of the vault is planned first (folders, page paths, headings,
 //! block ids), so links can name headings and blocks that really exist.
 //!
-//! [`receiver`] is an HTTP receiver on loopback for webhook tests.
+//! [`receiver`] is an HTTP receiver on loopback for webhook tests; [`servers`] starts
+//! throwaway PostgreSQL, MariaDB and Redis servers for import tests.
 
 use std::collections::HashSet;
 use std::fs;
@@ -28,6 +29,7 @@ mod page;
 mod paths;
 pub mod receiver;
 mod rng;
+pub mod servers;
 mod sidecar;
 mod words;
 

@@ -342,8 +342,8 @@ fn settings_not_built_yet_stop_the_start_naming_the_key_and_what_builds_it() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
-            "[search.vector]\nenabled = true\n",
-            "search.vector.enabled",
+            "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"qdrant\"\n",
+            "search.vector.store.provider",
             "issue 28",
         ),
         (

@@ -74,27 +74,31 @@ fn output_schema(entry: &quire_ops::Entry, tool: quire_ops::Tool) -> Arc<JsonObj
 }
 
 /// Every advertised tool.
-pub(crate) fn list() -> Vec<Tool> {
-    let table = operations().map(|(entry, tool)| {
-        let meta = entry.meta;
-        // The apply tool takes less than its REST body and may answer "not applied".
-        let (input, output) = if tool.name == refactor::APPLY {
-            (refactor::input_schema(), refactor::output_schema())
-        } else {
-            (
-                schema_object((entry.input_schema)()),
-                output_schema(entry, tool),
-            )
-        };
-        let mut listed =
-            Tool::new(tool.name, meta.description(), input).with_raw_output_schema(output);
-        listed.annotations = Some(
-            ToolAnnotations::new()
-                .read_only(meta.read_only())
-                .destructive(!meta.read_only()),
-        );
-        listed
-    });
+/// The tools of the operation table; those of vector search only when `vectors` (some space
+/// has it on).
+pub(crate) fn list(vectors: bool) -> Vec<Tool> {
+    let table = operations()
+        .filter(|(entry, _)| vectors || !entry.meta.needs_vectors)
+        .map(|(entry, tool)| {
+            let meta = entry.meta;
+            // The apply tool takes less than its REST body and may answer "not applied".
+            let (input, output) = if tool.name == refactor::APPLY {
+                (refactor::input_schema(), refactor::output_schema())
+            } else {
+                (
+                    schema_object((entry.input_schema)()),
+                    output_schema(entry, tool),
+                )
+            };
+            let mut listed =
+                Tool::new(tool.name, meta.description(), input).with_raw_output_schema(output);
+            listed.annotations = Some(
+                ToolAnnotations::new()
+                    .read_only(meta.read_only())
+                    .destructive(!meta.read_only()),
+            );
+            listed
+        });
     table.collect()
 }
 
@@ -191,7 +195,7 @@ mod tests {
 
     #[test]
     fn the_apply_tool_offers_no_approval_and_no_actor_of_its_own() {
-        let tools = list();
+        let tools = list(true);
         let apply = tools
             .iter()
             .find(|t| t.name == refactor::APPLY)
@@ -214,7 +218,7 @@ mod tests {
 
     #[test]
     fn tool_names_are_unique_and_every_schema_is_an_object() {
-        let tools = list();
+        let tools = list(true);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort_unstable();
         let count = names.len();

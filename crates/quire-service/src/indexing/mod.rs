@@ -26,7 +26,7 @@
 //!   after a spell of writes) the thread checkpoints the WAL into the database and truncates
 //!   it, once, so searches read the database through its memory map instead of looking every
 //!   page up in the WAL, and the WAL file stops taking disk.
-//! * **After each pass** the thread tells its [`Listener`] (the view refresher) which pages it
+//! * **After each pass** the thread tells its [`Listener`]s (the view refresher, vector search) which pages it
 //!   read, with their ETag, or found gone; after a full pass it says so.
 //!
 //! The index is derived: deleting it loses nothing; the next start rebuilds it.
@@ -79,6 +79,7 @@ enum Message {
 }
 
 /// What the index thread reports after each pass, once the catalog holds it.
+#[derive(Clone)]
 pub(crate) enum Indexed {
     /// Every page was read (the first pass, a rebuild).
     All,
@@ -134,7 +135,7 @@ impl Indexer {
         root: Root,
         links: Arc<LinkModel>,
         settings: &IndexSettings,
-        listener: Option<Listener>,
+        listeners: Vec<Listener>,
     ) -> Indexer {
         let (sender, receiver) = mpsc::channel();
         let catalog = Arc::new(Catalog::default());
@@ -150,7 +151,7 @@ impl Indexer {
             stamps: Stamps::default(),
             window: settings.window,
             batch_max: settings.batch_max.max(1),
-            listener,
+            listeners,
             searched: Vec::new(),
             heard: Instant::now(),
             upkeep: Upkeep::new(settings.checkpoint_idle),
@@ -272,7 +273,7 @@ struct Worker {
     stamps: Stamps,
     window: Duration,
     batch_max: usize,
-    listener: Option<Listener>,
+    listeners: Vec<Listener>,
     /// Searches answered and not yet written to the log.
     searched: Vec<SearchLogged>,
     /// When the last message came.
@@ -488,8 +489,11 @@ impl Worker {
     }
 
     fn tell(&self, indexed: Indexed) {
-        if let Some(listener) = &self.listener {
-            listener.tell(indexed);
+        if let Some((last, others)) = self.listeners.split_last() {
+            for listener in others {
+                listener.tell(indexed.clone());
+            }
+            last.tell(indexed);
         }
     }
 

@@ -26,8 +26,9 @@ const EVAL_MAX_QUERIES: usize = 500;
 impl Insight<'_> {
     /// Runs each question through full-text search (first 10 results) and scores the ranks
     /// of the expected pages: hit rate, mean reciprocal rank, precision at 5. A question the
-    /// search language rejects counts as a miss. `semantic` is null: vector search is not
-    /// built. The questions are recorded in search analytics like any search.
+    /// search language rejects counts as a miss. With vector search on, the same for vector
+    /// search (`semantic`) and hybrid search (`hybrid`). The questions are kept out of search
+    /// analytics.
     pub fn evaluate(&self, request: &EvalRequest) -> Result<SearchEvaluation> {
         if request.queries.is_empty() {
             return Err(Error::bad_request("`queries` is empty"));
@@ -46,54 +47,61 @@ impl Insight<'_> {
                 "query {i} has an empty question"
             )));
         }
+        let vectors = self.0.vectors.is_some();
         let mut per_query = Vec::with_capacity(request.queries.len());
-        let (mut hits, mut reciprocal, mut precision) = (0usize, 0.0, 0.0);
+        let (mut fts, mut semantic, mut hybrid) =
+            (Tally::default(), Tally::default(), Tally::default());
         for q in &request.queries {
             let expected: HashSet<String> = q
                 .expected_paths
                 .iter()
                 .map(|p| PagePath::new(p).map_or_else(|_| p.clone(), |p| p.to_string()))
                 .collect();
-            // Not a search anyone asked: kept out of the search analytics.
-            let found = match self.find().search_unlogged(&SearchQuery {
-                q: q.question.clone(),
-                limit: Some(EVAL_DEPTH),
-                ..SearchQuery::default()
-            }) {
-                Ok(found) => found.results,
-                Err(e) if e.code == ErrorCode::BadRequest => Vec::new(),
-                Err(e) => return Err(e),
+            let fts_rank = fts.add(self.ranked(&q.question, "bm25")?, &expected);
+            let (semantic_rank, hybrid_rank) = if vectors {
+                let near = self
+                    .find()
+                    .semantic(&q.question, Some(EVAL_DEPTH))?
+                    .results
+                    .into_iter()
+                    .map(|h| h.path)
+                    .collect();
+                (
+                    semantic.add(near, &expected),
+                    hybrid.add(self.ranked(&q.question, "hybrid")?, &expected),
+                )
+            } else {
+                (None, None)
             };
-            let rank = found
-                .iter()
-                .position(|h| expected.contains(&h.path))
-                .map(|i| i + 1);
-            if let Some(rank) = rank {
-                hits += 1;
-                reciprocal += 1.0 / rank as f64;
-            }
-            let relevant = found
-                .iter()
-                .take(5)
-                .filter(|h| expected.contains(&h.path))
-                .count();
-            precision += relevant as f64 / 5.0;
             per_query.push(EvalQueryResult {
                 question: q.question.clone(),
-                fts_rank: rank,
-                semantic_rank: None,
+                fts_rank,
+                semantic_rank,
+                hybrid_rank,
             });
         }
-        let n = request.queries.len() as f64;
+        let n = request.queries.len();
         Ok(SearchEvaluation {
-            fts: EvalScores {
-                hit_rate: hits as f64 / n,
-                mrr: reciprocal / n,
-                precision_at_5: precision / n,
-            },
-            semantic: None,
+            fts: fts.scores(n),
+            semantic: vectors.then(|| semantic.scores(n)),
+            hybrid: vectors.then(|| hybrid.scores(n)),
             per_query,
         })
+    }
+
+    /// The paths of the first results of a search in `mode`; none for a question the search
+    /// language rejects. Not a search anyone asked: kept out of the search analytics.
+    fn ranked(&self, question: &str, mode: &str) -> Result<Vec<String>> {
+        match self.find().search_unlogged(&SearchQuery {
+            q: question.to_string(),
+            limit: Some(EVAL_DEPTH),
+            mode: Some(mode.to_string()),
+            ..SearchQuery::default()
+        }) {
+            Ok(found) => Ok(found.results.into_iter().map(|h| h.path).collect()),
+            Err(e) if e.code == ErrorCode::BadRequest => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
     }
 
     /// The newest searches and the most asked queries, `limit` each (default 20, at most
@@ -197,5 +205,43 @@ impl Insight<'_> {
             .collect();
         sources.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.source.cmp(&b.source)));
         Ok(Sources { sources, unsourced })
+    }
+}
+
+/// Hit rate, reciprocal ranks and precision at 5 of one ranking over the questions.
+#[derive(Default)]
+struct Tally {
+    hits: usize,
+    reciprocal: f64,
+    precision: f64,
+}
+
+impl Tally {
+    /// Counts one question's results; answers the rank of its first expected page.
+    fn add(&mut self, found: Vec<String>, expected: &HashSet<String>) -> Option<usize> {
+        let rank = found
+            .iter()
+            .position(|p| expected.contains(p))
+            .map(|i| i + 1);
+        if let Some(rank) = rank {
+            self.hits += 1;
+            self.reciprocal += 1.0 / rank as f64;
+        }
+        let relevant = found
+            .iter()
+            .take(5)
+            .filter(|p| expected.contains(*p))
+            .count();
+        self.precision += relevant as f64 / 5.0;
+        rank
+    }
+
+    fn scores(&self, questions: usize) -> EvalScores {
+        let n = questions.max(1) as f64;
+        EvalScores {
+            hit_rate: self.hits as f64 / n,
+            mrr: self.reciprocal / n,
+            precision_at_5: self.precision / n,
+        }
     }
 }

@@ -21,27 +21,17 @@ const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>
     Unbuilt { key, what, by }
 }
 
-const VECTOR: &str = "vector search";
+const VECTOR_STORES: &str = "vector stores other than sqlite-vec (pgvector, qdrant, …)";
 const ISSUE_28: Option<&str> = Some("issue 28");
 
 /// The settings this build does not act on. Set to their default they change nothing and
 /// pass; set to anything else they stop the start.
 #[rustfmt::skip]
 const UNBUILT: &[Unbuilt] = &[
-    unbuilt("search.vector.enabled", VECTOR, ISSUE_28),
-    unbuilt("search.vector.worker_count", VECTOR, ISSUE_28),
-    unbuilt("search.vector.chunking.size", VECTOR, ISSUE_28),
-    unbuilt("search.vector.chunking.overlap", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.provider", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.model", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.api_key", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.url", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.dimensions", VECTOR, ISSUE_28),
-    unbuilt("search.vector.embedder.timeout", VECTOR, ISSUE_28),
-    unbuilt("search.vector.store.provider", VECTOR, ISSUE_28),
-    unbuilt("search.vector.store.url", VECTOR, ISSUE_28),
-    unbuilt("search.vector.store.api_key", VECTOR, ISSUE_28),
-    unbuilt("search.vector.store.collection", VECTOR, ISSUE_28),
+    unbuilt("search.vector.store.provider", VECTOR_STORES, ISSUE_28),
+    unbuilt("search.vector.store.url", VECTOR_STORES, ISSUE_28),
+    unbuilt("search.vector.store.api_key", VECTOR_STORES, ISSUE_28),
+    unbuilt("search.vector.store.collection", VECTOR_STORES, ISSUE_28),
     unbuilt(
         "dataview.max_auto_indexes",
         "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",
@@ -95,6 +85,7 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     if let Some(line) = nfs_exposed(config) {
         lines.push(line);
     }
+    lines.extend(vector_unbuilt(config));
     if config.backup.remote.is_some() {
         if let Err(e) = quire_service::BackupSettings::from_config(root, config) {
             lines.push(e);
@@ -114,6 +105,28 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
         "refusing to start: {}",
         lines.join("; ")
     )))
+}
+
+/// The embedders whose request signing is not written (bedrock, vertex), when vector search
+/// is on.
+fn vector_unbuilt(config: &Config) -> Vec<String> {
+    use quire_config::EmbedderProvider;
+    let vector = &config.search.vector;
+    if !vector.enabled {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    if matches!(
+        vector.embedder.provider,
+        EmbedderProvider::Bedrock | EmbedderProvider::Vertex
+    ) {
+        lines.push(format!(
+            "search.vector.embedder.provider: the {} embedder (its request signing) is not \
+             built yet; use local, openai, http, ollama, cohere or voyage",
+            vector.embedder.provider
+        ));
+    }
+    lines
 }
 
 /// NFS has no credential quire can check: on a host others can reach it must be asked for.

@@ -90,6 +90,10 @@ const NFS_START: &str = "nfs_refuses_to_start_on_a_taken_port_or_an_open_host";
 const WEBDAV: &str = "crates/quire/tests/webdav.rs";
 const FUSE: &str = "crates/quire/tests/fuse.rs";
 const FUSE_SERVE: &str = "quire_serve_mounts_with_protocols_fuse_and_unmounts_when_it_stops";
+const HTTP_VECTORS: &str = "crates/quire-http/tests/vectors.rs";
+const VECTOR_ON: &str = "[search.vector]\nenabled = true\n";
+const VECTOR_HTTP: &str =
+    "[search.vector]\nenabled = true\n[search.vector.embedder]\nprovider = \"http\"\n";
 const BACKUP_REMOTE: &str = "[backup]\nremote = \"/srv/backup/kb.git\"\n";
 
 /// Every key this build acts on, with its evidence.
@@ -619,6 +623,60 @@ fn acted_keys() -> Vec<Acted> {
         )
         .space(),
         acted("refactor.scope", "[refactor]\n", "scope = \"notes/\"").space(),
+        acted(
+            "search.vector.enabled",
+            "[search.vector]\n",
+            "enabled = true",
+        )
+        .space()
+        .test(
+            HTTP_VECTORS,
+            "vector_search_finds_pages_by_meaning_and_fuses_with_bm25",
+        ),
+        acted("search.vector.worker_count", VECTOR_ON, "worker_count = 2").space(),
+        acted(
+            "search.vector.chunking.size",
+            "[search.vector]\nenabled = true\n[search.vector.chunking]\n",
+            "size = 256",
+        )
+        .space(),
+        acted(
+            "search.vector.chunking.overlap",
+            "[search.vector]\nenabled = true\n[search.vector.chunking]\n",
+            "overlap = 8",
+        )
+        .space(),
+        acted(
+            "search.vector.embedder.provider",
+            "[search.vector]\nenabled = true\n[search.vector.embedder]\n",
+            "provider = \"ollama\"",
+        )
+        .space(),
+        acted("search.vector.embedder.model", VECTOR_HTTP, "model = \"m\"").space(),
+        acted(
+            "search.vector.embedder.api_key",
+            VECTOR_HTTP,
+            "api_key = \"k\"",
+        )
+        .space(),
+        acted(
+            "search.vector.embedder.url",
+            VECTOR_HTTP,
+            "url = \"http://localhost:1\"",
+        )
+        .space(),
+        acted(
+            "search.vector.embedder.dimensions",
+            VECTOR_HTTP,
+            "dimensions = 8",
+        )
+        .space(),
+        acted(
+            "search.vector.embedder.timeout",
+            VECTOR_HTTP,
+            "timeout = \"5s\"",
+        )
+        .space(),
         acted("spaces", "", "[[spaces]]\nname = \"team\"\nroot = \"team\"")
             .space()
             .test(
@@ -630,43 +688,6 @@ fn acted_keys() -> Vec<Acted> {
 
 /// A sample of every refused key, set to something other than its default.
 const REFUSED: &[(&str, &str)] = &[
-    ("search.vector.enabled", "[search.vector]\nenabled = true\n"),
-    (
-        "search.vector.worker_count",
-        "[search.vector]\nworker_count = 2\n",
-    ),
-    (
-        "search.vector.chunking.size",
-        "[search.vector.chunking]\nsize = 256\n",
-    ),
-    (
-        "search.vector.chunking.overlap",
-        "[search.vector.chunking]\noverlap = 8\n",
-    ),
-    (
-        "search.vector.embedder.provider",
-        "[search.vector.embedder]\nprovider = \"ollama\"\n",
-    ),
-    (
-        "search.vector.embedder.model",
-        "[search.vector.embedder]\nmodel = \"m\"\n",
-    ),
-    (
-        "search.vector.embedder.api_key",
-        "[search.vector.embedder]\napi_key = \"k\"\n",
-    ),
-    (
-        "search.vector.embedder.url",
-        "[search.vector.embedder]\nurl = \"http://localhost:1\"\n",
-    ),
-    (
-        "search.vector.embedder.dimensions",
-        "[search.vector.embedder]\ndimensions = 8\n",
-    ),
-    (
-        "search.vector.embedder.timeout",
-        "[search.vector.embedder]\ntimeout = \"5s\"\n",
-    ),
     (
         "search.vector.store.provider",
         "[search.vector.store]\nprovider = \"qdrant\"\n",

@@ -1,0 +1,423 @@
+//! `POST /import` from a real spreadsheet and from real database servers (PostgreSQL, MariaDB,
+//! Redis, started by `quire_testkit::servers`; a test skips when its server is not installed
+//! unless `QUIRE_REQUIRE_DB_SERVERS` is set), and `POST /import/browse`. Pages carry their
+//! row's typed fields; a refused source is a 4xx JSON error with nothing written; re-importing
+//! an unchanged source skips every row and commits nothing; the password is never in an
+//! answer or a file of the root.
+
+mod support;
+
+use axum::http::Method;
+use quire_testkit::servers::{Db, DbServer, PASSWORD};
+use serde_json::{json, Value};
+use support::{sync_git, TestServer};
+
+fn server(files: &[(&str, &str)]) -> TestServer {
+    TestServer::with(sync_git(), Default::default(), files)
+}
+
+async fn post(s: &TestServer, route: &str, body: Value) -> support::Reply {
+    s.post_json(&format!("/api/quire/{route}"), body).await
+}
+
+/// The frontmatter of a page on disk.
+fn frontmatter(s: &TestServer, path: &str) -> Value {
+    let text = s.disk(path).unwrap_or_else(|| panic!("{path} is on disk"));
+    let yaml = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .map(|(y, _)| y)
+        .unwrap_or_else(|| panic!("{path} has frontmatter: {text}"));
+    serde_yaml_ng::from_str(yaml).expect("the frontmatter is YAML")
+}
+
+/// No file of the root (`.git` and `.quire` included) holds `secret`.
+fn assert_nowhere(s: &TestServer, secret: &str) {
+    fn walk(dir: &std::path::Path, secret: &[u8]) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                walk(&path, secret);
+            } else if kind.is_file() {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                assert!(
+                    !bytes.windows(secret.len()).any(|w| w == secret),
+                    "{} holds the password",
+                    path.display()
+                );
+            }
+        }
+    }
+    s.service.flush();
+    walk(s.dir.path(), secret.as_bytes());
+}
+
+/// Keeps `bytes` as an upload; answers its path for `connection.file`.
+async fn upload(s: &TestServer, name: &str, bytes: &[u8]) -> String {
+    let boundary = "quireboundary7MA4YWxkTrZu0gW";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend(bytes);
+    body.extend(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let r = s
+        .call(
+            Method::POST,
+            "/api/quire/import/upload",
+            &[("content-type", &content_type)],
+            body,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["path"].as_str().unwrap().to_string()
+}
+
+/// A workbook of two sheets: `People` (typed cells, an empty one, a date) and `Other`.
+fn workbook() -> Vec<u8> {
+    use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
+    let mut book = Workbook::new();
+    let date = Format::new().set_num_format("yyyy-mm-dd");
+    let stamp = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss");
+    let people = book.add_worksheet().set_name("People").unwrap();
+    for (col, name) in ["id", "name", "score", "active", "joined", "seen", "note"]
+        .iter()
+        .enumerate()
+    {
+        people.write_string(0, col as u16, *name).unwrap();
+    }
+    people.write_number(1, 0, 1).unwrap();
+    people.write_string(1, 1, "Ann Smith").unwrap();
+    people.write_number(1, 2, 9.5).unwrap();
+    people.write_boolean(1, 3, true).unwrap();
+    let joined = ExcelDateTime::from_ymd(2024, 3, 1).unwrap();
+    people
+        .write_datetime_with_format(1, 4, &joined, &date)
+        .unwrap();
+    let seen = ExcelDateTime::from_ymd(2024, 3, 2)
+        .unwrap()
+        .and_hms(9, 30, 0)
+        .unwrap();
+    people
+        .write_datetime_with_format(1, 5, &seen, &stamp)
+        .unwrap();
+    people.write_string(1, 6, "Likes tea").unwrap();
+    people.write_number(2, 0, 2).unwrap();
+    people.write_string(2, 1, "Zoë Ünal").unwrap();
+    people.write_number(2, 2, 7).unwrap();
+    people.write_boolean(2, 3, false).unwrap();
+    let other = book.add_worksheet().set_name("Other").unwrap();
+    other.write_string(0, 0, "title").unwrap();
+    other.write_string(1, 0, "From the second sheet").unwrap();
+    book.save_to_buffer().unwrap()
+}
+
+#[tokio::test]
+async fn an_excel_workbook_imports_its_first_sheet_or_the_one_named() {
+    let s = server(&[("notes/a.md", "A\n")]);
+    let file = upload(&s, "people.xlsx", &workbook()).await;
+    let commits = s.commit_count();
+    let body = json!({"source": "excel", "connection": {"file": file},
+        "id_column": "id", "prefix": "people", "mapping": {"title": "{{name}}",
+        "content": "{{note}}", "frontmatter": {"score": "{{score}}", "active": "{{active}}",
+        "joined": "{{joined}}", "seen": "{{seen}}"}}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
+    assert_eq!(r.json()["source"], json!("excel:people.xlsx"));
+    assert_eq!(s.commit_count(), commits + 1);
+    let ann = frontmatter(&s, "people/ann-smith.md");
+    assert_eq!(ann["title"], json!("Ann Smith"));
+    assert_eq!(ann["score"], json!(9.5));
+    assert_eq!(ann["active"], json!(true));
+    assert_eq!(ann["joined"], json!("2024-03-01"));
+    assert_eq!(ann["seen"], json!("2024-03-02T09:30:00"));
+    assert_eq!(
+        ann["_source_id"],
+        json!("1"),
+        "a whole number is an integer"
+    );
+    assert!(s
+        .disk("people/ann-smith.md")
+        .unwrap()
+        .ends_with("---\nLikes tea\n"));
+    let zoe = frontmatter(&s, "people/zoë-ünal.md");
+    assert_eq!(
+        (zoe["score"].clone(), zoe["active"].clone()),
+        (json!(7), json!(false))
+    );
+    assert!(zoe.get("joined").is_none_or(Value::is_null), "{zoe}");
+    // Unchanged: all skipped, no commit.
+    let r = post(&s, "import", body).await;
+    assert_eq!(
+        (r.json()["imported"].clone(), r.json()["skipped"].clone()),
+        (json!(0), json!(2)),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.commit_count(), commits + 1);
+    // The sheet named.
+    let r = post(
+        &s,
+        "import",
+        json!({"source": "excel", "connection": {"file": file},
+            "sheet": "Other", "prefix": "other"}),
+    )
+    .await;
+    assert_eq!(r.json()["imported"], json!(1), "{}", r.text());
+    assert!(s.disk("other/from-the-second-sheet.md").is_some());
+    // A sheet that is not there: 400 naming the sheets, nothing written.
+    let commits = s.commit_count();
+    let r = post(
+        &s,
+        "import",
+        json!({"source": "excel", "connection": {"file": file},
+            "sheet": "Nope", "prefix": "nope"}),
+    )
+    .await;
+    let message = r.expect_error(400);
+    assert!(
+        message.contains("\"Nope\"") && message.contains("\"People\", \"Other\""),
+        "{message}"
+    );
+    assert_eq!(s.commit_count(), commits);
+    assert!(!s.dir.path().join("nope").exists());
+    // Not a spreadsheet: 400.
+    let csv = upload(&s, "people.xlsx", b"id,name\n1,Ann\n").await;
+    let r = post(
+        &s,
+        "import",
+        json!({"source": "excel", "connection": {"file": csv}}),
+    )
+    .await;
+    assert!(r.expect_error(400).contains("no spreadsheet"));
+    s.assert_clean();
+}
+
+/// The whole path for one database: import with typed frontmatter, re-import skipped with no
+/// commit, browse, a refused DSN a 400 with nothing written, the password nowhere.
+async fn database_import(server: &DbServer, source: &str, query: &str, expect_source: &str) {
+    let s = server_root();
+    let commits = s.commit_count();
+    let body = json!({"source": source, "connection": {"dsn": server.dsn()}, "query": query,
+        "id_column": "id", "prefix": "notes",
+        "mapping": {"title": "{{title}}", "content": "{{body}}",
+            "frontmatter": {"stars": "{{stars}}", "done": "{{done}}", "created": "{{created}}"}}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
+    assert_eq!(r.json()["source"], json!(expect_source));
+    assert!(!r.text().contains(PASSWORD));
+    assert_eq!(s.commit_count(), commits + 1);
+    let fm = frontmatter(&s, "notes/first-note.md");
+    assert_eq!(fm["stars"], json!(5));
+    assert_eq!(fm["done"], json!(true));
+    assert_eq!(fm["created"], json!("2024-03-01T09:30:00"));
+    assert_eq!(fm["_source"], json!(expect_source));
+    assert_eq!(fm["_source_id"], json!("1"));
+    assert!(s
+        .disk("notes/first-note.md")
+        .unwrap()
+        .ends_with("---\nHello\n"));
+    assert!(s.disk("notes/second.md").is_some());
+    // Unchanged: all skipped, no commit.
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(
+        (r.json()["imported"].clone(), r.json()["skipped"].clone()),
+        (json!(0), json!(2)),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.commit_count(), commits + 1);
+    // A preview reads the server too.
+    let mut preview = body.clone();
+    preview["limit"] = json!(1);
+    let r = post(&s, "import/preview", preview).await;
+    assert_eq!(
+        r.json()["records"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        r.text()
+    );
+    // Browse.
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": source, "dsn": server.dsn()}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(
+        r.json()["tables"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"name": "notes"})),
+        "{}",
+        r.text()
+    );
+    // Refused: a wrong password, and TLS asked for.
+    let wrong = "Wrong9PasswordXyz";
+    let mut refused = body.clone();
+    refused["connection"]["dsn"] = json!(server.dsn_with(wrong));
+    refused["prefix"] = json!("refused");
+    let r = post(&s, "import", refused.clone()).await;
+    let message = r.expect_error(400);
+    assert!(message.contains("cannot connect to"), "{message}");
+    assert!(
+        !r.text().contains(wrong) && !r.text().contains(PASSWORD),
+        "{}",
+        r.text()
+    );
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": source, "dsn": server.dsn_with(wrong)}),
+    )
+    .await;
+    r.expect_error(400);
+    assert!(!r.text().contains(wrong), "{}", r.text());
+    assert_eq!(s.commit_count(), commits + 1);
+    assert!(!s.dir.path().join("refused").exists());
+    assert_nowhere(&s, PASSWORD);
+    assert_nowhere(&s, wrong);
+    s.assert_clean();
+}
+
+fn server_root() -> TestServer {
+    server(&[])
+}
+
+#[tokio::test]
+async fn postgres_rows_import_as_pages_and_a_refused_dsn_writes_nothing() {
+    let Some(db) = DbServer::start(Db::Postgres) else {
+        return;
+    };
+    db.run(
+        "CREATE TABLE notes (id int PRIMARY KEY, title text, body text, stars int,
+            done boolean, created timestamp);
+         INSERT INTO notes VALUES (1, 'First note', 'Hello', 5, true, '2024-03-01 09:30:00'),
+            (2, 'Second', NULL, NULL, NULL, NULL);",
+    );
+    let expect = format!("postgres:127.0.0.1:{}/shop/notes", db.port());
+    database_import(&db, "postgres", "notes", &expect).await;
+    // TLS asked for: refused before connecting.
+    let s = server_root();
+    let r = post(
+        &s,
+        "import",
+        json!({"source": "postgres", "query": "notes",
+            "connection": {"dsn": db.dsn().replace("sslmode=disable", "sslmode=require")}}),
+    )
+    .await;
+    let message = r.expect_error(400);
+    assert!(
+        message.contains("TLS") && !message.contains(PASSWORD),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn mysql_rows_import_as_pages_and_a_refused_dsn_writes_nothing() {
+    let Some(db) = DbServer::start(Db::Mariadb) else {
+        return;
+    };
+    db.run(
+        "CREATE TABLE notes (id INT PRIMARY KEY, title VARCHAR(50), body TEXT, stars INT,
+            done BOOLEAN, created DATETIME) DEFAULT CHARSET utf8mb4;
+         INSERT INTO notes VALUES (1, 'First note', 'Hello', 5, TRUE, '2024-03-01 09:30:00'),
+            (2, 'Second', NULL, NULL, NULL, NULL);",
+    );
+    let expect = format!("mysql:127.0.0.1:{}/shop/notes", db.port());
+    database_import(&db, "mysql", "notes", &expect).await;
+}
+
+#[tokio::test]
+async fn redis_keys_import_as_pages_and_browse_lists_their_prefixes() {
+    let Some(db) = DbServer::start(Db::Redis) else {
+        return;
+    };
+    db.run(
+        "HSET note:1 title \"First note\" body \"Hello\"\n\
+         SET note:2 \"{\\\"title\\\": \\\"Second\\\"}\"\n\
+         SET counter 3\n",
+    );
+    let s = server_root();
+    let body = json!({"source": "redis", "connection": {"dsn": db.dsn()}, "query": "note:*",
+        "id_column": "_key", "prefix": "kv",
+        "mapping": {"title": "{{title}}{{value.title}}", "content": "{{body}}"}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
+    let fm = frontmatter(&s, "kv/first-note.md");
+    assert_eq!(fm["_source_id"], json!("note:1"));
+    assert_eq!(
+        fm["_source"],
+        json!(format!("redis:127.0.0.1:{}/0/note:*", db.port()))
+    );
+    assert!(s.disk("kv/second.md").is_some());
+    let commits = s.commit_count();
+    let r = post(&s, "import", body).await;
+    assert_eq!(r.json()["skipped"], json!(2), "{}", r.text());
+    assert_eq!(s.commit_count(), commits);
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "redis", "dsn": db.dsn()}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "counter"}, {"name": "note:*"}]}),
+        "{}",
+        r.text()
+    );
+    assert_nowhere(&s, PASSWORD);
+    s.assert_clean();
+}
+
+#[tokio::test]
+async fn browse_lists_sqlite_tables_and_refuses_other_sources() {
+    let s = server(&[]);
+    let db_path = s.dir.path().join("shop.db");
+    let db = rusqlite::Connection::open(&db_path).unwrap();
+    db.execute_batch("CREATE TABLE items (id INTEGER); CREATE VIEW cheap AS SELECT id FROM items;")
+        .unwrap();
+    drop(db);
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "sqlite", "file": "shop.db"}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "cheap"}, {"name": "items"}]}),
+        "{}",
+        r.text()
+    );
+    for from in ["csv", "mongodb", "floppy", ""] {
+        let r = post(&s, "import/browse", json!({"from": from, "dsn": "x://y"})).await;
+        let message = r.expect_error(400);
+        assert!(message.contains("browse lists"), "{from}: {message}");
+    }
+    let r = post(&s, "import/browse", json!({"from": "postgres"})).await;
+    assert!(r.expect_error(400).contains("`dsn`"));
+    // Nothing listening: refused, not hanging.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "postgres", "dsn": format!("postgres://u:Secret77@127.0.0.1:{port}/db")}),
+    )
+    .await;
+    let message = r.expect_error(400);
+    assert!(
+        message.contains("cannot connect") && !message.contains("Secret77"),
+        "{message}"
+    );
+}
