@@ -17,18 +17,39 @@ fn rate(budget: Duration, mut f: impl FnMut()) -> f64 {
     f64::from(n) / start.elapsed().as_secs_f64()
 }
 
+/// A page of `paragraphs` paragraphs of made-up prose: words of one to four syllables drawn
+/// with a Zipf-like skew (so, like real text, many repeats and a long tail of rare words),
+/// with headings every eight paragraphs and a code block every five.
 fn page(paragraphs: usize) -> String {
-    let sentence =
-        "Stellar parallax measures the distance to nearby stars from the apparent shift of \
-                    their position as the Earth moves around the Sun, in arcseconds.";
+    const SYLLABLES: [&str; 24] = [
+        "ka", "lo", "mi", "ne", "sto", "ra", "pel", "ta", "vor", "qui", "dan", "ex", "ul", "bri",
+        "gon", "sa", "ther", "ing", "ment", "ous", "pre", "con", "al", "ly",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut word = |out: &mut String| {
+        // rank ~ 1/u: small ranks (common words) often, large ranks rarely.
+        let u = (next() % 10_000 + 1) as f64 / 10_000.0;
+        let mut rank = (1.0 / u) as u64 * 7;
+        let syllables = 1 + (next() % 4) as usize;
+        for _ in 0..syllables {
+            out.push_str(SYLLABLES[(rank % 24) as usize]);
+            rank /= 24;
+        }
+        out.push(' ');
+    };
     let mut out = String::from("---\ntitle: Stars\n---\n# Stars\n\n");
     for i in 0..paragraphs {
         if i % 8 == 0 {
             out.push_str(&format!("## Section {i}\n\n"));
         }
-        for _ in 0..3 {
-            out.push_str(sentence);
-            out.push(' ');
+        for _ in 0..60 {
+            word(&mut out);
         }
         out.push_str("\n\n");
         if i % 5 == 0 {

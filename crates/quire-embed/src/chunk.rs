@@ -5,6 +5,8 @@
 //! tokenizes each whitespace-separated word on its own, so a window's count is the sum of its
 //! words' counts; the chunker works on that word stream and cuts it only between words.
 
+use std::collections::HashMap;
+
 use crate::local::Tokens;
 use crate::Chunk;
 
@@ -36,12 +38,16 @@ pub fn chunk_with(tokens: &Tokens, markdown: &str, size: usize, overlap: usize) 
         return Vec::new();
     }
     let sections = sections(body);
+    let mut counts = Counts {
+        tokens,
+        seen: HashMap::new(),
+    };
     let streams: Vec<Vec<Word>> = sections
         .iter()
         .map(|s| {
             s.blocks
                 .iter()
-                .flat_map(|b| words(tokens, body, b))
+                .flat_map(|b| words(&mut counts, body, b))
                 .collect()
         })
         .collect();
@@ -257,8 +263,24 @@ struct Word {
     line_start: bool,
 }
 
-/// The words of `block`, with their token counts (one tokenizer call per block).
-fn words(tokens: &Tokens, body: &str, block: &Block) -> Vec<Word> {
+/// Token counts of words, each distinct word tokenized once. BERT's pre-tokenizer splits at
+/// whitespace before WordPiece runs, so a word's count does not depend on its neighbours.
+struct Counts<'a, 'b> {
+    tokens: &'a Tokens,
+    seen: HashMap<&'b str, usize>,
+}
+
+impl<'b> Counts<'_, 'b> {
+    fn of(&mut self, word: &'b str) -> usize {
+        *self
+            .seen
+            .entry(word)
+            .or_insert_with(|| self.tokens.count(word))
+    }
+}
+
+/// The words of `block`, with their token counts.
+fn words<'b>(counts: &mut Counts<'_, 'b>, body: &'b str, block: &Block) -> Vec<Word> {
     let text = &body[block.start..block.end];
     let mut out: Vec<Word> = Vec::new();
     let mut word_start = None;
@@ -290,13 +312,8 @@ fn words(tokens: &Tokens, body: &str, block: &Block) -> Vec<Word> {
             }
         }
     }
-    // Give each token to the word its first byte falls in.
-    let starts: Vec<usize> = out.iter().map(|w| w.start - block.start).collect();
-    for offset in tokens.token_starts(text) {
-        let i = starts.partition_point(|s| *s <= offset);
-        if let Some(w) = i.checked_sub(1).and_then(|i| out.get_mut(i)) {
-            w.tokens += 1;
-        }
+    for w in &mut out {
+        w.tokens = counts.of(&body[w.start..w.end]);
     }
     out
 }
@@ -398,6 +415,13 @@ mod tests {
             .map(|i| W[i % 10])
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn word_counts_add_up_to_the_count_of_the_text() {
+        let text = "Parallax (π), naïve café—stars! 星の距離 `code::path()` x=1;\tend\u{7}.";
+        let per_word: usize = text.split_whitespace().map(count).sum();
+        assert_eq!(per_word, count(text));
     }
 
     #[test]

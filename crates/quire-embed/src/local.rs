@@ -123,15 +123,6 @@ impl Tokens {
             .map(|e| e.len())
             .unwrap_or_else(|_| text.len())
     }
-
-    /// The byte offset in `text` where each of its word pieces starts.
-    pub(crate) fn token_starts(&self, text: &str) -> Vec<usize> {
-        match self.tokenizer.encode(text, false) {
-            Ok(e) => e.get_offsets().iter().map(|(s, _)| *s).collect(),
-            // Never for WordPiece; one token per byte keeps the chunks small if it happens.
-            Err(_) => (0..text.len()).collect(),
-        }
-    }
 }
 
 #[cfg(test)]
