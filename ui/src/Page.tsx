@@ -3,7 +3,7 @@
 // and its links are in (`/file`, `/toc`, `/resolve-links`); `/peek` (title, properties, word
 // count) and `/backlinks`, which cost the server more, fill in when they answer.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Backlink, type Comment, type Heading, type Peek, type SearchHit } from './api';
+import { api, ApiError, type Backlink, type Comment, type Heading, type Peek, type SearchHit, type Suggestion } from './api';
 import { articleBlocks, blockOf, CommentsPanel, type Block } from './Comments';
 import { enhance } from './enhance';
 import { collectLinks, pageHref, renderMarkdown, renderSnippet, snippetHtml, splitFrontmatter, type Resolutions } from './markdown';
@@ -239,11 +239,43 @@ export function PageView({ path, version, commentsVersion = 0, onRename }: { pat
           </nav>
         )}
         <Backlinks path={path} title={title} links={links} />
+        <Related path={path} />
         <CommentsPanel path={path} version={version + tick + commentsVersion} blocks={blocks} line={line} onLine={setLine} onComments={setComments} onShow={show} />
         {current && <p class="muted small">{current.word_count} words</p>}
       </aside>
       {sharing && <ShareDialog path={path} onClose={() => setSharing(false)} />}
     </div>
+  );
+}
+
+/** Pages near in meaning that this page does not link to (`/suggestions`), asked for when
+ * opened; a server without vector search says so. */
+function Related({ path }: { path: string }) {
+  const [found, setFound] = useState<Suggestion[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => { setFound(null); setError(null); }, [path]);
+  const load = () => {
+    if (found !== null) return;
+    api.suggestions(path).then((r) => setFound(r.suggestions), (e) => { setError(e); setFound([]); });
+  };
+  const off = error instanceof ApiError && error.status === 503;
+  return (
+    <details class="related" onToggle={(e) => { if ((e.currentTarget as HTMLDetailsElement).open) load(); }}>
+      <summary>Related pages</summary>
+      {off ? <p class="muted">Related pages need vector search ([search.vector] enabled = true).</p>
+        : error ? <ErrorNote error={error} />
+        : found === null ? <p class="muted">Looking…</p>
+        : found.length === 0 ? <p class="muted">No unlinked page is close in meaning.</p> : (
+          <ul>
+            {found.map((s) => (
+              <li key={s.target}>
+                <a href={pageHref(s.target)}>{s.title}</a> <span class="muted small">{Math.round(s.similarity * 100)}%</span>
+                <p class="context">{s.snippet}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+    </details>
   );
 }
 
@@ -266,7 +298,8 @@ function Backlinks({ path, title, links }: { path: string; title: string; links:
   const loadMentions = () => {
     if (mentions !== null || !title) return;
     const linking = new Set((links ?? []).map((b) => b.path));
-    api.search(`"${title.replace(/"/g, '')}"`, 20).then(
+    // Mentions are the title's words, never pages near in meaning: BM25 alone.
+    api.search(`"${title.replace(/"/g, '')}"`, 20, 'bm25').then(
       (r) => setMentions(r.results.filter((h) => h.path !== path && !linking.has(h.path))),
       () => setMentions([]),
     );

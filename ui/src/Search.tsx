@@ -1,7 +1,8 @@
 // Ctrl/Cmd+K search: results as you type, highlighted snippets (only the server's <mark>
 // survives), arrow keys to choose, Enter to open. While a query is pending the previous
 // results stay (marked busy) and "No results." shows only for an answered query. When no
-// page has every word, the server answers the pages with some of them, and the status says so.
+// page has every word, the server answers the pages with some of them, and the status says so;
+// with vector search on, results are ranked by words and meaning together, and it says that too.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type SearchHit } from './api';
 import { pageHref, snippetHtml } from './markdown';
@@ -30,6 +31,8 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
   const [answered, setAnswered] = useState('');
   // No page had every word: the hits have some of them.
   const [some, setSome] = useState(false);
+  // Ranked by words and meaning together (vector search is on).
+  const [hybrid, setHybrid] = useState(false);
   const seq = useRef(0);
 
   useEffect(() => {
@@ -38,7 +41,7 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
     if (!text) { setHits([]); setError(null); setAnswered(''); return; }
     const timer = setTimeout(() => {
       api.search(text, 20).then(
-        (r) => { if (mine === seq.current) { setHits(r.results); setSome(r.matching === 'any'); setActive(0); setError(null); setAnswered(text); } },
+        (r) => { if (mine === seq.current) { setHits(r.results); setSome(r.matching === 'any'); setHybrid(r.mode === 'hybrid'); setActive(0); setError(null); setAnswered(text); } },
         (e) => { if (mine === seq.current) { setHits([]); setError(e); setAnswered(text); } },
       );
     }, 120);
@@ -69,7 +72,7 @@ export function SearchPalette({ onClose, initial = '' }: { onClose: () => void; 
         onKeyDown={onKey}
       />
       <ErrorNote error={error} />
-      <p class="muted small search-state" role="status">{pending ? 'Searching…' : answered && !error ? `${hits.length === 0 ? 'No results.' : `${hits.length} result${hits.length === 1 ? '' : 's'}${some ? ' — no page has every word; these have some of them' : ''}`}` : ''}</p>
+      <p class="muted small search-state" role="status">{pending ? 'Searching…' : answered && !error ? `${hits.length === 0 ? 'No results.' : `${hits.length} result${hits.length === 1 ? '' : 's'}${some ? ' — no page has every word; these have some of them' : ''}${hybrid ? ' — ranked by words and meaning' : ''}`}` : ''}</p>
       {hits.length > 0 && <div aria-busy={pending}><SearchResultsList hits={hits} active={active} onPick={pick} /></div>}
     </Modal>
   );

@@ -34,7 +34,10 @@ export interface SearchResults {
   query: string; total: number; limit: number; offset: number; engine: string; results: SearchHit[];
   /** `any`: no page has every word; these have some of them. */
   matching?: 'all' | 'any';
+  /** `hybrid`: ranked by words (BM25) and meaning (vectors) together. */
+  mode?: 'bm25' | 'hybrid' | 'grep';
 }
+export interface Suggestion { target: string; title: string; similarity: number; snippet: string }
 export interface WriteResult { path: string; etag: string; created: boolean; commit?: string }
 export interface VersionEntry { hash: string; author: string; message: string; timestamp: string }
 export interface PathChange { from: string; to: string }
@@ -204,7 +207,8 @@ export const api = {
   peek: (path: string) => json<Peek>('GET', `/peek${q({ path })}`),
   resolve: (from: string, links: string[]) => json<ResolvedLinks>('POST', '/resolve-links', { from, links }),
   backlinks: (path: string) => json<Backlink[]>('GET', `/backlinks${q({ path })}`),
-  search: (query: string, limit = 20) => json<SearchResults>('GET', `/search${q({ q: query, limit })}`),
+  search: (query: string, limit = 20, mode?: 'bm25' | 'hybrid') => json<SearchResults>('GET', `/search${q({ q: query, limit, mode })}`),
+  suggestions: (path: string, limit = 8) => json<{ path: string; suggestions: Suggestion[] }>('GET', `/suggestions${q({ path, limit })}`),
   versions: (path: string) => json<VersionEntry[]>('GET', `/versions${q({ path })}`),
   async versionText(path: string, version: string): Promise<string> {
     return (await call('GET', `/version${q({ path, version })}`)).text();

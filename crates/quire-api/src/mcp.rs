@@ -141,8 +141,9 @@ pub struct SearchInput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SemanticInput {
-    /// What you are looking for, in plain words.
-    #[serde(alias = "query")]
+    /// What you are looking for, in plain words (required; without vector search the route
+    /// answers 503 before it looks at the input).
+    #[serde(alias = "query", default)]
     pub q: String,
     /// At most this many pages (default 10, at most 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]

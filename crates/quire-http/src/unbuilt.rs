@@ -1,6 +1,6 @@
 //! The spec's routes whose subsystem quire does not build: each answers the status the spec
-//! defines for a subsystem that is off or missing (503 "vector search off", an empty list of
-//! import connections, 501 otherwise) instead of the router's 404, and is listed in the OpenAPI
+//! defines for a subsystem that is missing (an empty list of import connections, 501
+//! otherwise) instead of the router's 404, and is listed in the OpenAPI
 //! document with that answer. None of them is an operation, so no MCP tool is listed for them.
 //!
 //! A route of this table that the router already serves (built since) is left out, so building
@@ -18,8 +18,6 @@ use crate::error::ApiError;
 /// What an unbuilt route answers.
 #[derive(Clone, Copy)]
 enum Answer {
-    /// The subsystem is off: 503 with this message.
-    Off(&'static str),
     /// The subsystem is not built: 501 with this message.
     Missing(&'static str),
     /// A list that is empty while the subsystem is absent (200 `[]`).
@@ -37,9 +35,6 @@ struct Unbuilt {
     answer: Answer,
 }
 
-/// The spec's message for vector search routes without vector search.
-pub const VECTOR_OFF: &str =
-    "vector search off: this server does not build embeddings ([search.vector] is not supported)";
 const IMPORT: &str = "import is not implemented by this server";
 const AIRBYTE: &str = "Airbyte import is not implemented by this server";
 const INGEST: &str = "document ingestion is not implemented by this server";
@@ -65,38 +60,6 @@ const fn route(
 
 /// Every route of the spec's endpoint tables that quire does not build.
 const TABLE: &[Unbuilt] = &[
-    route(
-        "get",
-        "/search/semantic",
-        "search_semantic",
-        "search",
-        "Vector similarity search (vector search is off)",
-        Answer::Off(VECTOR_OFF),
-    ),
-    route(
-        "post",
-        "/search/semantic",
-        "search_semantic_post",
-        "search",
-        "Vector similarity search (vector search is off)",
-        Answer::Off(VECTOR_OFF),
-    ),
-    route(
-        "get",
-        "/suggestions",
-        "suggestions",
-        "search",
-        "Link suggestions by similarity (vector search is off)",
-        Answer::Off(VECTOR_OFF),
-    ),
-    route(
-        "get",
-        "/embeddings",
-        "embeddings",
-        "search",
-        "A page's embedding chunks (vector search is off)",
-        Answer::Off(VECTOR_OFF),
-    ),
     route(
         "get",
         "/import/connections",
@@ -231,9 +194,6 @@ fn method_filter(method: &str) -> MethodFilter {
 
 fn respond(answer: Answer) -> Response {
     match answer {
-        Answer::Off(message) => {
-            ApiError(Error::new(ErrorCode::Unavailable, message)).into_response()
-        }
         Answer::Missing(message) => {
             ApiError(Error::new(ErrorCode::NotImplemented, message)).into_response()
         }
@@ -277,7 +237,6 @@ pub(crate) fn document(doc: &mut Value, base: &str) {
     let error = json!({"$ref": "#/components/schemas/ErrorBody"});
     for unbuilt in missing {
         let (status, description, content) = match unbuilt.answer {
-            Answer::Off(message) => (503, message, json!({"application/json": {"schema": error}})),
             Answer::Missing(message) => {
                 (501, message, json!({"application/json": {"schema": error}}))
             }

@@ -346,16 +346,20 @@ async fn redis_keys_import_as_pages_and_browse_lists_their_prefixes() {
     let s = server_root();
     let body = json!({"source": "redis", "connection": {"dsn": db.dsn()}, "query": "note:*",
         "id_column": "_key", "prefix": "kv",
-        "mapping": {"title": "{{title}}{{value.title}}", "content": "{{body}}"}});
+        "mapping": {"path": "{{_key}}", "content": "{{body}}"}});
     let r = post(&s, "import", body.clone()).await;
     assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
-    let fm = frontmatter(&s, "kv/first-note.md");
+    let fm = frontmatter(&s, "kv/note:1.md");
     assert_eq!(fm["_source_id"], json!("note:1"));
+    assert_eq!(fm["title"], json!("First note"), "a hash's fields");
+    assert_eq!(
+        frontmatter(&s, "kv/note:2.md")["value"],
+        json!({"title": "Second"})
+    );
     assert_eq!(
         fm["_source"],
         json!(format!("redis:127.0.0.1:{}/0/note:*", db.port()))
     );
-    assert!(s.disk("kv/second.md").is_some());
     let commits = s.commit_count();
     let r = post(&s, "import", body).await;
     assert_eq!(r.json()["skipped"], json!(2), "{}", r.text());

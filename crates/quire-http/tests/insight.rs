@@ -402,13 +402,14 @@ async fn eval_scores_full_text_search_and_leaves_semantic_null() {
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
     assert!(v["semantic"].is_null());
+    assert!(v["hybrid"].is_null());
     let third = 1.0 / 3.0;
     assert_eq!(v["fts"]["hit_rate"].as_f64().unwrap(), third);
     assert_eq!(v["fts"]["mrr"].as_f64().unwrap(), third);
     assert!((v["fts"]["precision_at_5"].as_f64().unwrap() - 0.2 / 3.0).abs() < 1e-9);
     assert_eq!(
         v["per_query"][0],
-        json!({"question": "ownership", "fts_rank": 1, "semantic_rank": null})
+        json!({"question": "ownership", "fts_rank": 1, "semantic_rank": null, "hybrid_rank": null})
     );
     assert!(v["per_query"][1]["fts_rank"].is_null());
     assert!(v["per_query"][2]["fts_rank"].is_null());

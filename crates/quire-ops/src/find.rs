@@ -118,7 +118,7 @@ impl Operation for SearchSemanticPost {
         AREA,
         "Vector similarity search with the query in a JSON body (`{query, limit}`)",
     )
-    .rest(Rest::post("/search/semantic"))
+    .rest(Rest::post("/search/semantic").empty_body())
     .needs_vectors();
 
     fn run(space: &Space, input: SemanticInput, _: &Caller) -> Result<SemanticResults> {

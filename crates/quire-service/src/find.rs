@@ -744,14 +744,13 @@ fn hybrid_window(request: &SearchRequest) -> usize {
     (request.offset + request.limit).clamp(50, 200)
 }
 
-/// Whether a query is only words and phrases (no `AND`/`OR`/`NOT`, `-word`, `field:`,
-/// parentheses): what vectors can rank.
+/// Whether a query is only plain words (no `AND`/`OR`/`NOT`, `-word`, `field:`, `"phrase"`,
+/// `prefix*`, parentheses): what vectors can rank. The others mean exactly what they say.
 fn plain_words(query: &str) -> bool {
     query.split_whitespace().all(|word| {
         !matches!(word, "AND" | "OR" | "NOT")
             && !word.starts_with('-')
-            && !word.contains(':')
-            && !word.contains(['(', ')'])
+            && !word.contains([':', '"', '*', '(', ')'])
     })
 }
 

@@ -104,16 +104,16 @@ impl Import<'_> {
     /// database, each usable as an import's `query`. Another `from` is 400.
     pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
         let from = request.from.trim();
-        let kind = match SourceKind::parse(from) {
-            Ok(
-                kind @ (SourceKind::Postgres
-                | SourceKind::Mysql
-                | SourceKind::Redis
-                | SourceKind::Sqlite),
-            ) => kind,
-            _ => return Err(Error::bad_request(format!(
+        let kind = SourceKind::parse(from).ok().filter(|k| {
+            matches!(
+                k,
+                SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis | SourceKind::Sqlite
+            )
+        });
+        let Some(kind) = kind else {
+            return Err(Error::bad_request(format!(
                 "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, not {from:?}"
-            ))),
+            )));
         };
         let names = if kind == SourceKind::Sqlite {
             let file = required(request.file.as_deref(), "a `sqlite` browse needs `file`")?;

@@ -217,6 +217,24 @@ mod tests {
     }
 
     #[test]
+    fn vector_search_tools_are_listed_only_when_it_is_on() {
+        let names =
+            |vectors| -> Vec<String> { list(vectors).iter().map(|t| t.name.to_string()).collect() };
+        let vector_tools = [
+            "quire_search_semantic",
+            "quire_suggestions",
+            "quire_embeddings",
+        ];
+        let off = names(false);
+        let on = names(true);
+        for tool in vector_tools {
+            assert!(!off.contains(&tool.to_string()), "{tool} listed while off");
+            assert!(on.contains(&tool.to_string()), "{tool} missing while on");
+        }
+        assert_eq!(on.len(), off.len() + vector_tools.len());
+    }
+
+    #[test]
     fn tool_names_are_unique_and_every_schema_is_an_object() {
         let tools = list(true);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
