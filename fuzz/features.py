@@ -20,9 +20,17 @@ OWN = {"afl", "arbitrary", "libfuzzer-sys", "quire-fuzz", "xdg"}
 NOT_BUILT_HERE = ("windows",)
 
 
+def host():
+    out = subprocess.run(["rustc", "-vV"], check=True, capture_output=True, text=True).stdout
+    return next(l.split(": ", 1)[1] for l in out.splitlines() if l.startswith("host: "))
+
+
 def resolved(manifest):
+    # Only this machine's target: features that a dependency turns on for another target
+    # (wasm's `js`, Windows' APIs) are not built here, and the resolver leaves them off.
     out = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--manifest-path", str(manifest)],
+        ["cargo", "metadata", "--format-version", "1", "--manifest-path", str(manifest),
+         "--filter-platform", host()],
         check=True, capture_output=True, text=True,
     ).stdout
     nodes = json.loads(out)["resolve"]["nodes"]
