@@ -5,7 +5,9 @@
 //! comparable across machines.
 
 mod apply;
+mod docs_vault;
 mod edits;
+mod eval;
 mod extract;
 mod load;
 mod lsp;
@@ -49,6 +51,9 @@ enum Command {
     Lsp(lsp::Args),
     /// A folder of pages copied in and read back through WebDAV, S3 and FUSE, against REST.
     Protocols(protocols::Args),
+    /// Search quality (BM25, vectors, hybrid) on quire's own docs with labelled questions,
+    /// then semantic and hybrid search latency on a generated vault.
+    Eval(eval::Args),
     /// Everything above with the sizes.
     All,
 }
@@ -66,6 +71,7 @@ fn main() -> anyhow::Result<()> {
         Command::Lsp(args) => lsp::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Protocols(args) => protocols::run(&args),
+        Command::Eval(args) => eval::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
