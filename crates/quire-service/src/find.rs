@@ -201,7 +201,11 @@ impl Find<'_> {
         let engine = self.engine();
         let query_parsed = Query::parse(&request.query)
             .map_err(|e| Error::bad_request(format!("invalid search query: {e}")))?;
-        let hybrid = self.hybrid_for(query, &request)?;
+        // The trust tier ranks on BM25 alone.
+        let hybrid = match trust_boost {
+            true => None,
+            false => self.hybrid_for(query, &request)?,
+        };
         // Hybrid ranking fuses the first `window` pages of each ranking, then pages.
         let mut bm25_request = request.clone();
         if hybrid.is_some() {

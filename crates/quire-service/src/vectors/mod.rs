@@ -257,6 +257,9 @@ fn build_embedder(choice: &EmbedderChoice) -> Result<Arc<dyn Embedder>> {
     }
 }
 
+/// A page to store: its path, its ETag, its chunks (text hash, text).
+type CutPage = (String, String, Vec<(String, String)>);
+
 /// The model shipped in quire, loaded once per process and shared by its spaces.
 fn local_model() -> std::result::Result<Arc<quire_embed::Local>, String> {
     static LOCAL: std::sync::OnceLock<std::result::Result<Arc<quire_embed::Local>, String>> =
@@ -382,8 +385,7 @@ impl Shared {
     /// call of the embedder per [`TEXTS_PER_CALL`] new texts.
     fn embed_pages(&self, pages: &[PagePath]) -> std::result::Result<(), String> {
         let store_error = |e: quire_index::IndexError| format!("the vector store: {e}");
-        // Each page to store: path, ETag, chunks (hash, text).
-        let mut cut: Vec<(String, String, Vec<(String, String)>)> = Vec::new();
+        let mut cut: Vec<CutPage> = Vec::new();
         for page in pages {
             let name = page.to_string();
             let bytes = match self.root.read(page) {

@@ -43,6 +43,10 @@ pub struct SearchArgs {
     /// Rank pages marked `status: verified` or `source-of-truth: true` first.
     #[arg(long)]
     verified: bool,
+    /// `hybrid` (words and meaning; the default when vector search is on) or `bm25` (words
+    /// only).
+    #[arg(long, value_parser = ["hybrid", "bm25"])]
+    mode: Option<String>,
     #[command(flatten)]
     target: Target,
 }
@@ -73,6 +77,7 @@ pub fn search(args: SearchArgs) -> anyhow::Result<()> {
                 offset: Some(args.offset),
                 path: args.path.clone(),
                 tag: args.tag.clone(),
+                mode: args.mode.clone(),
             };
             let find = service.default_space().find();
             if args.verified {
@@ -89,6 +94,7 @@ pub fn search(args: SearchArgs) -> anyhow::Result<()> {
             ];
             params.extend(args.path.clone().map(|p| ("path", p)));
             params.extend(args.tag.clone().map(|t| ("tag", t)));
+            params.extend(args.mode.clone().map(|m| ("mode", m)));
             let route = if args.verified {
                 "/search/verified"
             } else {
