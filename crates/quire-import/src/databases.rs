@@ -27,7 +27,8 @@ use std::time::Duration;
 use serde_json::{Map, Number, Value};
 
 use crate::dsn::{Dsn, CONNECT_TIMEOUT_SECS};
-use crate::sources::{Cap, SourceKind};
+use crate::kind::SourceKind;
+use crate::rows::Cap;
 use crate::{ImportError, Row};
 
 /// Keys of a Redis database one browse or import scans at most.
@@ -80,7 +81,7 @@ fn select_sql(query: Option<&str>, quote: char, source: &str) -> Result<String, 
             ))
         })?;
     let parts: Vec<&str> = query.split('.').collect();
-    if parts.len() <= 2 && parts.iter().all(|p| crate::sources::is_table_name(p)) {
+    if parts.len() <= 2 && parts.iter().all(|p| crate::rows::is_table_name(p)) {
         let quoted: Vec<String> = parts
             .iter()
             .map(|p| {

@@ -8,7 +8,7 @@ use std::io::Cursor;
 use calamine::{Data, Reader};
 use serde_json::{Map, Number, Value};
 
-use crate::sources::{column_names, Cap};
+use crate::rows::{column_names, Cap};
 use crate::{ImportError, Row};
 
 /// The rows of the workbook `bytes` (named `name` in messages).

@@ -11,7 +11,9 @@ pub mod dsn;
 pub mod excel;
 pub mod export;
 pub mod files;
+pub mod kind;
 pub mod mapping;
+mod rows;
 pub mod sources;
 pub mod template;
 

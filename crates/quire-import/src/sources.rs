@@ -9,134 +9,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Number, Value};
 
 use crate::dsn::Dsn;
+pub use crate::kind::{is_built, Place, SourceKind, SOURCES};
+pub use crate::rows::Cap;
+use crate::rows::{column_names, is_table_name};
 use crate::{ImportError, Limits, Row};
-
-/// The spec's source identifiers, in its order.
-pub const SOURCES: [&str; 19] = [
-    "postgres",
-    "mysql",
-    "sqlite",
-    "mongodb",
-    "firestore",
-    "dynamodb",
-    "redis",
-    "elasticsearch",
-    "csv",
-    "json",
-    "jsonl",
-    "yaml",
-    "excel",
-    "notion",
-    "airtable",
-    "gsheets",
-    "obsidian",
-    "confluence",
-    "markdown",
-];
-
-/// A source this crate reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
-    Csv,
-    Json,
-    Jsonl,
-    Yaml,
-    Excel,
-    Sqlite,
-    Markdown,
-    Postgres,
-    Mysql,
-    Redis,
-}
-
-impl SourceKind {
-    /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 10] = [
-        SourceKind::Csv,
-        SourceKind::Json,
-        SourceKind::Jsonl,
-        SourceKind::Yaml,
-        SourceKind::Excel,
-        SourceKind::Sqlite,
-        SourceKind::Markdown,
-        SourceKind::Postgres,
-        SourceKind::Mysql,
-        SourceKind::Redis,
-    ];
-
-    /// The source `id` names: a spec identifier this crate does not build is
-    /// [`ImportError::NotBuilt`], anything else [`ImportError::BadRequest`].
-    pub fn parse(id: &str) -> Result<SourceKind, ImportError> {
-        let id = id.trim();
-        if let Some(kind) = SourceKind::BUILT.into_iter().find(|k| k.id() == id) {
-            return Ok(kind);
-        }
-        if SOURCES.contains(&id) {
-            return Err(ImportError::NotBuilt(format!(
-                "import source `{id}` is not built by this server yet (GET /import/sources lists what is)"
-            )));
-        }
-        Err(ImportError::BadRequest(format!(
-            "unknown import source {id:?}; sources are {}",
-            SOURCES.join(", ")
-        )))
-    }
-
-    pub fn id(self) -> &'static str {
-        match self {
-            SourceKind::Csv => "csv",
-            SourceKind::Json => "json",
-            SourceKind::Jsonl => "jsonl",
-            SourceKind::Yaml => "yaml",
-            SourceKind::Excel => "excel",
-            SourceKind::Sqlite => "sqlite",
-            SourceKind::Markdown => "markdown",
-            SourceKind::Postgres => "postgres",
-            SourceKind::Mysql => "mysql",
-            SourceKind::Redis => "redis",
-        }
-    }
-
-    /// Where the source is: a file, a folder, or a server.
-    pub fn place(self) -> Place {
-        match self {
-            SourceKind::Markdown => Place::Folder,
-            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis => Place::Server,
-            _ => Place::File,
-        }
-    }
-
-    /// Whether the source is a folder (`connection.path`) rather than a file.
-    pub fn is_folder(self) -> bool {
-        self.place() == Place::Folder
-    }
-
-    /// The URL schemes of a server source's DSN (the first is its name).
-    pub fn schemes(self) -> &'static [&'static str] {
-        match self {
-            SourceKind::Postgres => &["postgres", "postgresql"],
-            SourceKind::Mysql => &["mysql", "mariadb"],
-            SourceKind::Redis => &["redis"],
-            _ => &[],
-        }
-    }
-}
-
-/// Where a kind of source is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
-    /// `connection.file`: a file in the root or an upload.
-    File,
-    /// `connection.path`: a folder in the root.
-    Folder,
-    /// `connection.dsn`: a database server.
-    Server,
-}
-
-/// Whether this crate builds the spec's source `id`.
-pub fn is_built(id: &str) -> bool {
-    SourceKind::BUILT.iter().any(|k| k.id() == id)
-}
 
 /// One source to read: what it is, where it is, for a database the SQL, table name or (Redis)
 /// key pattern, and for `excel` the sheet.
@@ -188,41 +64,6 @@ pub fn read(
             let bytes = read_file(path, limits)?;
             rows_from_bytes(kind, &bytes, cap)
         }
-    }
-}
-
-/// How many rows a reader may take.
-#[derive(Debug, Clone, Copy)]
-pub struct Cap {
-    /// More rows than this refuse the import.
-    pub max: usize,
-    /// Stop after this many (a preview): no refusal.
-    pub first: Option<usize>,
-}
-
-impl Cap {
-    /// Every row up to `max`.
-    pub fn all(max: usize) -> Cap {
-        Cap { max, first: None }
-    }
-
-    /// Whether reading may stop with `len` rows read; an error when `len` is past the limit.
-    pub(crate) fn full(&self, len: usize) -> Result<bool, ImportError> {
-        if self.first.is_some_and(|n| len >= n) {
-            return Ok(true);
-        }
-        if len > self.max {
-            return Err(ImportError::TooLarge(format!(
-                "the source has more than {} rows, the most one import takes",
-                self.max
-            )));
-        }
-        Ok(false)
-    }
-
-    pub(crate) fn push(&self, rows: &mut Vec<Row>, row: Row) -> Result<bool, ImportError> {
-        rows.push(row);
-        self.full(rows.len())
     }
 }
 
@@ -338,29 +179,6 @@ fn csv_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
     Ok(rows)
 }
 
-/// The column names of a header line: trimmed; an empty cell is named `column_<n>`, a
-/// repeated name `<name>_<n>`.
-pub(crate) fn column_names<'a>(header: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for (i, text) in header.into_iter().enumerate() {
-        let text = text.trim();
-        let mut name = if text.is_empty() {
-            format!("column_{}", i + 1)
-        } else {
-            text.to_string()
-        };
-        if names.contains(&name) {
-            let mut n = 2;
-            while names.contains(&format!("{name}_{n}")) {
-                n += 1;
-            }
-            name = format!("{name}_{n}");
-        }
-        names.push(name);
-    }
-    names
-}
-
 /// A JSON or YAML document as rows: a list of objects, or an object holding one list.
 fn table_rows(value: Value, what: &str, cap: Cap) -> Result<Vec<Row>, ImportError> {
     let items = match value {
@@ -419,14 +237,6 @@ fn jsonl_rows(bytes: &[u8], cap: Cap) -> Result<Vec<Row>, ImportError> {
         }
     }
     Ok(rows)
-}
-
-/// Whether `query` is a table name rather than SQL.
-pub(crate) fn is_table_name(query: &str) -> bool {
-    !query.is_empty()
-        && query
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The rows of `query` (one `SELECT`/`WITH`/`VALUES` statement, or a table name) over the

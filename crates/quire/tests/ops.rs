@@ -90,6 +90,11 @@ fn documented_tool_counts() -> Vec<(String, usize)> {
 fn every_operation_reaches_each_adapter_it_declares_with_one_error_body() {
     let dir = tempfile::tempdir().unwrap();
     root_with_pages(dir.path());
+    // Vector search on: its tools are listed only then.
+    let config = dir.path().join(".quire/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("\n[search.vector]\nenabled = true\n");
+    std::fs::write(&config, text).unwrap();
     let server = Server::start(dir.path(), &[]);
     let doc: Value = ureq::get(&format!("{}/api/openapi.json", server.host))
         .call()

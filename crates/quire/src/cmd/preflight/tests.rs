@@ -914,12 +914,12 @@ fn a_backup_remote_must_be_local_and_versioned_by_git() {
 fn every_problem_is_named_at_once() {
     let err = check(
         Path::new("/srv/kb"),
-        &parse("[search.vector]\nenabled = true\n[protocols.s3]\nenabled = true\n"),
+        &parse("[search.vector.store]\nprovider = \"qdrant\"\n[protocols.s3]\nenabled = true\n"),
     )
     .expect_err("two unbuilt settings")
     .message;
     assert!(
-        err.contains("search.vector.enabled") && err.contains("protocols.s3.enabled"),
+        err.contains("search.vector.store.provider") && err.contains("protocols.s3.enabled"),
         "{err}"
     );
 }
