@@ -215,7 +215,16 @@ impl VectorStore {
         etag: &str,
         chunks: &[NewChunk],
     ) -> Result<(), IndexError> {
-        if let Some(wrong) = chunks.iter().find(|c| c.vector.len() != self.dimensions) {
+        self.replace_pages(&[(path, etag, chunks)])
+    }
+
+    /// [`VectorStore::replace_page`] for several pages in one transaction.
+    pub fn replace_pages(&self, pages: &[(&str, &str, &[NewChunk])]) -> Result<(), IndexError> {
+        let wrong = pages
+            .iter()
+            .flat_map(|(_, _, chunks)| chunks.iter())
+            .find(|c| c.vector.len() != self.dimensions);
+        if let Some(wrong) = wrong {
             return Err(IndexError::Unusable {
                 path: self.path.clone(),
                 reason: format!(
@@ -228,7 +237,6 @@ impl VectorStore {
         let mut connection = self.lock();
         let run = |connection: &mut Connection| -> rusqlite::Result<()> {
             let tx = connection.transaction()?;
-            delete_chunks(&tx, path)?;
             {
                 let mut chunk = tx.prepare_cached(
                     "INSERT INTO chunks (path, idx, hash, text) VALUES (?1, ?2, ?3, ?4)",
@@ -238,18 +246,20 @@ impl VectorStore {
                 )?;
                 let mut cache = tx
                     .prepare_cached("INSERT OR IGNORE INTO cache (hash, vector) VALUES (?1, ?2)")?;
-                for (idx, c) in chunks.iter().enumerate() {
-                    chunk.execute(params![path, idx as i64, c.hash, c.text])?;
-                    let id = tx.last_insert_rowid();
-                    let blob = to_blob(&c.vector);
-                    vector.execute(params![id, blob])?;
-                    cache.execute(params![c.hash, blob])?;
+                let mut page =
+                    tx.prepare_cached("INSERT OR REPLACE INTO pages (path, etag) VALUES (?1, ?2)")?;
+                for (path, etag, chunks) in pages {
+                    delete_chunks(&tx, path)?;
+                    for (idx, c) in chunks.iter().enumerate() {
+                        chunk.execute(params![path, idx as i64, c.hash, c.text])?;
+                        let id = tx.last_insert_rowid();
+                        let blob = to_blob(&c.vector);
+                        vector.execute(params![id, blob])?;
+                        cache.execute(params![c.hash, blob])?;
+                    }
+                    page.execute(params![path, etag])?;
                 }
             }
-            tx.execute(
-                "INSERT OR REPLACE INTO pages (path, etag) VALUES (?1, ?2)",
-                params![path, etag],
-            )?;
             tx.commit()
         };
         run(&mut connection).map_err(|e| self.sqlite(e))

@@ -222,15 +222,34 @@ impl Find<'_> {
                 SearchError::Index(e) => Error::internal(e),
             })
         };
-        let mut found = searched(&query_parsed)?;
-        let mut matching = "all";
-        // Words typed as a question: no page has them all, the pages with any of them.
-        if found.total == 0 {
-            if let Some(any) = Query::any_word(&request.query) {
-                found = searched(&any)?;
-                matching = "any";
+        let bm25 = || -> Result<(quire_index::SearchResults, &'static str)> {
+            let found = searched(&query_parsed)?;
+            // Words typed as a question: no page has them all, the pages with any of them.
+            if found.total == 0 {
+                if let Some(any) = Query::any_word(&request.query) {
+                    return Ok((searched(&any)?, "any"));
+                }
             }
-        }
+            Ok((found, "all"))
+        };
+        // A hybrid search asks the vectors on a thread of its own while BM25 runs (the two
+        // read different databases): its time is the slower of the two, not their sum.
+        let window = bm25_request.limit;
+        let folder = request.path_prefix.as_deref();
+        let text = request.query.as_str();
+        let (bm25_found, near) = std::thread::scope(|scope| {
+            let near = hybrid.map(|vectors| {
+                scope.spawn(move || self.nearest_pages(vectors, text, window, folder))
+            });
+            let found = bm25();
+            let near = near.map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::internal("the vector search thread failed")))
+            });
+            (found, near)
+        });
+        let (found, matching) = bm25_found?;
         // Logged for search analytics (first pages only: paging is one search); failing to
         // log never fails the search.
         if let (Some(indexer), 0, true) = (&self.0.indexer, request.offset, logged) {
@@ -250,11 +269,9 @@ impl Find<'_> {
                 snippet: h.snippet,
             })
             .collect();
-        let (total, results) = match hybrid {
-            Some(vectors) => {
-                let window = bm25_request.limit;
-                let folder = request.path_prefix.as_deref();
-                match self.nearest_pages(vectors, &request.query, window, folder) {
+        let (total, results) = match near {
+            Some(near) => {
+                match near {
                     Ok(near) => {
                         mode = "hybrid";
                         let fused = fuse(hits, near, &self.0.links.vault());

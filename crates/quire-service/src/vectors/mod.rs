@@ -440,18 +440,24 @@ impl Shared {
                 known.insert(hash.to_string(), vector);
             }
         }
-        for (name, tag, chunks) in cut {
-            let chunks: Vec<NewChunk> = chunks
-                .into_iter()
-                .filter_map(|(hash, text)| {
-                    let vector = known.get(&hash)?.clone();
-                    Some(NewChunk { hash, text, vector })
-                })
-                .collect();
-            self.store
-                .replace_page(&name, &tag, &chunks)
-                .map_err(store_error)?;
-        }
+        let stored: Vec<(String, String, Vec<NewChunk>)> = cut
+            .into_iter()
+            .map(|(name, tag, chunks)| {
+                let chunks = chunks
+                    .into_iter()
+                    .filter_map(|(hash, text)| {
+                        let vector = known.get(&hash)?.clone();
+                        Some(NewChunk { hash, text, vector })
+                    })
+                    .collect();
+                (name, tag, chunks)
+            })
+            .collect();
+        let pages: Vec<(&str, &str, &[NewChunk])> = stored
+            .iter()
+            .map(|(name, tag, chunks)| (name.as_str(), tag.as_str(), chunks.as_slice()))
+            .collect();
+        self.store.replace_pages(&pages).map_err(store_error)?;
         self.store.prune_cache().map_err(store_error)?;
         Ok(())
     }
