@@ -1,5 +1,6 @@
 //! `GET /export`: JSON Lines and CSV, streamed, with the folder filter, columns, limit, content
-//! and links; parquet 501, embeddings 503, an unknown format 400.
+//! and links; parquet 501, embeddings 503 without vector search (tests/vectors.rs has them
+//! with it), an unknown format 400.
 
 mod support;
 

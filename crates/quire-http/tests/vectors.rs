@@ -334,3 +334,36 @@ async fn an_unreachable_embedder_delays_embeddings_never_writes() {
         .await
         .expect_error(503);
 }
+
+#[tokio::test]
+async fn export_carries_each_pages_vectors_with_include_embeddings() {
+    let s = server(ON);
+    let r = s
+        .get("/api/quire/export?format=jsonl&include-embeddings=true&path=kitchen")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rows: Vec<Value> = r
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let dimensions = s
+        .get("/api/quire/embeddings?path=kitchen/pasta.md")
+        .await
+        .json()["dimensions"]
+        .as_u64()
+        .unwrap() as usize;
+    for row in &rows {
+        let vectors = row["embeddings"].as_array().unwrap();
+        assert_eq!(vectors.len(), 1, "{row}");
+        assert_eq!(vectors[0].as_array().unwrap().len(), dimensions);
+    }
+    // CSV: the column holds the list as JSON.
+    let r = s
+        .get("/api/quire/export?format=csv&include-embeddings=true&path=kitchen&columns=")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let text = r.text();
+    assert!(text.starts_with("path,embeddings\r\n"), "{text}");
+}

@@ -45,6 +45,8 @@ pub struct Row {
     pub frontmatter: Map<String, Value>,
     pub content: Option<String>,
     pub links: Option<Vec<String>>,
+    /// The page's chunk vectors in order (`include-embeddings`).
+    pub embeddings: Option<Vec<Vec<f32>>>,
 }
 
 /// Writes rows in one format with one set of columns.
@@ -55,6 +57,8 @@ pub struct Encoder {
     pub columns: Option<Vec<String>>,
     pub content: bool,
     pub links: bool,
+    /// The `embeddings` column: the page's chunk vectors, in chunk order.
+    pub embeddings: bool,
 }
 
 impl Encoder {
@@ -72,13 +76,16 @@ impl Encoder {
                 if self.links {
                     cells.push("links".to_string());
                 }
+                if self.embeddings {
+                    cells.push("embeddings".to_string());
+                }
                 csv_record(&cells)
             }
         }
     }
 
     /// One row, with its line end. JSON Lines: `{path, <frontmatter fields>, content?,
-    /// links?}` (a frontmatter field named `path`, `content` or `links` gives way). CSV:
+    /// links?, embeddings?}` (a frontmatter field named like one of those gives way). CSV:
     /// scalars as text, lists and objects as JSON, a missing field empty.
     pub fn row(&self, row: &Row) -> Vec<u8> {
         match self.format {
@@ -87,7 +94,8 @@ impl Encoder {
                 object.insert("path".to_string(), Value::String(row.path.clone()));
                 for (key, value) in &row.frontmatter {
                     let wanted = self.columns.as_ref().is_none_or(|c| c.contains(key));
-                    if wanted && !matches!(key.as_str(), "path" | "content" | "links") {
+                    let ours = matches!(key.as_str(), "path" | "content" | "links" | "embeddings");
+                    if wanted && !ours {
                         object.insert(key.clone(), value.clone());
                     }
                 }
@@ -101,6 +109,10 @@ impl Encoder {
                         "links".to_string(),
                         Value::Array(links.into_iter().map(Value::String).collect()),
                     );
+                }
+                if self.embeddings {
+                    let vectors = row.embeddings.clone().unwrap_or_default();
+                    object.insert("embeddings".to_string(), serde_json::json!(vectors));
                 }
                 let mut line = serde_json::to_vec(&Value::Object(object)).unwrap_or_default();
                 line.push(b'\n');
@@ -117,6 +129,10 @@ impl Encoder {
                 if self.links {
                     let links = row.links.clone().unwrap_or_default();
                     cells.push(serde_json::to_string(&links).unwrap_or_default());
+                }
+                if self.embeddings {
+                    let vectors = row.embeddings.clone().unwrap_or_default();
+                    cells.push(serde_json::to_string(&vectors).unwrap_or_default());
                 }
                 csv_record(&cells)
             }
@@ -157,7 +173,34 @@ mod tests {
                     .unwrap(),
             content: Some("Line 1\nLine 2\n".into()),
             links: Some(vec!["c.md".into()]),
+            embeddings: Some(vec![vec![0.5, -0.25]]),
         }
+    }
+
+    #[test]
+    fn embeddings_are_a_list_of_vectors_in_both_formats() {
+        let e = Encoder {
+            format: Format::Jsonl,
+            columns: Some(vec![]),
+            content: false,
+            links: false,
+            embeddings: true,
+        };
+        let value: Value = serde_json::from_slice(&e.row(&page())).unwrap();
+        assert_eq!(
+            value,
+            json!({"path": "a/b.md", "embeddings": [[0.5, -0.25]]})
+        );
+        let csv = Encoder {
+            format: Format::Csv,
+            ..e
+        };
+        let mut out = csv.header();
+        out.extend(csv.row(&page()));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "path,embeddings\r\na/b.md,\"[[0.5,-0.25]]\"\r\n"
+        );
     }
 
     #[test]
@@ -167,6 +210,7 @@ mod tests {
             columns: None,
             content: true,
             links: true,
+            embeddings: false,
         };
         assert!(e.header().is_empty());
         let line = e.row(&page());
@@ -181,6 +225,7 @@ mod tests {
             columns: Some(vec!["n".into()]),
             content: false,
             links: false,
+            embeddings: false,
             ..e
         };
         let value: Value = serde_json::from_slice(&only.row(&page())).unwrap();
@@ -194,6 +239,7 @@ mod tests {
             columns: Some(vec!["title".into(), "tags".into(), "missing".into()]),
             content: true,
             links: false,
+            embeddings: false,
         };
         let mut out = e.header();
         out.extend(e.row(&page()));

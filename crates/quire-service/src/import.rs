@@ -369,13 +369,12 @@ impl Import<'_> {
     }
 
     /// Checks an export and lists its pages; nothing is read yet. `include-embeddings` is
-    /// 503 (vector search is not built), `parquet` 501, another format 400.
+    /// 503 without vector search, `parquet` 501, another format 400.
     pub fn export_plan(&self, request: &ExportRequest) -> Result<ExportPlan> {
         let format = Format::parse(&request.format).map_err(error)?;
         if request.include_embeddings {
-            return Err(Error::unavailable(
-                "vector search off: this server does not build embeddings ([search.vector] is not supported)",
-            ));
+            // 503 with vector search off, as its routes answer.
+            crate::find::Find(self.0).vectors()?;
         }
         let folder = match request.path.as_deref().map(|p| p.trim().trim_matches('/')) {
             None | Some("") => None,
@@ -430,6 +429,7 @@ impl Import<'_> {
                 columns,
                 content: request.include_content,
                 links: request.include_links,
+                embeddings: request.include_embeddings,
             },
             paths,
         })
@@ -481,6 +481,7 @@ impl Import<'_> {
                     .content
                     .then(|| text.get(parsed.body_start..).unwrap_or("").to_string()),
                 links,
+                embeddings: self.embeddings_of(plan, path)?,
             };
             if !sink(plan.encoder.row(&row)) {
                 break;
@@ -488,6 +489,22 @@ impl Import<'_> {
             rows += 1;
         }
         Ok(rows)
+    }
+}
+
+impl Import<'_> {
+    /// A page's chunk vectors as stored, when the export asks for them (a page not embedded
+    /// yet has none).
+    fn embeddings_of(&self, plan: &ExportPlan, path: &PagePath) -> Result<Option<Vec<Vec<f32>>>> {
+        if !plan.encoder.embeddings {
+            return Ok(None);
+        }
+        let vectors = crate::find::Find(self.0).vectors()?;
+        let chunks = vectors
+            .store()
+            .chunks_of(path.as_str())
+            .map_err(Error::internal)?;
+        Ok(Some(chunks.into_iter().map(|c| c.vector).collect()))
     }
 }
 

@@ -39,18 +39,21 @@ pub(crate) struct Near {
     pub(crate) text: String,
 }
 
-impl Find<'_> {
+impl<'a> Find<'a> {
     /// The vector search of this space, or 503.
-    pub(crate) fn vectors(&self) -> Result<&Vectors> {
-        match &self.0.vectors {
+    pub(crate) fn vectors(&self) -> Result<&'a Vectors> {
+        let core = self.0;
+        match &core.vectors {
             Some(vectors) => Ok(vectors),
-            None if self.0.find.vectors.is_some() => Err(Error::unavailable(
+            None if core.find.vectors.is_some() => Err(Error::unavailable(
                 "vector search is kept by the process writing this space",
             )),
             None => Err(Error::unavailable(VECTOR_OFF)),
         }
     }
+}
 
+impl Find<'_> {
     /// Pages nearest in meaning to `query`, best first: the query is embedded, the store's
     /// nearest chunks are grouped by page (each page once, scored by its nearest chunk).
     pub fn semantic(&self, query: &str, limit: Option<usize>) -> Result<SemanticResults> {
