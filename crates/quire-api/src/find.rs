@@ -51,7 +51,7 @@ fn bm25() -> String {
 pub struct SemanticResults {
     pub query: String,
     /// Each page once, with `score` the cosine similarity (−1…1) of its nearest chunk and
-    /// `snippet` that chunk's text (cut to about 300 characters).
+    /// `snippet` that chunk's text (heading marks off, cut near 300 characters, HTML escaped).
     pub results: Vec<SearchHit>,
 }
 
@@ -63,7 +63,8 @@ pub struct Suggestion {
     pub title: String,
     /// The cosine similarity of the nearest pair of chunks of the two pages.
     pub similarity: f64,
-    /// The target's chunk that matched.
+    /// The target's chunk that matched, as plain text (heading marks off, cut near 300
+    /// characters).
     pub snippet: String,
 }
 

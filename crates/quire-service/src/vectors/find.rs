@@ -98,7 +98,8 @@ impl Find<'_> {
     }
 
     /// Pages similar to `path` that it does not link to yet, most similar first, each with
-    /// the chunk of it that came nearest one of `path`'s chunks.
+    /// the chunk of it that came nearest one of `path`'s chunks; pages less similar than
+    /// [`HYBRID_FLOOR`] share no subject with it and are left out.
     pub fn suggestions(&self, path: &str, limit: Option<usize>) -> Result<Suggestions> {
         let vectors = self.vectors()?;
         let page = PagePath::new(path).map_err(|e| Error::bad_request(e.to_string()))?;
@@ -133,7 +134,12 @@ impl Find<'_> {
                 .nearest(&chunk.vector, limit * CHUNKS_PER_PAGE + own.len() + 10)
                 .map_err(Error::internal)?;
             for n in neighbors {
-                if n.path == path || linked.contains(&n.path) || !exists.contains(&n.path) {
+                let unrelated = n.similarity < HYBRID_FLOOR;
+                if unrelated
+                    || n.path == path
+                    || linked.contains(&n.path)
+                    || !exists.contains(&n.path)
+                {
                     continue;
                 }
                 let better = best
@@ -166,7 +172,7 @@ impl Find<'_> {
                 .map(|n| Suggestion {
                     title: title_of(&vault, &n.path),
                     similarity: f64::from(n.similarity),
-                    snippet: n.text.chars().take(SNIPPET_CHARS).collect(),
+                    snippet: plain(&n.text),
                     target: n.path,
                 })
                 .collect(),
@@ -252,19 +258,31 @@ pub(crate) fn title_of(vault: &quire_vault::Vault, path: &str) -> String {
         .unwrap_or_else(|| path.trim_end_matches(".md").to_string())
 }
 
-/// A chunk's text as a search snippet: cut at a word near [`SNIPPET_CHARS`], HTML escaped
-/// like the full-text snippets.
+/// A chunk's text as a search snippet: [`plain`], HTML escaped like the full-text snippets.
 pub(crate) fn snippet(text: &str) -> String {
-    let mut cut: String = text.chars().take(SNIPPET_CHARS).collect();
-    if cut.len() < text.len() {
+    plain(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A chunk's text to show: its lines joined, heading marks (`#`) taken off, cut at a word
+/// near [`SNIPPET_CHARS`] (`…` where cut).
+pub(crate) fn plain(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(|line| line.trim_start_matches('#').trim())
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cut: String = joined.chars().take(SNIPPET_CHARS).collect();
+    if cut.len() < joined.len() {
         if let Some(space) = cut.rfind(' ') {
             cut.truncate(space);
         }
         cut.push('…');
     }
-    cut.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    cut
 }
 
 #[cfg(test)]
@@ -282,6 +300,10 @@ mod tests {
     #[test]
     fn snippets_are_cut_at_a_word_and_escaped() {
         assert_eq!(snippet("a <b> & c"), "a &lt;b&gt; &amp; c");
+        assert_eq!(
+            plain("# Title\n\nBody text.\n## Sub\nMore."),
+            "Title Body text. Sub More."
+        );
         let long = "word ".repeat(100);
         let s = snippet(&long);
         assert!(s.ends_with('…') && s.chars().count() <= SNIPPET_CHARS + 1);
