@@ -104,27 +104,23 @@ impl Find<'_> {
         let vectors = self.vectors()?;
         let page = PagePath::new(path).map_err(|e| Error::bad_request(e.to_string()))?;
         let limit = limit.unwrap_or(10).clamp(1, 50);
-        let (linked, exists) = {
+        // The pages it links to: its own links resolved, not every link of the vault. The
+        // link model is not held while the store is searched (writers wait for it).
+        let linked: BTreeSet<String> = {
             let vault = self.0.links.vault();
-            if !vault.contains(&page) {
+            let Some(summary) = vault.page(&page) else {
                 return Err(Error::not_found(format!("no such page: {page}")));
-            }
-            let linked: BTreeSet<String> = vault
-                .resolved_links()
-                .filter(|(source, _, _)| **source == page)
-                .filter_map(|(_, _, resolution)| match resolution {
+            };
+            summary
+                .links
+                .iter()
+                .filter_map(|link| match vault.resolve(&page, link) {
                     Resolution::Resolved { path, step, .. } if step != Step::SamePage => {
                         Some(path.to_string())
                     }
                     _ => None,
                 })
-                .collect();
-            let exists: BTreeSet<String> = vault
-                .files()
-                .filter(|p| p.is_page())
-                .map(|p| p.to_string())
-                .collect();
-            (linked, exists)
+                .collect()
         };
         let own = vectors.store().chunks_of(path).map_err(Error::internal)?;
         let mut best: HashMap<String, Near> = HashMap::new();
@@ -135,11 +131,7 @@ impl Find<'_> {
                 .map_err(Error::internal)?;
             for n in neighbors {
                 let unrelated = n.similarity < HYBRID_FLOOR;
-                if unrelated
-                    || n.path == path
-                    || linked.contains(&n.path)
-                    || !exists.contains(&n.path)
-                {
+                if unrelated || n.path == path || linked.contains(&n.path) {
                     continue;
                 }
                 let better = best
@@ -157,14 +149,15 @@ impl Find<'_> {
                 }
             }
         }
-        let mut found: Vec<Near> = best.into_values().collect();
+        let vault = self.0.links.vault();
+        let exists = |path: &str| PagePath::new(path).is_ok_and(|p| vault.contains(&p));
+        let mut found: Vec<Near> = best.into_values().filter(|n| exists(&n.path)).collect();
         found.sort_by(|a, b| {
             b.similarity
                 .total_cmp(&a.similarity)
                 .then_with(|| a.path.cmp(&b.path))
         });
         found.truncate(limit);
-        let vault = self.0.links.vault();
         Ok(Suggestions {
             path: path.to_string(),
             suggestions: found
