@@ -14,6 +14,7 @@ pub mod journal;
 mod lock;
 mod root;
 mod seen;
+mod spares;
 pub mod watch;
 
 pub use backup::{BackupError, BackupRemote, Integration, MovedFile};

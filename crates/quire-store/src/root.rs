@@ -14,6 +14,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use quire_vault::{DiskNames, PagePath, Shadowed};
 use serde::Serialize;
@@ -25,6 +26,7 @@ use crate::error::StoreError;
 use crate::fault;
 use crate::lock::WriterLock;
 use crate::seen::FileStat;
+use crate::spares::Spares;
 
 /// Folder (below the root) that holds the temporary files of atomic writes. Keeping it inside
 /// the root puts it on the same filesystem, so the final `rename` is atomic.
@@ -105,6 +107,8 @@ pub struct Listing {
 pub struct Root {
     dir: PathBuf,
     tmp: PathBuf,
+    /// Old inodes kept to take the next rewrites' bytes (see `spares.rs`).
+    spares: Arc<Spares>,
     durability: Durability,
     /// `None`: opened read-only.
     writer: Option<WriterLock>,
@@ -144,6 +148,7 @@ impl Root {
         }
         Ok(Root {
             dir,
+            spares: Arc::new(Spares::new(tmp.clone())),
             tmp,
             durability: Durability::default(),
             writer: Some(lock.clone()),
@@ -156,6 +161,7 @@ impl Root {
         let dir = canonical(dir)?;
         Ok(Root {
             tmp: dir.join(TMP_DIR),
+            spares: Arc::new(Spares::new(dir.join(TMP_DIR))),
             dir,
             durability: Durability::default(),
             writer: None,
@@ -360,11 +366,21 @@ impl Root {
     ) -> Result<(), StoreError> {
         self.ensure_writable(rel)?;
         let path = self.locate(rel, LastLink::Check, spelling)?;
-        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        let existing = fs::symlink_metadata(&path).ok();
+        if existing.as_ref().is_some_and(|m| m.is_dir()) {
             return Err(StoreError::IsFolder { path: rel.into() });
         }
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| map_io(rel, e))?;
+        match existing {
+            // A rewrite of a page: swapped in, no inode made or freed (`spares.rs`).
+            Some(old) if old.file_type().is_file() && mode == 0o666 => {
+                return self.rewrite(rel, &path, bytes, &old);
+            }
+            Some(_) => {}
+            None => {
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent).map_err(|e| map_io(rel, e))?;
+                }
+            }
         }
         let tmp = self.tmp.join(format!(
             "{}-{}.tmp",
@@ -379,6 +395,60 @@ impl Root {
             let _ = fs::remove_file(&tmp);
             return Err(map_io(rel, e));
         }
+        self.sync_parent(rel, &path)
+    }
+
+    /// Replaces the existing file at `path` (metadata `old`) with `bytes`: written into a spare
+    /// (or a new temp file), given the old file's permissions, then swapped with the old file,
+    /// which becomes a spare. Falls back to a rename where the filesystem cannot swap.
+    fn rewrite(
+        &self,
+        rel: &str,
+        path: &Path,
+        bytes: &[u8],
+        old: &fs::Metadata,
+    ) -> Result<(), StoreError> {
+        use std::os::unix::fs::PermissionsExt;
+        let (tmp, reused) = match self.spares.take() {
+            Some((tmp, file)) => ((tmp, file), true),
+            None => {
+                let tmp = self.spares.fresh_name();
+                let file = open_new(&tmp, 0o666).map_err(|e| map_io(rel, e))?;
+                ((tmp, file), false)
+            }
+        };
+        let (tmp, mut file) = tmp;
+        let result = (|| {
+            file.write_all(bytes)?;
+            if reused {
+                file.set_len(bytes.len() as u64)?;
+            }
+            let want = old.permissions().mode() & 0o7777;
+            if file.metadata()?.permissions().mode() & 0o7777 != want {
+                file.set_permissions(fs::Permissions::from_mode(want))?;
+            }
+            if self.durability == Durability::Fsync {
+                file.sync_all()?;
+            }
+            drop(file);
+            fault::point("store.write.before_rename");
+            match self.spares.exchange(&tmp, path) {
+                Ok(true) => Ok(()),
+                Ok(false) => fs::rename(&tmp, path),
+                // The old file went away meanwhile: a plain rename puts the new one there.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(&tmp, path),
+                Err(e) => Err(e),
+            }
+        })();
+        if let Err(e) = result {
+            let _ = fs::remove_file(&tmp);
+            return Err(map_io(rel, e));
+        }
+        self.sync_parent(rel, path)
+    }
+
+    /// With [`Durability::Fsync`], fsyncs the folder of `path` (after a rename into it).
+    fn sync_parent(&self, rel: &str, path: &Path) -> Result<(), StoreError> {
         if self.durability == Durability::Fsync {
             if let Some(parent) = path.parent() {
                 fs::File::open(parent)
@@ -390,12 +460,7 @@ impl Root {
     }
 
     fn write_tmp(&self, tmp: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(tmp)?;
+        let mut file = open_new(tmp, mode)?;
         file.write_all(bytes)?;
         if self.durability == Durability::Fsync {
             file.sync_all()?;
@@ -803,4 +868,14 @@ fn walk_files(
         }
     }
     Ok(())
+}
+
+/// Creates a new file at `path` with `mode` (less the umask), open for writing.
+fn open_new(path: &Path, mode: u32) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)
 }

@@ -28,14 +28,96 @@ fn write_creates_parents_and_read_returns_bytes() {
     assert_eq!(root.read(&p("a/b/c.md")).unwrap(), b"again");
 }
 
+fn tmp_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir.join(".quire/state/tmp"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
-fn write_leaves_no_temp_files_behind() {
+fn write_leaves_no_temp_files_behind_and_dropping_the_root_removes_its_spares() {
     let (dir, root) = root();
     for i in 0..5 {
         root.write(&p("x.md"), format!("{i}").as_bytes()).unwrap();
     }
-    let tmp = dir.path().join(".quire/state/tmp");
-    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0);
+    // Rewrites keep the old inode as a spare for the next rewrite: one is enough for one
+    // writer, and nothing else is left.
+    let left = tmp_names(dir.path());
+    assert!(
+        left.len() <= 1 && left.iter().all(|n| n.ends_with(".spare")),
+        "{left:?}"
+    );
+    assert_eq!(root.read(&p("x.md")).unwrap(), b"4");
+    drop(root);
+    assert_eq!(tmp_names(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_rewrite_swaps_the_file_and_reuses_the_old_inode_without_touching_open_readers() {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let (dir, root) = root();
+    let file = dir.path().join("page.md");
+    root.write(&p("page.md"), b"first version").unwrap();
+    let first = fs::metadata(&file).unwrap().ino();
+    root.write(&p("page.md"), b"second").unwrap();
+    let second = fs::metadata(&file).unwrap().ino();
+    assert_ne!(
+        first, second,
+        "the new content is another inode, swapped in"
+    );
+    // A reader opens the page now and reads after two more rewrites: it must read what it
+    // opened, whole, although its inode became a spare in between.
+    let mut reader = fs::File::open(&file).unwrap();
+    root.write(&p("page.md"), b"third, longer than the others")
+        .unwrap();
+    root.write(&p("page.md"), b"fourth").unwrap();
+    root.write(&p("page.md"), b"fifth").unwrap();
+    let mut read = String::new();
+    reader.read_to_string(&mut read).unwrap();
+    assert_eq!(read, "second");
+    assert_eq!(root.read(&p("page.md")).unwrap(), b"fifth");
+    drop(reader);
+    // With no reader, rewrites go back and forth between two inodes: none made, none freed.
+    let mut inodes = std::collections::BTreeSet::new();
+    for i in 0..6 {
+        root.write(&p("page.md"), format!("round {i}").as_bytes())
+            .unwrap();
+        inodes.insert(fs::metadata(&file).unwrap().ino());
+    }
+    assert!(inodes.len() <= 3, "{inodes:?}");
+    assert_eq!(root.read(&p("page.md")).unwrap(), b"round 5");
+}
+
+#[test]
+fn a_rewrite_keeps_the_files_permissions_and_never_writes_through_a_second_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, root) = root();
+    let file = dir.path().join("tool.sh");
+    fs::write(&file, "echo 1").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o750)).unwrap();
+    root.write(&p("tool.sh"), b"echo 2").unwrap();
+    assert_eq!(
+        fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o750
+    );
+    // A page with a second name (a hard link outside the root): the rewrite replaces the
+    // page, and the other name keeps the old bytes, then and after more rewrites.
+    let other = tempfile::tempdir().unwrap();
+    let twin = other.path().join("twin.md");
+    fs::write(dir.path().join("linked.md"), "shared").unwrap();
+    fs::hard_link(dir.path().join("linked.md"), &twin).unwrap();
+    for i in 0..4 {
+        root.write(&p("linked.md"), format!("v{i}").as_bytes())
+            .unwrap();
+        root.write(&p("tool.sh"), format!("echo {i}").as_bytes())
+            .unwrap();
+    }
+    assert_eq!(fs::read(&twin).unwrap(), b"shared");
+    assert_eq!(root.read(&p("linked.md")).unwrap(), b"v3");
 }
 
 #[test]
