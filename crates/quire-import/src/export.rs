@@ -1,5 +1,7 @@
 //! Export encoders: one page's row as a JSON line or a CSV record, written as it is read so
-//! an export never holds more than one page.
+//! an export never holds more than one page. Parquet rows are encoded by the crate
+//! `quire-parquet` (its build is heavy); this module only says which frontmatter columns it
+//! types how ([`ColumnKind`]).
 
 use serde_json::{Map, Value};
 
@@ -10,19 +12,17 @@ use crate::ImportError;
 pub enum Format {
     Jsonl,
     Csv,
+    /// Apache Parquet, a typed schema (`quire-parquet`).
+    Parquet,
 }
 
 impl Format {
-    /// `format=`: `jsonl` or `csv`; `parquet` is not built ([`ImportError::NotBuilt`]);
-    /// anything else is a bad request.
+    /// `format=`: `jsonl`, `csv` or `parquet`; anything else is a bad request.
     pub fn parse(format: &str) -> Result<Format, ImportError> {
         match format.trim() {
             "jsonl" => Ok(Format::Jsonl),
             "csv" => Ok(Format::Csv),
-            "parquet" => Err(ImportError::NotBuilt(
-                "export format `parquet` is not built by this server yet; use jsonl or csv"
-                    .to_string(),
-            )),
+            "parquet" => Ok(Format::Parquet),
             other => Err(ImportError::BadRequest(format!(
                 "unknown export format {other:?}: jsonl, csv or parquet"
             ))),
@@ -34,7 +34,58 @@ impl Format {
         match self {
             Format::Jsonl => "application/x-ndjson",
             Format::Csv => "text/csv; charset=utf-8",
+            Format::Parquet => "application/vnd.apache.parquet",
         }
+    }
+
+    /// Whether the answer is text (JSON Lines, CSV) rather than bytes.
+    pub fn is_text(self) -> bool {
+        self != Format::Parquet
+    }
+}
+
+/// The type a requested frontmatter column gets in a typed format (Parquet), from every
+/// value the exported pages hold for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColumnKind {
+    /// No page has a value: a text column of nulls.
+    #[default]
+    Empty,
+    Bool,
+    Int,
+    /// Numbers, some not whole (whole ones join them).
+    Float,
+    /// Anything else, or a mix: strings as they are, other values as JSON.
+    Text,
+}
+
+impl ColumnKind {
+    /// This kind widened to hold `value` too.
+    pub fn with(self, value: &Value) -> ColumnKind {
+        let kind = match value {
+            Value::Null => return self,
+            Value::Bool(_) => ColumnKind::Bool,
+            Value::Number(n) if n.is_i64() => ColumnKind::Int,
+            Value::Number(_) => ColumnKind::Float,
+            _ => ColumnKind::Text,
+        };
+        match (self, kind) {
+            (ColumnKind::Empty, k) => k,
+            (a, b) if a == b => a,
+            (ColumnKind::Int, ColumnKind::Float) | (ColumnKind::Float, ColumnKind::Int) => {
+                ColumnKind::Float
+            }
+            _ => ColumnKind::Text,
+        }
+    }
+}
+
+/// A frontmatter value as text: a string as it is, `null` as nothing, others as JSON.
+pub fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
     }
 }
 
@@ -42,6 +93,12 @@ impl Format {
 #[derive(Debug, Clone, Default)]
 pub struct Row {
     pub path: String,
+    /// Frontmatter `title`, else the first H1, else the file stem (Parquet's `title`).
+    pub title: String,
+    /// The page's tags without `#`, each once (Parquet's `tags`).
+    pub tags: Vec<String>,
+    /// Last modification, milliseconds since the epoch (Parquet's `modified`).
+    pub modified_ms: Option<i64>,
     pub frontmatter: Map<String, Value>,
     pub content: Option<String>,
     pub links: Option<Vec<String>>,
@@ -59,6 +116,8 @@ pub struct Encoder {
     pub links: bool,
     /// The `embeddings` column: the page's chunk vectors, in chunk order.
     pub embeddings: bool,
+    /// Parquet with `columns`: each column's type, in the order of `columns`.
+    pub kinds: Option<Vec<ColumnKind>>,
 }
 
 impl Encoder {
@@ -66,7 +125,7 @@ impl Encoder {
     /// and `links` when asked for); nothing for JSON Lines.
     pub fn header(&self) -> Vec<u8> {
         match self.format {
-            Format::Jsonl => Vec::new(),
+            Format::Jsonl | Format::Parquet => Vec::new(),
             Format::Csv => {
                 let mut cells: Vec<String> = vec!["path".to_string()];
                 cells.extend(self.columns.iter().flatten().cloned());
@@ -86,9 +145,11 @@ impl Encoder {
 
     /// One row, with its line end. JSON Lines: `{path, <frontmatter fields>, content?,
     /// links?, embeddings?}` (a frontmatter field named like one of those gives way). CSV:
-    /// scalars as text, lists and objects as JSON, a missing field empty.
+    /// scalars as text, lists and objects as JSON, a missing field empty. Parquet: nothing
+    /// (`quire-parquet` encodes its rows a row group at a time).
     pub fn row(&self, row: &Row) -> Vec<u8> {
         match self.format {
+            Format::Parquet => Vec::new(),
             Format::Jsonl => {
                 let mut object = Map::new();
                 object.insert("path".to_string(), Value::String(row.path.clone()));
@@ -174,6 +235,7 @@ mod tests {
             content: Some("Line 1\nLine 2\n".into()),
             links: Some(vec!["c.md".into()]),
             embeddings: Some(vec![vec![0.5, -0.25]]),
+            ..Row::default()
         }
     }
 
@@ -185,6 +247,7 @@ mod tests {
             content: false,
             links: false,
             embeddings: true,
+            kinds: None,
         };
         let value: Value = serde_json::from_slice(&e.row(&page())).unwrap();
         assert_eq!(
@@ -211,6 +274,7 @@ mod tests {
             content: true,
             links: true,
             embeddings: false,
+            kinds: None,
         };
         assert!(e.header().is_empty());
         let line = e.row(&page());
@@ -240,6 +304,7 @@ mod tests {
             content: true,
             links: false,
             embeddings: false,
+            kinds: None,
         };
         let mut out = e.header();
         out.extend(e.row(&page()));
@@ -262,12 +327,26 @@ mod tests {
     }
 
     #[test]
-    fn formats_parse_and_parquet_is_not_built() {
+    fn column_kinds_widen_to_hold_every_value() {
+        let kind = |values: Value| {
+            values
+                .as_array()
+                .unwrap()
+                .iter()
+                .fold(ColumnKind::Empty, |k, v| k.with(v))
+        };
+        assert_eq!(kind(json!([null])), ColumnKind::Empty);
+        assert_eq!(kind(json!([1, null, 2])), ColumnKind::Int);
+        assert_eq!(kind(json!([1, 2.5])), ColumnKind::Float);
+        assert_eq!(kind(json!([true, false])), ColumnKind::Bool);
+        assert_eq!(kind(json!([true, 1])), ColumnKind::Text);
+        assert_eq!(kind(json!(["a", ["b"]])), ColumnKind::Text);
+    }
+
+    #[test]
+    fn formats_parse() {
         assert_eq!(Format::parse("csv").unwrap(), Format::Csv);
-        assert!(matches!(
-            Format::parse("parquet"),
-            Err(ImportError::NotBuilt(_))
-        ));
+        assert_eq!(Format::parse("parquet").unwrap(), Format::Parquet);
         assert!(matches!(
             Format::parse("xml"),
             Err(ImportError::BadRequest(_))

@@ -16,7 +16,7 @@ use quire_api::{
     ImportRecord, ImportRequest, ImportResult, ImportRowError, ImportSource, ImportSources,
     ImportTable, ImportUpload,
 };
-use quire_import::export::{Encoder, Format, Row as ExportRow};
+use quire_import::export::{ColumnKind, Encoder, Format, Row as ExportRow};
 use quire_import::{Dsn, ImportError, Limits, Location, Mapping, Place, Plan, Source, SourceKind};
 use quire_query::dql::PageData;
 use quire_store::{etag, StoreError};
@@ -49,6 +49,11 @@ pub struct ExportPlan {
 }
 
 impl ExportPlan {
+    /// What the rows become: the format, the columns (and their types for Parquet).
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
     /// The media type of the answer.
     pub fn media_type(&self) -> &'static str {
         self.encoder.format.media_type()
@@ -369,7 +374,9 @@ impl Import<'_> {
     }
 
     /// Checks an export and lists its pages; nothing is read yet. `include-embeddings` is
-    /// 503 without vector search, `parquet` 501, another format 400.
+    /// 503 without vector search, an unknown format 400. A CSV export without `columns`
+    /// takes the union of the pages' keys, a Parquet export with `columns` each column's
+    /// type ([`ColumnKind`]), from the catalog (in memory, no page file read).
     pub fn export_plan(&self, request: &ExportRequest) -> Result<ExportPlan> {
         let format = Format::parse(&request.format).map_err(error)?;
         if request.include_embeddings {
@@ -407,7 +414,7 @@ impl Import<'_> {
         });
         let columns = match (format, columns) {
             (_, Some(columns)) => Some(columns),
-            (Format::Jsonl, None) => None,
+            (Format::Jsonl | Format::Parquet, None) => None,
             // CSV needs its header first: the union of the pages' keys, from the catalog.
             (Format::Csv, None) => {
                 let wanted: BTreeSet<&str> = paths.iter().map(PagePath::as_str).collect();
@@ -423,6 +430,27 @@ impl Import<'_> {
                 Some(keys.into_inner().into_iter().collect())
             }
         };
+        let kinds = match (format, &columns) {
+            (Format::Parquet, Some(columns)) => {
+                let wanted: BTreeSet<&str> = paths.iter().map(PagePath::as_str).collect();
+                let kinds = std::cell::RefCell::new(vec![ColumnKind::Empty; columns.len()]);
+                self.catalog_paths(|page| {
+                    if let Some(fm) = page.frontmatter.as_object() {
+                        if wanted.contains(page.path.as_str()) {
+                            let mut kinds = kinds.borrow_mut();
+                            for (kind, column) in kinds.iter_mut().zip(columns) {
+                                if let Some(value) = fm.get(column) {
+                                    *kind = kind.with(value);
+                                }
+                            }
+                        }
+                    }
+                    false
+                })?;
+                Some(kinds.into_inner())
+            }
+            _ => None,
+        };
         Ok(ExportPlan {
             encoder: Encoder {
                 format,
@@ -430,6 +458,7 @@ impl Import<'_> {
                 content: request.include_content,
                 links: request.include_links,
                 embeddings: request.include_embeddings,
+                kinds,
             },
             paths,
         })
@@ -447,6 +476,18 @@ impl Import<'_> {
         if !header.is_empty() && !sink(header) {
             return Ok(0);
         }
+        self.export_rows(plan, &mut |row| sink(plan.encoder.row(&row)))
+    }
+
+    /// Reads the plan's pages one at a time and hands each row to `sink` (a page gone since
+    /// the plan is left out); `sink` answering `false` stops it. For encoders that are not
+    /// the plan's own (Parquet, `quire-parquet`). Answers the rows handed over.
+    pub fn export_rows(
+        &self,
+        plan: &ExportPlan,
+        sink: &mut dyn FnMut(ExportRow) -> bool,
+    ) -> Result<usize> {
+        let typed = plan.encoder.format == Format::Parquet;
         let mut rows = 0;
         for path in &plan.paths {
             let bytes = match self.0.root.read(path) {
@@ -473,8 +514,34 @@ impl Import<'_> {
                 }
                 out
             });
+            let (title, tags, modified_ms) = if typed {
+                let mut tags: Vec<String> = Vec::new();
+                for tag in &parsed.tags {
+                    if !tags.contains(&tag.name) {
+                        tags.push(tag.name.clone());
+                    }
+                }
+                let title = self
+                    .0
+                    .links
+                    .vault()
+                    .title(path)
+                    .map_or_else(|| path.stem().to_string(), str::to_string);
+                let modified = self
+                    .0
+                    .root
+                    .modified(&quire_store::DiskName::from(path))
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_millis() as i64);
+                (title, tags, modified)
+            } else {
+                Default::default()
+            };
             let row = ExportRow {
                 path: path.to_string(),
+                title,
+                tags,
+                modified_ms,
                 frontmatter,
                 content: plan
                     .encoder
@@ -483,7 +550,7 @@ impl Import<'_> {
                 links,
                 embeddings: self.embeddings_of(plan, path)?,
             };
-            if !sink(plan.encoder.row(&row)) {
+            if !sink(row) {
                 break;
             }
             rows += 1;
@@ -502,8 +569,7 @@ impl Import<'_> {
         let vectors = crate::find::Find(self.0).vectors()?;
         let chunks = vectors
             .store()
-            .chunks_of(path.as_str())
-            .map_err(Error::internal)?;
+            .chunks_of(path.as_str())?;
         Ok(Some(chunks.into_iter().map(|c| c.vector).collect()))
     }
 }
