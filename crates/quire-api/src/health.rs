@@ -35,6 +35,9 @@ pub struct Ready {
 pub struct VectorHealth {
     pub model: String,
     pub dimensions: usize,
+    /// Where the vectors are kept: `sqlite-vec`, `pgvector at postgres://user@host/db
+    /// (prefix_*)`, `qdrant at http://host:6333 (collection c)` (never a password or key).
+    pub store: String,
     /// Pages waiting to be embedded.
     pub backlog: usize,
     pub pages: usize,

@@ -314,12 +314,17 @@ keyword_enum! {
 #[serde(default)]
 pub struct VectorStoreConfig {
     pub provider: VectorStoreProvider,
-    /// Address of an external store; unused by `sqlite-vec`.
+    /// Address of an external store (`qdrant`: `http://host:6333`); unused by `sqlite-vec`.
     #[serde(deserialize_with = "blank_as_none")]
     pub url: Option<String>,
+    /// `pgvector`'s database (`postgres://user:password@host:5432/db`): a secret, it may
+    /// hold the password.
+    #[serde(deserialize_with = "blank_as_none")]
+    pub dsn: Option<Secret>,
     #[serde(deserialize_with = "blank_as_none")]
     pub api_key: Option<Secret>,
-    /// Collection, index or table name in an external store.
+    /// Collection, index or table name in an external store (`pgvector`: the prefix of its
+    /// tables).
     #[serde(deserialize_with = "blank_as_none")]
     pub collection: Option<String>,
 }
@@ -329,6 +334,7 @@ impl Default for VectorStoreConfig {
         Self {
             provider: VectorStoreProvider::SqliteVec,
             url: None,
+            dsn: None,
             api_key: None,
             collection: None,
         }

@@ -58,6 +58,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Ready>) 
                         quire_api::VectorHealth {
                             model: v.model,
                             dimensions: v.dimensions,
+                            store: v.store,
                             backlog: v.backlog,
                             pages: v.pages,
                             chunks: v.chunks,

@@ -33,7 +33,7 @@ pub use page_views::PageViews;
 pub use pages::{HeadingRecord, LinkRecord, PageRecord};
 pub use search::{SearchError, SearchHit, SearchRequest, SearchResults, SearchSyntaxError};
 pub use searches::{DayCount, QueryCount, SearchLogged, SearchRecord, Searches};
-pub use vectors::{Neighbor, NewChunk, StoredChunk, VectorStore};
+pub use vectors::{Neighbor, NewChunk, StoredChunk, VectorCache, VectorStore};
 
 /// Where the index lives inside a knowledge root (DECISIONS §2).
 pub const INDEX_FILE: &str = ".quire/state/index.db";

@@ -1,6 +1,9 @@
-//! The vector store of vector search (`[search.vector.store] provider = "sqlite-vec"`, the
-//! default): the chunks of each page and their embeddings in `.quire/state/vectors.db`, beside
-//! the index, searched with the sqlite-vec extension's `vec0` table (cosine distance).
+//! The local file of vector search, `.quire/state/vectors.db` beside the index: the cache of
+//! every vector computed ([`VectorCache`], whatever the store) and the sqlite-vec store
+//! ([`VectorStore`], `[search.vector.store] provider = "sqlite-vec"`, the default): the chunks
+//! of each page and their embeddings, searched with the sqlite-vec extension's `vec0` table
+//! (cosine distance). Other stores (pgvector, Qdrant) keep the chunks elsewhere and the cache
+//! here, so a move or a revert never embeds again whatever the store.
 //!
 //! * `pages`: each page embedded, with the ETag of the content its chunks were cut from, so a
 //!   start embeds only the pages that changed while no server ran.
@@ -10,14 +13,14 @@
 //!   before — the page was moved, merged, split or reverted, or only another part of it
 //!   changed — takes its vector from here instead of the embedder. Vectors no chunk uses are
 //!   pruned when they outnumber the chunks.
-//! * `meta`: the model and its dimensions. Another model (or size) empties the store: the
+//! * `meta`: the model and its dimensions. Another model (or size) empties the file: the
 //!   next pass embeds every page again with the new one.
 //!
 //! Like the index it is derived: deleting the file loses nothing but the time to embed again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -55,35 +58,37 @@ pub struct Neighbor {
     pub similarity: f32,
 }
 
-/// The vector store of one root.
-pub struct VectorStore {
+/// The vectors computed before, by the hash of their text, in the root's local file: every
+/// store reuses them (a moved, merged or reverted page costs no embedding).
+pub struct VectorCache {
     path: PathBuf,
     dimensions: usize,
-    connection: Mutex<Connection>,
+    connection: Arc<Mutex<Connection>>,
 }
 
-impl std::fmt::Debug for VectorStore {
+impl std::fmt::Debug for VectorCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VectorStore")
+        f.debug_struct("VectorCache")
             .field("path", &self.path)
             .field("dimensions", &self.dimensions)
             .finish()
     }
 }
 
-impl VectorStore {
-    /// Opens (or creates) the store of `root` for vectors of `model` with `dimensions`
-    /// numbers; a store made for another model or size is emptied first.
-    pub fn open(root: &Path, model: &str, dimensions: usize) -> Result<VectorStore, IndexError> {
-        VectorStore::open_file(&root.join(VECTORS_FILE), model, dimensions)
+impl VectorCache {
+    /// Opens (or creates) the local file of `root` for vectors of `model` with `dimensions`
+    /// numbers; a file made for another model or size is emptied first (its sqlite-vec
+    /// tables too).
+    pub fn open(root: &Path, model: &str, dimensions: usize) -> Result<VectorCache, IndexError> {
+        VectorCache::open_file(&root.join(VECTORS_FILE), model, dimensions)
     }
 
-    /// [`VectorStore::open`] at an explicit file.
+    /// [`VectorCache::open`] at an explicit file.
     pub fn open_file(
         path: &Path,
         model: &str,
         dimensions: usize,
-    ) -> Result<VectorStore, IndexError> {
+    ) -> Result<VectorCache, IndexError> {
         if let Some(folder) = path.parent() {
             std::fs::create_dir_all(folder).map_err(|source| IndexError::CreateFolder {
                 path: folder.to_path_buf(),
@@ -101,17 +106,17 @@ impl VectorStore {
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
             )
             .map_err(sqlite)?;
-        let store = VectorStore {
+        let cache = VectorCache {
             path: path.to_path_buf(),
             dimensions,
-            connection: Mutex::new(connection),
+            connection: Arc::new(Mutex::new(connection)),
         };
-        store.prepare(model).map_err(sqlite)?;
-        Ok(store)
+        cache.prepare(model).map_err(sqlite)?;
+        Ok(cache)
     }
 
     fn prepare(&self, model: &str) -> rusqlite::Result<()> {
-        let connection = self.lock();
+        let connection = lock(&self.connection);
         connection.execute_batch(
             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
         )?;
@@ -128,7 +133,139 @@ impl VectorStore {
                  DROP TABLE IF EXISTS pages; DROP TABLE IF EXISTS cache;",
             )?;
         }
-        connection.execute_batch(&format!(
+        connection.execute_batch(
+            "CREATE TABLE IF NOT EXISTS cache (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);",
+        )?;
+        connection.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1), ('dimensions', ?2)",
+            params![model, self.dimensions.to_string()],
+        )?;
+        Ok(())
+    }
+
+    fn sqlite(&self, source: rusqlite::Error) -> IndexError {
+        IndexError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The length of every vector kept here.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// The vectors computed before for these text hashes (those known).
+    pub fn cached(&self, hashes: &[&str]) -> Result<HashMap<String, Vec<f32>>, IndexError> {
+        let connection = lock(&self.connection);
+        let run = || -> rusqlite::Result<HashMap<String, Vec<f32>>> {
+            let mut statement =
+                connection.prepare_cached("SELECT vector FROM cache WHERE hash = ?1")?;
+            let mut out = HashMap::new();
+            for hash in hashes {
+                let found: Option<Vec<u8>> =
+                    statement.query_row([hash], |r| r.get(0)).optional()?;
+                if let Some(bytes) = found {
+                    out.insert((*hash).to_string(), from_blob(&bytes));
+                }
+            }
+            Ok(out)
+        };
+        run().map_err(|e| self.sqlite(e))
+    }
+
+    /// Keeps vectors just computed, by the hash of their text, in one transaction.
+    pub fn remember(&self, vectors: &[(&str, &[f32])]) -> Result<(), IndexError> {
+        let mut connection = lock(&self.connection);
+        let run = |connection: &mut Connection| -> rusqlite::Result<()> {
+            let tx = connection.transaction()?;
+            {
+                let mut insert = tx
+                    .prepare_cached("INSERT OR IGNORE INTO cache (hash, vector) VALUES (?1, ?2)")?;
+                for (hash, vector) in vectors {
+                    insert.execute(params![hash, to_blob(vector)])?;
+                }
+            }
+            tx.commit()
+        };
+        run(&mut connection).map_err(|e| self.sqlite(e))
+    }
+
+    /// Vectors kept.
+    pub fn len(&self) -> Result<usize, IndexError> {
+        lock(&self.connection)
+            .query_row("SELECT count(*) FROM cache", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// Whether no vector is kept.
+    pub fn is_empty(&self) -> Result<bool, IndexError> {
+        self.len().map(|n| n == 0)
+    }
+
+    /// Whether the cache outgrew `chunks`, the chunks the store keeps: more vectors than
+    /// twice as many, with room for a thousand (what a revert or a move back would reuse
+    /// stays a while).
+    pub fn outgrew(&self, chunks: usize) -> Result<bool, IndexError> {
+        Ok(self.len()? > 2 * chunks + 1000)
+    }
+
+    /// Drops the vectors whose hash is not in `in_use` (the hashes of the chunks the store
+    /// keeps); answers how many went.
+    pub fn keep_only(&self, in_use: &HashSet<String>) -> Result<usize, IndexError> {
+        let mut connection = lock(&self.connection);
+        let run = |connection: &mut Connection| -> rusqlite::Result<usize> {
+            let tx = connection.transaction()?;
+            tx.execute_batch("CREATE TEMP TABLE IF NOT EXISTS in_use (hash TEXT PRIMARY KEY); DELETE FROM in_use;")?;
+            {
+                let mut insert =
+                    tx.prepare_cached("INSERT OR IGNORE INTO in_use (hash) VALUES (?1)")?;
+                for hash in in_use {
+                    insert.execute([hash])?;
+                }
+            }
+            let gone = tx.execute(
+                "DELETE FROM cache WHERE hash NOT IN (SELECT hash FROM in_use)",
+                [],
+            )?;
+            tx.execute("DELETE FROM in_use", [])?;
+            tx.commit()?;
+            Ok(gone)
+        };
+        run(&mut connection).map_err(|e| self.sqlite(e))
+    }
+}
+
+fn lock(connection: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
+    connection.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The sqlite-vec store of one root, in the file of its [`VectorCache`].
+pub struct VectorStore {
+    path: PathBuf,
+    dimensions: usize,
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for VectorStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorStore")
+            .field("path", &self.path)
+            .field("dimensions", &self.dimensions)
+            .finish()
+    }
+}
+
+impl VectorStore {
+    /// Opens (or creates) the sqlite-vec tables in the file of `cache` (its model and size).
+    pub fn open(cache: &VectorCache) -> Result<VectorStore, IndexError> {
+        let store = VectorStore {
+            path: cache.path.clone(),
+            dimensions: cache.dimensions,
+            connection: cache.connection.clone(),
+        };
+        let created = lock(&store.connection).execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS pages (path TEXT PRIMARY KEY, etag TEXT NOT NULL);
              CREATE TABLE IF NOT EXISTS chunks (
                  id INTEGER PRIMARY KEY,
@@ -139,20 +276,16 @@ impl VectorStore {
                  UNIQUE (path, idx)
              );
              CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks (hash);
-             CREATE TABLE IF NOT EXISTS cache (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
              CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors
                  USING vec0(embedding float[{}] distance_metric=cosine);",
-            self.dimensions
-        ))?;
-        connection.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1), ('dimensions', ?2)",
-            params![model, self.dimensions.to_string()],
-        )?;
-        Ok(())
+            store.dimensions
+        ));
+        created.map_err(|e| store.sqlite(e))?;
+        Ok(store)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.connection.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.connection)
     }
 
     fn sqlite(&self, source: rusqlite::Error) -> IndexError {
@@ -188,27 +321,8 @@ impl VectorStore {
             .map_err(|e| self.sqlite(e))
     }
 
-    /// The vectors computed before for these text hashes (those known).
-    pub fn cached(&self, hashes: &[&str]) -> Result<HashMap<String, Vec<f32>>, IndexError> {
-        let connection = self.lock();
-        let run = || -> rusqlite::Result<HashMap<String, Vec<f32>>> {
-            let mut statement =
-                connection.prepare_cached("SELECT vector FROM cache WHERE hash = ?1")?;
-            let mut out = HashMap::new();
-            for hash in hashes {
-                let found: Option<Vec<u8>> =
-                    statement.query_row([hash], |r| r.get(0)).optional()?;
-                if let Some(bytes) = found {
-                    out.insert((*hash).to_string(), from_blob(&bytes));
-                }
-            }
-            Ok(out)
-        };
-        run().map_err(|e| self.sqlite(e))
-    }
-
     /// Replaces the chunks of `path` with `chunks` (cut from the content of `etag`), in one
-    /// transaction; their vectors join the cache.
+    /// transaction.
     pub fn replace_page(
         &self,
         path: &str,
@@ -244,8 +358,6 @@ impl VectorStore {
                 let mut vector = tx.prepare_cached(
                     "INSERT INTO chunk_vectors (rowid, embedding) VALUES (?1, ?2)",
                 )?;
-                let mut cache = tx
-                    .prepare_cached("INSERT OR IGNORE INTO cache (hash, vector) VALUES (?1, ?2)")?;
                 let mut page =
                     tx.prepare_cached("INSERT OR REPLACE INTO pages (path, etag) VALUES (?1, ?2)")?;
                 for (path, etag, chunks) in pages {
@@ -253,9 +365,7 @@ impl VectorStore {
                     for (idx, c) in chunks.iter().enumerate() {
                         chunk.execute(params![path, idx as i64, c.hash, c.text])?;
                         let id = tx.last_insert_rowid();
-                        let blob = to_blob(&c.vector);
-                        vector.execute(params![id, blob])?;
-                        cache.execute(params![c.hash, blob])?;
+                        vector.execute(params![id, to_blob(&c.vector)])?;
                     }
                     page.execute(params![path, etag])?;
                 }
@@ -265,35 +375,32 @@ impl VectorStore {
         run(&mut connection).map_err(|e| self.sqlite(e))
     }
 
-    /// Forgets `path` (its vectors stay in the cache until pruned).
-    pub fn remove_page(&self, path: &str) -> Result<(), IndexError> {
+    /// Forgets `paths` in one transaction (their vectors stay in the cache until pruned).
+    pub fn remove_pages(&self, paths: &[&str]) -> Result<(), IndexError> {
         let mut connection = self.lock();
         let run = |connection: &mut Connection| -> rusqlite::Result<()> {
             let tx = connection.transaction()?;
-            delete_chunks(&tx, path)?;
-            tx.execute("DELETE FROM pages WHERE path = ?1", [path])?;
+            for path in paths {
+                delete_chunks(&tx, path)?;
+                tx.execute("DELETE FROM pages WHERE path = ?1", [path])?;
+            }
             tx.commit()
         };
         run(&mut connection).map_err(|e| self.sqlite(e))
     }
 
-    /// Drops cached vectors no chunk uses once they outnumber the chunks (with room for a
-    /// thousand): what a revert or a move back would reuse stays a while.
-    pub fn prune_cache(&self) -> Result<usize, IndexError> {
+    /// Forgets `path`.
+    pub fn remove_page(&self, path: &str) -> Result<(), IndexError> {
+        self.remove_pages(&[path])
+    }
+
+    /// The text hashes of every chunk kept (what the cache must keep).
+    pub fn hashes(&self) -> Result<HashSet<String>, IndexError> {
         let connection = self.lock();
-        let run = || -> rusqlite::Result<usize> {
-            let (cached, chunks): (i64, i64) = connection.query_row(
-                "SELECT (SELECT count(*) FROM cache), (SELECT count(*) FROM chunks)",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            if cached <= 2 * chunks + 1000 {
-                return Ok(0);
-            }
-            connection.execute(
-                "DELETE FROM cache WHERE hash NOT IN (SELECT hash FROM chunks)",
-                [],
-            )
+        let run = || -> rusqlite::Result<HashSet<String>> {
+            let mut statement = connection.prepare("SELECT DISTINCT hash FROM chunks")?;
+            let rows = statement.query_map([], |r| r.get(0))?;
+            rows.collect()
         };
         run().map_err(|e| self.sqlite(e))
     }
@@ -424,7 +531,8 @@ mod tests {
     #[test]
     fn nearest_chunks_come_first_and_pages_can_be_replaced_and_removed() {
         let dir = tempfile::tempdir().unwrap();
-        let store = VectorStore::open(dir.path(), "m", 3).unwrap();
+        let cache = VectorCache::open(dir.path(), "m", 3).unwrap();
+        let store = VectorStore::open(&cache).unwrap();
         store
             .replace_page(
                 "a.md",
@@ -449,26 +557,47 @@ mod tests {
         assert_eq!(store.chunks_of("a.md").unwrap().len(), 1);
         store.remove_page("b.md").unwrap();
         assert_eq!(store.counts().unwrap(), (1, 1));
-        // What was embedded stays cached for a revert.
-        let cached = store.cached(&["h1", "h3", "nope"]).unwrap();
+        assert_eq!(store.hashes().unwrap(), HashSet::from(["h4".to_string()]));
+    }
+
+    #[test]
+    fn the_cache_keeps_vectors_by_text_hash_until_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = VectorCache::open(dir.path(), "m", 3).unwrap();
+        let (h1, h3) = (unit(&[1., 0., 0.]), unit(&[0.9, 0.1, 0.]));
+        cache.remember(&[("h1", &h1), ("h3", &h3)]).unwrap();
+        let cached = cache.cached(&["h1", "h3", "nope"]).unwrap();
         assert_eq!(cached.len(), 2);
-        assert_eq!(cached["h3"], unit(&[0.9, 0.1, 0.]));
+        assert_eq!(cached["h3"], h3);
+        assert!(!cache.outgrew(0).unwrap());
+        assert_eq!(
+            cache.keep_only(&HashSet::from(["h1".to_string()])).unwrap(),
+            1
+        );
+        assert_eq!(cache.len().unwrap(), 1);
     }
 
     #[test]
     fn another_model_empties_the_store() {
         let dir = tempfile::tempdir().unwrap();
+        let open = |model: &str, dimensions: usize| {
+            let cache = VectorCache::open(dir.path(), model, dimensions).unwrap();
+            (VectorStore::open(&cache).unwrap(), cache)
+        };
         {
-            let store = VectorStore::open(dir.path(), "m", 3).unwrap();
+            let (store, cache) = open("m", 3);
             store
                 .replace_page("a.md", "e", &[chunk("h", &[1., 0., 0.])])
                 .unwrap();
+            cache.remember(&[("h", &unit(&[1., 0., 0.]))]).unwrap();
         }
-        let same = VectorStore::open(dir.path(), "m", 3).unwrap();
+        let (same, cache) = open("m", 3);
         assert_eq!(same.counts().unwrap(), (1, 1));
-        drop(same);
-        let other = VectorStore::open(dir.path(), "m2", 2).unwrap();
+        assert_eq!(cache.len().unwrap(), 1);
+        drop((same, cache));
+        let (other, cache) = open("m2", 2);
         assert_eq!(other.counts().unwrap(), (0, 0));
+        assert!(cache.is_empty().unwrap());
         assert!(other
             .replace_page("a.md", "e", &[chunk("h", &[1., 0., 0.])])
             .is_err());

@@ -95,8 +95,8 @@ pub use service::{
 pub use settings::{
     settings_from_config, Access, AssetRules, BackupSettings, EditorialSettings, EmbedderChoice,
     Engine, FindSettings, IndexSettings, InsightSettings, JanitorSchedule, QueryLimits,
-    ScriptLimits, ScriptRunner, SpaceSettings, VectorSettings, CONFIG_FILE, DEFAULT_SPACE,
-    SERVER_FILES, SPACES_FILE,
+    ScriptLimits, ScriptRunner, SpaceSettings, StoreChoice, VectorSettings, CONFIG_FILE,
+    DEFAULT_SPACE, SERVER_FILES, SPACES_FILE,
 };
 pub use shares::{SharedPage, Shares, GONE, PASSWORD_NEEDED, SHARES_PATH};
 pub use space::{Space, SpaceMetrics};

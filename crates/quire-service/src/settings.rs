@@ -313,6 +313,52 @@ pub struct VectorSettings {
     pub overlap: usize,
     /// `[search.vector] worker_count`: pages embedded at once.
     pub workers: usize,
+    /// `[search.vector.store]`: where the chunks and their vectors are kept.
+    pub store: StoreChoice,
+}
+
+/// Where vectors are kept (`[search.vector.store] provider`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreChoice {
+    /// sqlite-vec in `.quire/state/vectors.db` (the default).
+    SqliteVec,
+    /// PostgreSQL with the `vector` extension at `dsn`; `collection` prefixes its tables.
+    Pgvector {
+        dsn: Option<quire_config::Secret>,
+        collection: Option<String>,
+    },
+    /// Qdrant's REST API at `url`.
+    Qdrant {
+        url: Option<String>,
+        api_key: Option<quire_config::Secret>,
+        collection: Option<String>,
+    },
+    /// A provider this build does not carry (pinecone, weaviate, milvus): the start stops.
+    Unbuilt(String),
+}
+
+impl StoreChoice {
+    /// `[search.vector.store]` of a configuration.
+    pub fn from_config(config: &quire_config::VectorStoreConfig) -> StoreChoice {
+        use quire_config::VectorStoreProvider as P;
+        match config.provider {
+            P::SqliteVec => StoreChoice::SqliteVec,
+            P::Pgvector => StoreChoice::Pgvector {
+                // `url` is taken for the DSN when `dsn` is not given.
+                dsn: config
+                    .dsn
+                    .clone()
+                    .or_else(|| config.url.clone().map(quire_config::Secret::new)),
+                collection: config.collection.clone(),
+            },
+            P::Qdrant => StoreChoice::Qdrant {
+                url: config.url.clone(),
+                api_key: config.api_key.clone(),
+                collection: config.collection.clone(),
+            },
+            other => StoreChoice::Unbuilt(other.to_string()),
+        }
+    }
 }
 
 /// Which model turns text into vectors.
@@ -349,6 +395,7 @@ impl VectorSettings {
             chunk_size: config.chunking.size as usize,
             overlap: config.chunking.overlap as usize,
             workers: config.worker_count.clamp(1, 64) as usize,
+            store: StoreChoice::from_config(&config.store),
         })
     }
 }

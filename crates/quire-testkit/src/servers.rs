@@ -7,6 +7,12 @@
 //! A missing server binary makes [`DbServer::start`] answer `None` after printing why, so a
 //! test can skip — unless `QUIRE_REQUIRE_DB_SERVERS` is set (CI sets it), then it panics.
 //! PostgreSQL refuses to run as root: as root, its commands run as `nobody` via `runuser`.
+//!
+//! [`Db::Pgvector`] is a PostgreSQL with the `vector` extension for the pgvector store's
+//! tests: Debian's PostgreSQL has none, so it runs the binaries of PyPI's `pgserver` wheel
+//! (PostgreSQL 16 with pgvector; `python3 -m pip install pgserver`), found through
+//! `python3`, copied once under the temporary folder when running as root (`nobody` cannot
+//! read root's Python). Without the wheel it skips, unless `QUIRE_REQUIRE_PGVECTOR` is set.
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -25,6 +31,8 @@ pub const DATABASE: &str = "shop";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Db {
     Postgres,
+    /// PostgreSQL with the `vector` extension (the `pgserver` wheel's binaries).
+    Pgvector,
     Mariadb,
     Redis,
 }
@@ -48,16 +56,21 @@ impl DbServer {
     pub fn start(db: Db) -> Option<DbServer> {
         let started = match db {
             Db::Postgres => start_postgres(),
+            Db::Pgvector => start_pgvector(),
             Db::Mariadb => start_mariadb(),
             Db::Redis => start_redis(),
         };
         match started {
             Ok(server) => Some(server),
             Err(Missing(what)) => {
-                if std::env::var_os("QUIRE_REQUIRE_DB_SERVERS").is_some_and(|v| v != "0") {
-                    panic!("QUIRE_REQUIRE_DB_SERVERS is set but {what} is not installed");
+                let require = match db {
+                    Db::Pgvector => "QUIRE_REQUIRE_PGVECTOR",
+                    _ => "QUIRE_REQUIRE_DB_SERVERS",
+                };
+                if std::env::var_os(require).is_some_and(|v| v != "0") {
+                    panic!("{require} is set but {what} is not installed");
                 }
-                eprintln!("skipped: {what} is not installed (set QUIRE_REQUIRE_DB_SERVERS=1 to fail instead)");
+                eprintln!("skipped: {what} is not installed (set {require}=1 to fail instead)");
                 None
             }
         }
@@ -76,7 +89,7 @@ impl DbServer {
     pub fn dsn_with(&self, password: &str) -> String {
         let port = self.port;
         match self.db {
-            Db::Postgres => {
+            Db::Postgres | Db::Pgvector => {
                 format!("postgres://{USER}:{password}@127.0.0.1:{port}/{DATABASE}?sslmode=disable")
             }
             Db::Mariadb => format!("mysql://{USER}:{password}@127.0.0.1:{port}/{DATABASE}"),
@@ -88,7 +101,7 @@ impl DbServer {
     /// and MariaDB (on [`DATABASE`]), one command a line for Redis. Panics when it fails.
     pub fn run(&self, script: &str) {
         let mut command = match self.db {
-            Db::Postgres => {
+            Db::Postgres | Db::Pgvector => {
                 let mut c = self.pg_command("psql");
                 c.args(["-v", "ON_ERROR_STOP=1", "-q", "-X", "-d"])
                     .arg(format!(
@@ -138,7 +151,7 @@ impl DbServer {
 
 impl Drop for DbServer {
     fn drop(&mut self) {
-        if self.db == Db::Postgres {
+        if matches!(self.db, Db::Postgres | Db::Pgvector) {
             let _ = self
                 .pg_command("pg_ctl")
                 .arg("-D")
@@ -257,6 +270,92 @@ fn start_postgres() -> Result<DbServer, Missing> {
             initdb.parent().unwrap_or(Path::new("/")).to_path_buf()
         }
     };
+    Ok(postgres_at(Db::Postgres, bin))
+}
+
+/// The `pgserver` wheel's PostgreSQL, which carries pgvector.
+fn start_pgvector() -> Result<DbServer, Missing> {
+    let missing = || Missing("PostgreSQL with pgvector (python3 -m pip install pgserver)".into());
+    let found = Command::new("python3")
+        .args([
+            "-c",
+            "import importlib.util, os; \
+             print(os.path.dirname(importlib.util.find_spec('pgserver').origin))",
+        ])
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|_| missing())?;
+    let package = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
+    let install = package.join("pginstall");
+    let has_vector = install.join("lib/postgresql/vector.so").is_file();
+    if !found.status.success() || !install.join("bin/initdb").is_file() || !has_vector {
+        return Err(missing());
+    }
+    let install = if is_root() {
+        readable_copy(&package).join("pginstall")
+    } else {
+        install
+    };
+    Ok(postgres_at(Db::Pgvector, install.join("bin")))
+}
+
+/// A copy of the wheel's `package` folder, with the libraries beside it that its binaries
+/// load (`pgserver.libs`, found at `$ORIGIN/../../../pgserver.libs`), that `nobody` can read;
+/// made once per machine (keyed by the server binary's size and time) under the temporary
+/// folder. Answers the copy of `package`.
+fn readable_copy(package: &Path) -> PathBuf {
+    let stamp = std::fs::metadata(package.join("pginstall/bin/postgres"))
+        .ok()
+        .map(|m| {
+            let time = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs());
+            format!("{}-{time}", m.len())
+        })
+        .unwrap_or_default();
+    let copy = std::env::temp_dir().join(format!("quire-pgserver-{stamp}"));
+    let name = package.file_name().expect("a package folder");
+    if copy.join(name).join("pginstall/bin/postgres").is_file() {
+        return copy.join(name);
+    }
+    let partial = std::env::temp_dir().join(format!(
+        "quire-pgserver-{stamp}.{}.partial",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&partial).expect("a temporary folder");
+    let mut sources = vec![package.to_path_buf()];
+    let libs = package.with_file_name(format!("{}.libs", name.to_string_lossy()));
+    if libs.is_dir() {
+        sources.push(libs);
+    }
+    for source in &sources {
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(source)
+            .arg(&partial)
+            .status();
+        assert!(
+            copied.is_ok_and(|s| s.success()),
+            "copying {} to {}",
+            source.display(),
+            partial.display()
+        );
+    }
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(&partial)
+        .status();
+    // Another test may have finished its copy first: either is fine.
+    if std::fs::rename(&partial, &copy).is_err() {
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    copy.join(name)
+}
+
+/// Starts the PostgreSQL whose binaries are in `bin`.
+fn postgres_at(db: Db, bin: PathBuf) -> DbServer {
     let user = is_root().then(|| "nobody".to_string());
     let dir = temp_dir("postgres");
     if user.is_some() {
@@ -316,7 +415,7 @@ fn start_postgres() -> Result<DbServer, Missing> {
         .output()
         .expect("pg_ctl runs");
     let server = DbServer {
-        db: Db::Postgres,
+        db,
         port,
         dir,
         child: None,
@@ -343,7 +442,7 @@ fn start_postgres() -> Result<DbServer, Missing> {
         "CREATE DATABASE failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Ok(server)
+    server
 }
 
 fn start_mariadb() -> Result<DbServer, Missing> {

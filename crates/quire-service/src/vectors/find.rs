@@ -89,8 +89,7 @@ impl Find<'_> {
         let vector = vectors.embed_query(query)?;
         let neighbors = vectors
             .store()
-            .nearest(&vector, limit * CHUNKS_PER_PAGE + 10)
-            .map_err(Error::internal)?;
+            .nearest(&vector, limit * CHUNKS_PER_PAGE + 10)?;
         let vault = self.0.links.vault();
         let exists = |path: &str| PagePath::new(path).is_ok_and(|p| vault.contains(&p));
         let inside = |path: &str| folder.is_none_or(|f| in_folder(path, f));
@@ -122,13 +121,12 @@ impl Find<'_> {
                 })
                 .collect()
         };
-        let own = vectors.store().chunks_of(path).map_err(Error::internal)?;
+        let own = vectors.store().chunks_of(path)?;
         let mut best: HashMap<String, Near> = HashMap::new();
         for chunk in &own {
             let neighbors = vectors
                 .store()
-                .nearest(&chunk.vector, limit * CHUNKS_PER_PAGE + own.len() + 10)
-                .map_err(Error::internal)?;
+                .nearest(&chunk.vector, limit * CHUNKS_PER_PAGE + own.len() + 10)?;
             for n in neighbors {
                 let unrelated = n.similarity < HYBRID_FLOOR;
                 if unrelated || n.path == path || linked.contains(&n.path) {
@@ -180,8 +178,8 @@ impl Find<'_> {
             return Err(Error::not_found(format!("no such page: {page}")));
         }
         let store = vectors.store();
-        let chunks = store.chunks_of(path).map_err(Error::internal)?;
-        let stored = store.page_etag(path).map_err(Error::internal)?;
+        let chunks = store.chunks_of(path)?;
+        let stored = store.page_etag(path)?;
         let now = self
             .0
             .root
@@ -191,7 +189,7 @@ impl Find<'_> {
         Ok(Embeddings {
             path: path.to_string(),
             model: vectors.embedder().model().to_string(),
-            dimensions: store.dimensions(),
+            dimensions: vectors.dimensions(),
             current: stored.is_some() && stored == now,
             chunks: chunks
                 .into_iter()

@@ -1,6 +1,7 @@
 //! Vector search of a space (`[search.vector] enabled`): pages cut into chunks, embedded in
-//! the background, kept in the vector store (`quire_index::VectorStore`), and searched by
-//! [`crate::Find::semantic`], hybrid `/search`, suggestions and `/embeddings` (`find.rs`).
+//! the background, kept in the vector store ([`VectorBackend`], `backend.rs`: sqlite-vec,
+//! `pgvector.rs`, `qdrant.rs`), and searched by [`crate::Find::semantic`], hybrid `/search`,
+//! suggestions and `/embeddings` (`find.rs`).
 //!
 //! * **Writes never wait for embeddings.** The index thread reports each pass (the pages it
 //!   read with their ETag, or found gone) to a feed thread here, as it does to the view
@@ -9,14 +10,20 @@
 //! * **Only what changed is embedded.** A page whose ETag the store already has is skipped;
 //!   of a changed page, only chunks whose text was never embedded go to the embedder — the
 //!   others (a moved, merged, split or reverted page, or the unchanged sections of an edited
-//!   one) take their vector from the store's cache.
-//! * **A failing embedder loses nothing.** The batch goes back to the queue and the workers
-//!   wait (1 s, doubling to a minute) before trying again; the backlog and the last error show
-//!   in `/readyz` and `/metrics` ([`Vectors::status`]).
+//!   one) take their vector from the cache (`quire_index::VectorCache`, in the root's local
+//!   file whatever the store). A vector is cached as soon as it is computed, before the store
+//!   is written: a store that fails costs no second embedding.
+//! * **A failing embedder or store loses nothing.** The batch goes back to the queue and the
+//!   workers wait (1 s, doubling to a minute) before trying again; the backlog and the last
+//!   error show in `/readyz` and `/metrics` ([`Vectors::status`]). A remote store is first
+//!   reached by a worker, never at the start: one that is down delays embeddings only.
 //! * **At start** the first full pass of the index sends every page: those whose ETag the
 //!   store has are skipped, those gone from the root are dropped from the store.
 
+mod backend;
 mod find;
+mod pgvector;
+mod qdrant;
 
 pub use find::VECTOR_OFF;
 pub(crate) use find::{snippet, title_of, Near, HYBRID_FLOOR, RRF_K};
@@ -29,14 +36,17 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use quire_embed::{Embedder, Purpose};
-use quire_index::{NewChunk, VectorStore};
+use quire_index::{NewChunk, VectorCache, VectorStore};
 use quire_store::{etag, Root, StoreError};
 use quire_vault::PagePath;
 
 use crate::error::{Error, Result};
 use crate::indexing::{Indexed, Listener};
 use crate::links::LinkModel;
-use crate::settings::{EmbedderChoice, VectorSettings};
+use crate::settings::{EmbedderChoice, StoreChoice, VectorSettings};
+
+pub(crate) use backend::VectorBackend;
+use backend::{BackendError, PageChunks};
 
 /// Pages a worker takes from the queue at once.
 const PAGES_PER_BATCH: usize = 16;
@@ -53,7 +63,9 @@ pub struct VectorStatus {
     pub dimensions: usize,
     /// Pages waiting to be embedded (queued or being embedded).
     pub backlog: usize,
-    /// Pages and chunks in the store.
+    /// The store (`sqlite-vec`, `pgvector at …`, `qdrant at …`; never a secret).
+    pub store: String,
+    /// Pages and chunks in the store, as last counted (after each batch).
     pub pages: usize,
     pub chunks: usize,
     /// Chunks sent to the embedder, and chunks that took a stored vector instead.
@@ -73,7 +85,11 @@ pub(crate) struct Vectors {
 
 struct Shared {
     embedder: Arc<dyn Embedder>,
-    store: VectorStore,
+    store: Box<dyn VectorBackend>,
+    cache: VectorCache,
+    /// Pages and chunks in the store, counted after each batch: `/readyz` never waits for
+    /// a remote store.
+    counts: Mutex<(usize, usize)>,
     root: Root,
     links: Arc<LinkModel>,
     chunk_size: usize,
@@ -108,13 +124,17 @@ impl Vectors {
         links: Arc<LinkModel>,
     ) -> Result<Vectors> {
         let embedder = build_embedder(&settings.embedder)?;
-        let store = VectorStore::open(root.dir(), embedder.model(), embedder.dimensions())
-            .map_err(|e| Error::internal(format!("[search.vector] store: {e}")))?;
+        let (model, dimensions) = (embedder.model(), embedder.dimensions());
+        let cache = VectorCache::open(root.dir(), model, dimensions)
+            .map_err(|e| Error::internal(format!("[search.vector] the vector cache: {e}")))?;
+        let store = build_store(&settings.store, &cache, model, dimensions)?;
         let (sender, receiver) = mpsc::channel();
         let reports = Arc::new(AtomicUsize::new(0));
         let shared = Arc::new(Shared {
             embedder,
             store,
+            cache,
+            counts: Mutex::new((0, 0)),
             root,
             links,
             chunk_size: settings.chunk_size.max(1),
@@ -157,8 +177,13 @@ impl Vectors {
         self.shared.embedder.as_ref()
     }
 
-    pub(crate) fn store(&self) -> &VectorStore {
-        &self.shared.store
+    pub(crate) fn store(&self) -> &dyn VectorBackend {
+        self.shared.store.as_ref()
+    }
+
+    /// The length of every vector kept.
+    pub(crate) fn dimensions(&self) -> usize {
+        self.shared.cache.dimensions()
     }
 
     /// Embeds a query.
@@ -179,10 +204,11 @@ impl Vectors {
             let queue = shared.lock_queue();
             queue.pending.len() + queue.busy
         };
-        let (pages, chunks) = shared.store.counts().unwrap_or((0, 0));
+        let (pages, chunks) = *shared.counts.lock().unwrap_or_else(|p| p.into_inner());
         VectorStatus {
             model: shared.embedder.model().to_string(),
             dimensions: shared.embedder.dimensions(),
+            store: shared.store.describe(),
             backlog,
             pages,
             chunks,
@@ -257,6 +283,52 @@ fn build_embedder(choice: &EmbedderChoice) -> Result<Arc<dyn Embedder>> {
     }
 }
 
+/// The store a space's settings name; the local one opened, a remote one checked (its
+/// address, its name) but not reached yet. A provider not built stops the start.
+fn build_store(
+    choice: &StoreChoice,
+    cache: &VectorCache,
+    model: &str,
+    dimensions: usize,
+) -> Result<Box<dyn VectorBackend>> {
+    let bad = |e: String| Error::bad_request(e);
+    match choice {
+        StoreChoice::SqliteVec => VectorStore::open(cache)
+            .map(|store| Box::new(store) as Box<dyn VectorBackend>)
+            .map_err(|e| Error::internal(format!("[search.vector] store: {e}"))),
+        StoreChoice::Pgvector { dsn, collection } => {
+            let dsn = dsn.as_ref().ok_or_else(|| {
+                bad("[search.vector.store] provider = \"pgvector\" needs dsn \
+                     (postgres://user:password@host:5432/database)"
+                    .into())
+            })?;
+            pgvector::Pgvector::new(dsn.expose(), collection.as_deref(), model, dimensions)
+                .map(|store| Box::new(store) as Box<dyn VectorBackend>)
+                .map_err(bad)
+        }
+        StoreChoice::Qdrant {
+            url,
+            api_key,
+            collection,
+        } => {
+            let url = url.as_deref().ok_or_else(|| {
+                bad(
+                    "[search.vector.store] provider = \"qdrant\" needs url (http://host:6333)"
+                        .into(),
+                )
+            })?;
+            let key = api_key.as_ref().map(|k| k.expose());
+            qdrant::Qdrant::new(url, key, collection.as_deref(), model, dimensions)
+                .map(|store| Box::new(store) as Box<dyn VectorBackend>)
+                .map_err(bad)
+        }
+        StoreChoice::Unbuilt(provider) => Err(bad(format!(
+            "[search.vector.store] provider {provider}: this store is not built; use \
+             sqlite-vec, pgvector or qdrant"
+        ))),
+    }
+}
+
 /// A page to store: its path, its ETag, its chunks (text hash, text).
 type CutPage = (String, String, Vec<(String, String)>);
 
@@ -300,19 +372,21 @@ impl Shared {
                     let present: BTreeSet<String> = pages.iter().map(|p| p.to_string()).collect();
                     match self.store.page_etags() {
                         Ok(stored) => {
-                            for gone in stored.keys().filter(|p| !present.contains(*p)) {
-                                if let Err(e) = self.store.remove_page(gone) {
-                                    self.failed(&format!("the vector store: {e}"));
-                                }
+                            let gone: Vec<&str> = stored
+                                .keys()
+                                .filter(|p| !present.contains(*p))
+                                .map(String::as_str)
+                                .collect();
+                            if let Err(e) = self.store.remove_pages(&gone) {
+                                self.failed(&format!("the vector store: {e}"));
                             }
-                            // Every page: a worker skips those whose ETag is stored.
-                            self.enqueue(pages);
+                            self.count();
                         }
-                        Err(e) => {
-                            self.failed(&format!("the vector store: {e}"));
-                            self.enqueue(pages);
-                        }
+                        // Unreachable: the workers find out again, and wait.
+                        Err(e) => self.failed(&format!("the vector store: {e}")),
                     }
+                    // Every page: a worker skips those whose ETag is stored.
+                    self.enqueue(pages);
                 }
                 Indexed::Pages(pages) => self.enqueue(pages.into_iter().map(|(p, _)| p)),
             }
@@ -345,6 +419,14 @@ impl Shared {
                 }
             }
             self.changed.notify_all();
+        }
+    }
+
+    /// Counts the store's pages and chunks for [`Vectors::status`] (kept as they were when
+    /// the store cannot answer).
+    fn count(&self) {
+        if let Ok(counts) = self.store.counts() {
+            *self.counts.lock().unwrap_or_else(|p| p.into_inner()) = counts;
         }
     }
 
@@ -384,14 +466,16 @@ impl Shared {
     /// Embeds the chunks of `pages` that the store does not have and stores every page: one
     /// call of the embedder per [`TEXTS_PER_CALL`] new texts.
     fn embed_pages(&self, pages: &[PagePath]) -> std::result::Result<(), String> {
-        let store_error = |e: quire_index::IndexError| format!("the vector store: {e}");
+        let store_error = |e: BackendError| format!("the vector store: {e}");
+        let cache_error = |e: quire_index::IndexError| format!("the vector cache: {e}");
+        let mut gone: Vec<String> = Vec::new();
         let mut cut: Vec<CutPage> = Vec::new();
         for page in pages {
             let name = page.to_string();
             let bytes = match self.root.read(page) {
                 Ok(bytes) => bytes,
                 Err(StoreError::NotFound { .. }) => {
-                    self.store.remove_page(&name).map_err(store_error)?;
+                    gone.push(name);
                     continue;
                 }
                 Err(e) => return Err(format!("reading {name}: {e}")),
@@ -411,7 +495,7 @@ impl Shared {
             .iter()
             .flat_map(|(_, _, chunks)| chunks.iter().map(|(h, _)| h.as_str()))
             .collect();
-        let mut known = self.store.cached(&hashes).map_err(store_error)?;
+        let mut known = self.cache.cached(&hashes).map_err(cache_error)?;
         let mut missing: Vec<(&str, &str)> = Vec::new();
         let mut seen = BTreeSet::new();
         for (hash, text) in cut.iter().flat_map(|(_, _, chunks)| chunks) {
@@ -434,8 +518,22 @@ impl Shared {
                     texts.len()
                 ));
             }
+            let dimensions = self.cache.dimensions();
+            if let Some(wrong) = vectors.iter().find(|v| v.len() != dimensions) {
+                return Err(format!(
+                    "the embedder answered a vector of {} numbers, not {dimensions}",
+                    wrong.len()
+                ));
+            }
             self.embedded
                 .fetch_add(texts.len() as u64, Ordering::Relaxed);
+            // Cached at once: a store that fails next costs no second embedding.
+            let fresh: Vec<(&str, &[f32])> = call
+                .iter()
+                .zip(&vectors)
+                .map(|((hash, _), vector)| (*hash, vector.as_slice()))
+                .collect();
+            self.cache.remember(&fresh).map_err(cache_error)?;
             for ((hash, _), vector) in call.iter().zip(vectors) {
                 known.insert(hash.to_string(), vector);
             }
@@ -453,12 +551,23 @@ impl Shared {
                 (name, tag, chunks)
             })
             .collect();
-        let pages: Vec<(&str, &str, &[NewChunk])> = stored
+        let pages: Vec<PageChunks<'_>> = stored
             .iter()
             .map(|(name, tag, chunks)| (name.as_str(), tag.as_str(), chunks.as_slice()))
             .collect();
-        self.store.replace_pages(&pages).map_err(store_error)?;
-        self.store.prune_cache().map_err(store_error)?;
+        let gone: Vec<&str> = gone.iter().map(String::as_str).collect();
+        self.store.remove_pages(&gone).map_err(store_error)?;
+        if !pages.is_empty() {
+            self.store.replace_pages(&pages).map_err(store_error)?;
+        }
+        let counts = self.store.counts().map_err(store_error)?;
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner()) = counts;
+        // Vectors no chunk uses go once they outnumber the chunks (with room for a thousand):
+        // what a revert or a move back would reuse stays a while.
+        if self.cache.outgrew(counts.1).map_err(cache_error)? {
+            let in_use = self.store.hashes().map_err(store_error)?;
+            self.cache.keep_only(&in_use).map_err(cache_error)?;
+        }
         Ok(())
     }
 }

@@ -21,17 +21,10 @@ const fn unbuilt(key: &'static str, what: &'static str, by: Option<&'static str>
     Unbuilt { key, what, by }
 }
 
-const VECTOR_STORES: &str = "vector stores other than sqlite-vec (pgvector, qdrant, …)";
-const ISSUE_28: Option<&str> = Some("issue 28");
-
 /// The settings this build does not act on. Set to their default they change nothing and
 /// pass; set to anything else they stop the start.
 #[rustfmt::skip]
 const UNBUILT: &[Unbuilt] = &[
-    unbuilt("search.vector.store.provider", VECTOR_STORES, ISSUE_28),
-    unbuilt("search.vector.store.url", VECTOR_STORES, ISSUE_28),
-    unbuilt("search.vector.store.api_key", VECTOR_STORES, ISSUE_28),
-    unbuilt("search.vector.store.collection", VECTOR_STORES, ISSUE_28),
     unbuilt(
         "dataview.max_auto_indexes",
         "automatic indexes for DQL (queries run over the in-memory catalog, which needs none)",
@@ -107,10 +100,10 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     )))
 }
 
-/// The embedders whose request signing is not written (bedrock, vertex), when vector search
-/// is on.
+/// The embedders whose request signing is not written (bedrock, vertex) and the stores not
+/// built (pinecone, weaviate, milvus), when vector search is on.
 fn vector_unbuilt(config: &Config) -> Vec<String> {
-    use quire_config::EmbedderProvider;
+    use quire_config::{EmbedderProvider, VectorStoreProvider};
     let vector = &config.search.vector;
     if !vector.enabled {
         return Vec::new();
@@ -124,6 +117,16 @@ fn vector_unbuilt(config: &Config) -> Vec<String> {
             "search.vector.embedder.provider: the {} embedder (its request signing) is not \
              built yet; use local, openai, http, ollama, cohere or voyage",
             vector.embedder.provider
+        ));
+    }
+    if matches!(
+        vector.store.provider,
+        VectorStoreProvider::Pinecone | VectorStoreProvider::Weaviate | VectorStoreProvider::Milvus
+    ) {
+        lines.push(format!(
+            "search.vector.store.provider: the {} store is not built yet; use sqlite-vec, \
+             pgvector or qdrant",
+            vector.store.provider
         ));
     }
     lines

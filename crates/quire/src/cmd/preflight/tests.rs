@@ -95,6 +95,12 @@ const VECTOR_ON: &str = "[search.vector]\nenabled = true\n";
 const VECTOR_HTTP: &str =
     "[search.vector]\nenabled = true\n[search.vector.embedder]\nprovider = \"http\"\n";
 const BACKUP_REMOTE: &str = "[backup]\nremote = \"/srv/backup/kb.git\"\n";
+const HTTP_STORES: &str = "crates/quire-http/tests/vector_stores.rs";
+const QDRANT_TEST: &str = "qdrant_keeps_one_point_per_chunk_over_its_rest_api";
+const VECTOR_QDRANT: &str =
+    "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"qdrant\"\n";
+const VECTOR_PGVECTOR: &str =
+    "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"pgvector\"\n";
 
 /// Every key this build acts on, with its evidence.
 fn acted_keys() -> Vec<Acted> {
@@ -677,6 +683,44 @@ fn acted_keys() -> Vec<Acted> {
             "timeout = \"5s\"",
         )
         .space(),
+        acted(
+            "search.vector.store.provider",
+            "[search.vector]\nenabled = true\n[search.vector.store]\n",
+            "provider = \"qdrant\"",
+        )
+        .space()
+        .test(HTTP_STORES, QDRANT_TEST),
+        acted(
+            "search.vector.store.url",
+            VECTOR_QDRANT,
+            "url = \"http://localhost:6333\"",
+        )
+        .space()
+        .test(HTTP_STORES, QDRANT_TEST),
+        acted(
+            "search.vector.store.api_key",
+            VECTOR_QDRANT,
+            "api_key = \"k\"",
+        )
+        .space()
+        .test(HTTP_STORES, QDRANT_TEST),
+        acted(
+            "search.vector.store.collection",
+            VECTOR_QDRANT,
+            "collection = \"kb\"",
+        )
+        .space()
+        .test(HTTP_STORES, QDRANT_TEST),
+        acted(
+            "search.vector.store.dsn",
+            VECTOR_PGVECTOR,
+            "dsn = \"postgres://u:p@127.0.0.1:5432/kb\"",
+        )
+        .space()
+        .test(
+            HTTP_STORES,
+            "pgvector_keeps_chunks_in_postgres_and_ranks_them_by_cosine",
+        ),
         acted("spaces", "", "[[spaces]]\nname = \"team\"\nroot = \"team\"")
             .space()
             .test(
@@ -688,22 +732,6 @@ fn acted_keys() -> Vec<Acted> {
 
 /// A sample of every refused key, set to something other than its default.
 const REFUSED: &[(&str, &str)] = &[
-    (
-        "search.vector.store.provider",
-        "[search.vector.store]\nprovider = \"qdrant\"\n",
-    ),
-    (
-        "search.vector.store.url",
-        "[search.vector.store]\nurl = \"http://localhost:1\"\n",
-    ),
-    (
-        "search.vector.store.api_key",
-        "[search.vector.store]\napi_key = \"k\"\n",
-    ),
-    (
-        "search.vector.store.collection",
-        "[search.vector.store]\ncollection = \"c\"\n",
-    ),
     (
         "dataview.max_auto_indexes",
         "[dataview]\nmax_auto_indexes = 5\n",
@@ -914,7 +942,10 @@ fn a_backup_remote_must_be_local_and_versioned_by_git() {
 fn every_problem_is_named_at_once() {
     let err = check(
         Path::new("/srv/kb"),
-        &parse("[search.vector.store]\nprovider = \"qdrant\"\n[protocols.s3]\nenabled = true\n"),
+        &parse(
+            "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"milvus\"\n\
+             [protocols.s3]\nenabled = true\n",
+        ),
     )
     .expect_err("two unbuilt settings")
     .message;
@@ -922,4 +953,23 @@ fn every_problem_is_named_at_once() {
         err.contains("search.vector.store.provider") && err.contains("protocols.s3.enabled"),
         "{err}"
     );
+}
+
+#[test]
+fn stores_not_built_stop_the_start_with_vector_search_on() {
+    for provider in ["pinecone", "weaviate", "milvus"] {
+        let on = format!(
+            "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"{provider}\"\n"
+        );
+        let err = check(Path::new("/srv/kb"), &parse(&on))
+            .expect_err(provider)
+            .message;
+        assert!(
+            err.contains("search.vector.store.provider") && err.contains("not built"),
+            "{err}"
+        );
+        // Off, the store is never opened: nothing to refuse.
+        let off = on.replace("enabled = true", "enabled = false");
+        assert!(check(Path::new("/srv/kb"), &parse(&off)).is_ok());
+    }
 }
