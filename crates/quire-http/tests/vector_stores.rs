@@ -500,7 +500,7 @@ fn answer(q: &mut Qdrant, method: &str, target: &str, body: &Value) -> (u16, Val
     let Some(rest) = path.strip_prefix("/collections/kb") else {
         return error(404, &format!("no route {path}"));
     };
-    if rest != "" && q.collection.is_none() {
+    if !rest.is_empty() && q.collection.is_none() {
         return error(404, "Not found: Collection `kb` doesn't exist!");
     }
     let waits = query.split('&').any(|p| p == "wait=true");
