@@ -237,7 +237,14 @@ impl Reader<'_> {
             Some((id.to_string(), lvl))
         });
         let num = own_num.or_else(|| chain.iter().find_map(|s| s.num.clone()));
+        // Word's "List Bullet 2" styles nest by their own number, not by a level.
+        let style_depth = name
+            .starts_with("list")
+            .then(|| name.rsplit(' ').next()?.parse::<usize>().ok())
+            .flatten()
+            .map_or(0, |n| n.saturating_sub(1));
         if let Some((id, lvl)) = num.filter(|(id, _)| id != "0") {
+            let lvl = lvl.max(style_depth);
             let ordered = self
                 .numbering
                 .get(&id)
@@ -252,7 +259,7 @@ impl Reader<'_> {
         if name.starts_with("list bullet") || name.starts_with("list number") {
             return Kind::Item {
                 ordered: name.starts_with("list number"),
-                depth: 0,
+                depth: style_depth,
             };
         }
         let names = chain.iter().map(|s| s.name.as_str());

@@ -205,7 +205,7 @@ fn collapse_spaces(text: &str) -> String {
 }
 
 /// Text with the characters markdown would read as markup escaped.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if matches!(c, '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '|') {

@@ -113,7 +113,6 @@ fn page_lines(pdf: &Pdf, page: lopdf::ObjectId, lines: &mut Vec<Line>) -> Result
                 }
                 x += tx * scale;
                 y += ty * scale;
-                end_x = end_x.min(x);
             }
             "Tm" => {
                 let m: Vec<f32> = args.iter().map(number).collect();
@@ -166,9 +165,9 @@ fn page_lines(pdf: &Pdf, page: lopdf::ObjectId, lines: &mut Vec<Line>) -> Result
                     .is_some_and(|l| (l.y - y).abs() < l.size.max(size) * 0.5);
                 if same_line {
                     let line = current.as_mut().expect("a current line");
-                    if x > end_x + size * 0.15
-                        && !line.text.ends_with(' ')
-                        && !text.starts_with(' ')
+                    // A gap wider than the text before could fill: a space the producer
+                    // left out (most write a space glyph or a TJ kern instead).
+                    if x > end_x + size * 0.5 && !line.text.ends_with(' ') && !text.starts_with(' ')
                     {
                         line.text.push(' ');
                     }
@@ -186,8 +185,9 @@ fn page_lines(pdf: &Pdf, page: lopdf::ObjectId, lines: &mut Vec<Line>) -> Result
                         text,
                     });
                 }
-                // Glyph widths are in the font, not read here: about half the size each.
-                end_x = x + size * 0.45 * count_chars(op, encoding) as f32;
+                // Glyph widths are in the font, not read here: at most about 0.75 of the
+                // size each, so a glyph set right after its neighbour adds no space.
+                end_x = x + size * 0.75 * count_chars(op, encoding) as f32;
             }
             _ => {}
         }
