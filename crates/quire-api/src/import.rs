@@ -213,7 +213,7 @@ pub struct ImportUpload {
 /// Input of `GET /export` and `quire_export`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ExportRequest {
-    /// `jsonl` or `csv` (`parquet` answers 501).
+    /// `jsonl`, `csv` or `parquet`.
     pub format: String,
     /// A folder: only pages below it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,4 +243,39 @@ pub struct ExportText {
     /// More pages matched than the bound let through.
     pub truncated: bool,
     pub text: String,
+    /// `base64` when `text` holds a binary file (Parquet); absent for text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+}
+
+/// Input of `POST /export/document` and `quire_export_document`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ExportDocumentRequest {
+    /// `html` (one standalone file), `pdf`, `slides` (one HTML file, a slide per section) or
+    /// `site` (a zip of one `.html` per page, `index.html` and the images).
+    pub format: String,
+    /// A page, or a folder (its pages in path order); empty or `/` for every page.
+    pub path: String,
+    /// The document's title; default the page's title or the folder's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// What `quire_export_document` answers (REST answers the document's bytes themselves).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ExportedDocument {
+    pub format: String,
+    pub media_type: String,
+    /// A file name for it (`notes.pdf`).
+    pub file_name: String,
+    /// Pages in the document.
+    pub pages: usize,
+    /// Bytes of the document.
+    pub size: usize,
+    /// The document, for `html` and `slides`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The document in base64, for `pdf` and `site`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
 }

@@ -1,7 +1,8 @@
 //! Import and export routes the operation table does not encode: `POST /import/upload`
 //! (multipart, like asset uploads) and the streamed answer of `GET /export` (the operation
 //! `export` checks the request; its rows are sent as they are read, a page at a time, from a
-//! blocking task through a bounded channel, so an export of any size holds a few pages).
+//! blocking task through a bounded channel, so an export of any size holds a few pages) and
+//! `POST /export/document`, whose answer is the document's bytes.
 
 use axum::body::{Body, Bytes};
 use axum::extract::multipart::MultipartRejection;
@@ -13,7 +14,7 @@ use quire_api::ImportUpload;
 use quire_ops::Operation;
 
 use crate::context::SpaceCtx;
-use crate::error::{bad_request, blocking, ApiResult, ErrorBody};
+use crate::error::{bad_request, blocking, ApiResult, ErrorBody, JsonBody};
 use crate::files::multipart_error;
 
 /// Chunks (rows) in flight between the reader and the connection.
@@ -66,7 +67,7 @@ pub(crate) async fn export(
     let (sender, receiver) =
         tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(EXPORT_CHANNEL);
     tokio::task::spawn_blocking(move || {
-        let written = space.import().export(&plan, &mut |chunk| {
+        let written = quire_ops::import::export_bytes(&space, &plan, &mut |chunk| {
             sender.blocking_send(Ok(Bytes::from(chunk))).is_ok()
         });
         if let Err(e) = written {
@@ -81,6 +82,32 @@ pub(crate) async fn export(
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         body,
+    )
+        .into_response())
+}
+
+/// `POST /export/document`: the document itself, typed, as a download.
+pub(crate) async fn export_document(
+    SpaceCtx(space): SpaceCtx,
+    JsonBody(input): JsonBody<quire_api::import::ExportDocumentRequest>,
+) -> ApiResult<Response> {
+    let (document, file_name, _) =
+        blocking(move || quire_ops::import::ExportDocument::render(&space, &input)).await?;
+    let disposition = format!("attachment; filename=\"{file_name}\"");
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(document.kind.media_type()),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition)
+                    .unwrap_or_else(|_| HeaderValue::from_static("attachment")),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        document.bytes,
     )
         .into_response())
 }

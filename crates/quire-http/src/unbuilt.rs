@@ -38,7 +38,6 @@ struct Unbuilt {
 const IMPORT: &str = "import is not implemented by this server";
 const AIRBYTE: &str = "Airbyte import is not implemented by this server";
 const INGEST: &str = "document ingestion is not implemented by this server";
-const EXPORT: &str = "export is not implemented by this server";
 
 const fn route(
     method: &'static str,
@@ -171,14 +170,6 @@ const TABLE: &[Unbuilt] = &[
         "import",
         "Convert office documents to pages (not implemented)",
         Answer::Missing(INGEST),
-    ),
-    route(
-        "post",
-        "/export/document",
-        "export_document",
-        "import",
-        "Render pages as a document (not implemented)",
-        Answer::Missing(EXPORT),
     ),
 ];
 

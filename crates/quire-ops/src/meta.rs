@@ -65,6 +65,9 @@ pub struct Rest {
     /// The status of a success: 200, 201 (created) or 204 (no content: the output is not
     /// sent; other adapters still get it).
     pub status: u16,
+    /// A JSON-carried route that answers raw bytes of these media types (`POST
+    /// /export/document`); its handler is the adapter's own.
+    pub raw_answers: &'static [&'static str],
 }
 
 impl Rest {
@@ -77,6 +80,7 @@ impl Rest {
             body_field: None,
             empty_body: false,
             status: 200,
+            raw_answers: &[],
         }
     }
 
@@ -153,6 +157,14 @@ impl Rest {
     pub const fn query(self) -> Rest {
         Rest {
             carrier: Carrier::Query,
+            ..self
+        }
+    }
+
+    /// The same JSON route, answering raw bytes of one of `media` (not JSON).
+    pub const fn answering_raw(self, media: &'static [&'static str]) -> Rest {
+        Rest {
+            raw_answers: media,
             ..self
         }
     }

@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as Physical};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, FloatType, Int64Type};
+pub use parquet::errors::ParquetError as Error;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::types::{Type, TypePtr};
-pub use parquet::errors::ParquetError as Error;
 use quire_import::export::{text_of, ColumnKind, Encoder, Row};
 use serde_json::Value;
 
@@ -152,9 +152,7 @@ fn schema(fields: &[Field]) -> Result<TypePtr, Error> {
             Field::Column { name, kind } => match kind {
                 ColumnKind::Bool => primitive(name, Physical::BOOLEAN, Repetition::OPTIONAL, None)?,
                 ColumnKind::Int => primitive(name, Physical::INT64, Repetition::OPTIONAL, None)?,
-                ColumnKind::Float => {
-                    primitive(name, Physical::DOUBLE, Repetition::OPTIONAL, None)?
-                }
+                ColumnKind::Float => primitive(name, Physical::DOUBLE, Repetition::OPTIONAL, None)?,
                 ColumnKind::Empty | ColumnKind::Text => string(name, Repetition::OPTIONAL)?,
             },
             Field::Content => string("content", Repetition::REQUIRED)?,
@@ -287,7 +285,10 @@ fn write_column(
         }
         Field::Modified => {
             let values: Vec<i64> = rows.iter().filter_map(|r| r.modified_ms).collect();
-            let defs: Vec<i16> = rows.iter().map(|r| r.modified_ms.is_some() as i16).collect();
+            let defs: Vec<i16> = rows
+                .iter()
+                .map(|r| r.modified_ms.is_some() as i16)
+                .collect();
             column
                 .typed::<Int64Type>()
                 .write_batch(&values, Some(&defs), None)?;
@@ -354,13 +355,15 @@ fn write_column(
                         .write_batch(&values, Some(&defs), None)?;
                 }
                 ColumnKind::Int => {
-                    let values: Vec<i64> = present.map(|v| v.as_i64().unwrap_or_default()).collect();
+                    let values: Vec<i64> =
+                        present.map(|v| v.as_i64().unwrap_or_default()).collect();
                     column
                         .typed::<Int64Type>()
                         .write_batch(&values, Some(&defs), None)?;
                 }
                 ColumnKind::Float => {
-                    let values: Vec<f64> = present.map(|v| v.as_f64().unwrap_or_default()).collect();
+                    let values: Vec<f64> =
+                        present.map(|v| v.as_f64().unwrap_or_default()).collect();
                     column
                         .typed::<DoubleType>()
                         .write_batch(&values, Some(&defs), None)?;
@@ -401,8 +404,8 @@ mod tests {
             path: format!("p/{n}.md"),
             title: format!("Page {n}"),
             tags: (0..n % 3).map(|t| format!("t{t}")).collect(),
-            modified_ms: (n % 2 == 0).then_some(1_700_000_000_000),
-            frontmatter: json!({"n": n, "ok": n % 2 == 0})
+            modified_ms: (n.is_multiple_of(2)).then_some(1_700_000_000_000),
+            frontmatter: json!({"n": n, "ok": n.is_multiple_of(2)})
                 .as_object()
                 .cloned()
                 .unwrap(),
@@ -437,7 +440,11 @@ mod tests {
             sizes.push(writer.push(row(n)).unwrap().len());
         }
         // The first row group went out when it filled, long before the last row.
-        assert!(sizes[ROW_GROUP_ROWS - 1] > 1000, "{:?}", &sizes[ROW_GROUP_ROWS - 2..]);
+        assert!(
+            sizes[ROW_GROUP_ROWS - 1] > 1000,
+            "{:?}",
+            &sizes[ROW_GROUP_ROWS - 2..]
+        );
         assert_eq!(sizes[ROW_GROUP_ROWS], 0);
         let rest = writer.finish().unwrap();
         assert_eq!(&rest[rest.len() - 4..], b"PAR1");

@@ -567,9 +567,7 @@ impl Import<'_> {
             return Ok(None);
         }
         let vectors = crate::find::Find(self.0).vectors()?;
-        let chunks = vectors
-            .store()
-            .chunks_of(path.as_str())?;
+        let chunks = vectors.store().chunks_of(path.as_str())?;
         Ok(Some(chunks.into_iter().map(|c| c.vector).collect()))
     }
 }

@@ -88,6 +88,7 @@ const EXPECTED: &[&str] = &[
     "quire_import",
     "quire_import_preview",
     "quire_export",
+    "quire_export_document",
 ];
 
 /// Tools of the spec whose subsystem does not exist: never advertised.
@@ -97,7 +98,6 @@ const ABSENT: &[&str] = &[
     "quire_embeddings",
     "quire_clip",
     "quire_ingest",
-    "quire_export_document",
 ];
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -33,6 +33,7 @@ pub(crate) fn handler<O: Operation>(filter: MethodFilter) -> Option<MethodRouter
         "readlink" => on(filter, readlink),
         "views_save" => on(filter, views_save),
         "export" => on(filter, crate::import::export),
+        "export_document" => on(filter, crate::import::export_document),
         _ => return super::areas::handler::<O>(filter),
     })
 }

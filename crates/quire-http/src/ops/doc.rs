@@ -135,6 +135,12 @@ impl Documented {
         let mut responses = Map::new();
         let answer = match raw.and_then(|r| r.answer) {
             Some(media) => json!({media: {"schema": {"type": "string"}}}),
+            None if !rest.raw_answers.is_empty() => Value::Object(
+                rest.raw_answers
+                    .iter()
+                    .map(|media| (media.to_string(), json!({"schema": {"type": "string"}})))
+                    .collect(),
+            ),
             None => json!({"application/json": {"schema": output.to_value()}}),
         };
         let success = match rest.status {

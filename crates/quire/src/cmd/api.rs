@@ -147,7 +147,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     }
                 }
             };
-            let raw_answer = matches!(rest.carrier, Carrier::Raw(r) if r.answer.is_some());
+            let raw_answer = matches!(rest.carrier, Carrier::Raw(r) if r.answer.is_some())
+                || !rest.raw_answers.is_empty();
             if bytes.is_empty() && rest.status == 204 {
                 // Done; the route answers nothing.
             } else if raw_answer {
