@@ -126,6 +126,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .collect()
         })
         .collect();
+    // On stderr, so a profiler can attach for the writing phase only (docs/PERFORMANCE.md).
+    eprintln!(
+        "put: {} opened in {:.1} s; writing (pid {})",
+        dir.path().display(),
+        open.as_secs_f64(),
+        std::process::id()
+    );
     let start = Instant::now();
     let handles: Vec<_> = per_client
         .into_iter()
