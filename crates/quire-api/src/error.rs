@@ -37,13 +37,16 @@ pub enum ErrorCode {
     Internal,
     /// A subsystem this configuration does not provide (history without versioning).
     NotImplemented,
+    /// A server quire fetched from on the caller's behalf failed or could not be reached
+    /// (the web page of a clip).
+    BadGateway,
     /// A subsystem that is disabled or not ready (claims off).
     Unavailable,
 }
 
 impl ErrorCode {
     /// Every code, in table order.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::BadRequest,
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
@@ -56,6 +59,7 @@ impl ErrorCode {
         ErrorCode::TooManyRequests,
         ErrorCode::Internal,
         ErrorCode::NotImplemented,
+        ErrorCode::BadGateway,
         ErrorCode::Unavailable,
     ];
 
@@ -74,6 +78,7 @@ impl ErrorCode {
             ErrorCode::TooManyRequests => 429,
             ErrorCode::Internal => 500,
             ErrorCode::NotImplemented => 501,
+            ErrorCode::BadGateway => 502,
             ErrorCode::Unavailable => 503,
         }
     }

@@ -18,6 +18,7 @@ pub mod find;
 pub mod health;
 pub mod history;
 pub mod import;
+pub mod ingest;
 pub mod insight;
 pub mod mcp;
 pub mod mount;
@@ -72,6 +73,7 @@ pub use import::{
     ImportMapping, ImportPreview, ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult,
     ImportRowError, ImportSource, ImportSources, ImportTable, ImportUpload,
 };
+pub use ingest::{ClipRequest, ClipResult, IngestRequest, IngestResult, SplitMode};
 pub use insight::{
     BrokenLink, Burst, ColdSpot, ContentGaps, Context, Contradiction, DayViews, DismissGap,
     Eligible, EligibleTask, EvalQuery, EvalQueryResult, EvalRequest, EvalScores, FailedSearches,

@@ -37,7 +37,6 @@ struct Unbuilt {
 
 const IMPORT: &str = "import is not implemented by this server";
 const AIRBYTE: &str = "Airbyte import is not implemented by this server";
-const INGEST: &str = "document ingestion is not implemented by this server";
 
 const fn route(
     method: &'static str,
@@ -162,14 +161,6 @@ const TABLE: &[Unbuilt] = &[
         "import",
         "Status of scheduled imports (not implemented)",
         Answer::Missing(IMPORT),
-    ),
-    route(
-        "post",
-        "/ingest",
-        "ingest",
-        "import",
-        "Convert office documents to pages (not implemented)",
-        Answer::Missing(INGEST),
     ),
 ];
 

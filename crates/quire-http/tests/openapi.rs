@@ -308,7 +308,6 @@ fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
         ("/import/connections", "get", "200"),
         ("/import/connections/{id}/run", "post", "501"),
         ("/export/document", "post", "501"),
-        ("/ingest", "post", "501"),
     ] {
         let op = operation(&doc, method, path);
         assert!(op["responses"][status].is_object(), "{method} {path}: {op}");

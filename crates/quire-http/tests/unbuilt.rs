@@ -44,8 +44,6 @@ async fn unbuilt_import_export_and_ingest_routes_answer_501_and_write_nothing() 
         (Method::POST, "/api/quire/import/connections/abc/run"),
         (Method::POST, "/api/quire/import/airbyte/spec"),
         (Method::GET, "/api/quire/import/sync/status"),
-        (Method::POST, "/api/quire/ingest"),
-        (Method::POST, "/api/quire/export/document"),
     ] {
         let r = s
             .call(

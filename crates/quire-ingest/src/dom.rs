@@ -174,10 +174,8 @@ impl Dom {
                     let parent = *open.last().unwrap_or(&Dom::ROOT);
                     dom.push(parent, kind);
                 }
-                Event::End(_) => {
-                    if open.len() > 1 {
-                        open.pop();
-                    }
+                Event::End(_) if open.len() > 1 => {
+                    open.pop();
                 }
                 Event::Text(t) => {
                     let parent = *open.last().unwrap_or(&Dom::ROOT);

@@ -124,10 +124,10 @@ impl TreeSink for Sink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
         let mut s = self.state.borrow_mut();
         let kind = Kind::Element {
-            name: (&*name.local).to_ascii_lowercase(),
+            name: name.local.to_string().to_ascii_lowercase(),
             attrs: attrs
                 .iter()
-                .map(|a| ((&*a.name.local).to_string(), a.value.to_string()))
+                .map(|a| (a.name.local.to_string(), a.value.to_string()))
                 .collect(),
         };
         let id = s.create(kind, name);
@@ -204,7 +204,7 @@ impl TreeSink for Sink {
         let mut s = self.state.borrow_mut();
         if let Kind::Element { attrs: have, .. } = &mut s.dom.nodes[*target].kind {
             for a in attrs {
-                let key = (&*a.name.local).to_string();
+                let key = a.name.local.to_string();
                 if !have.iter().any(|(k, _)| *k == key) {
                     have.push((key, a.value.to_string()));
                 }

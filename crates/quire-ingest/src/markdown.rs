@@ -291,7 +291,7 @@ pub fn to_markdown(blocks: &[Block]) -> String {
                 counters.clear();
             }
         }
-        if !(item && in_list) && !out.is_empty() {
+        if !(out.is_empty() || item && in_list) {
             out.push('\n');
         }
         if !item {

@@ -187,11 +187,7 @@ impl Reader<'_> {
                         self.blocks.push(Block::Table(rows));
                     }
                 }
-                "section" | "deletion" => {
-                    if dom.name(c) == "section" {
-                        self.container(c, list)
-                    }
-                }
+                "section" => self.container(c, list),
                 _ => {}
             }
         }

@@ -22,6 +22,7 @@ pub mod files;
 pub mod find;
 pub mod history;
 pub mod import;
+pub mod ingest;
 pub mod insight;
 pub mod mount;
 pub mod pages;
@@ -80,5 +81,6 @@ pub fn visit(v: &mut impl Visit) {
     refactor::visit(v);
     repair::visit(v);
     import::visit(v);
+    ingest::visit(v);
     mount::visit(v);
 }

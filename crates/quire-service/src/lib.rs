@@ -27,6 +27,7 @@ mod find;
 mod hooks;
 mod import;
 mod indexing;
+mod ingest;
 mod insight;
 mod janitor;
 mod links;
@@ -70,6 +71,7 @@ pub use file_system::{is_scratch, Entry as FsEntry, FileSystem, Kind as FsKind, 
 pub use files::{FileContent, Files, TEMPLATES_DIR};
 pub use find::{Find, MetaQuery, SearchQuery};
 pub use import::{ExportPlan, Import, IMPORT_ACTOR, PREVIEW_LIMIT, PREVIEW_LIMIT_MAX};
+pub use ingest::{Ingest, CLIPS_DIR, CLIP_ACTOR, INGEST_ACTOR, KEYWORDS_DEFAULT, KEYWORDS_MAX};
 pub use insight::{Insight, VelocityQuery};
 pub use janitor::{JanitorScan, LAST_SCAN_PATH};
 pub use outside::{OutsideChanges, Reconciled, SYSTEM_ACTOR};

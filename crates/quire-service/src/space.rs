@@ -193,6 +193,11 @@ impl Space {
         crate::import::Import(&self.core)
     }
 
+    /// Documents converted to pages, web articles clipped.
+    pub fn ingest(&self) -> crate::ingest::Ingest<'_> {
+        crate::ingest::Ingest(&self.core)
+    }
+
     /// Saved views and computed view pages.
     pub fn views(&self) -> Views<'_> {
         Views(&self.core)

@@ -89,6 +89,8 @@ const EXPECTED: &[&str] = &[
     "quire_import_preview",
     "quire_export",
     "quire_export_document",
+    "quire_ingest",
+    "quire_clip",
 ];
 
 /// Tools of the spec whose subsystem does not exist: never advertised.
@@ -96,8 +98,6 @@ const ABSENT: &[&str] = &[
     "quire_search_semantic",
     "quire_suggestions",
     "quire_embeddings",
-    "quire_clip",
-    "quire_ingest",
 ];
 
 fn runtime() -> tokio::runtime::Runtime {
