@@ -34,6 +34,10 @@ pub struct Args {
     /// it (no read-your-writes in search).
     #[arg(long)]
     pub async_index: bool,
+    /// `[search] index_batch_max`: pages indexed at most per index transaction (default: the
+    /// server's default).
+    #[arg(long)]
+    pub index_batch_max: Option<usize>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
@@ -46,6 +50,7 @@ impl Default for Args {
             clients: 4,
             mode: Mode::Sync,
             async_index: false,
+            index_batch_max: None,
             seed: 42,
         }
     }
@@ -82,6 +87,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         find: quire_service::FindSettings {
             index: quire_service::IndexSettings {
                 async_index: args.async_index,
+                batch_max: args
+                    .index_batch_max
+                    .unwrap_or(quire_service::IndexSettings::default().batch_max),
                 ..Default::default()
             },
             ..Default::default()
