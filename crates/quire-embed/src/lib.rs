@@ -6,6 +6,7 @@ use std::fmt;
 mod chunk;
 mod local;
 mod remote;
+mod sigv4;
 
 pub use chunk::{chunk, chunk_with};
 pub use local::{Local, Tokens, LOCAL_MODEL};

@@ -2,13 +2,16 @@
 //! of at most [`BATCH`] texts.
 //!
 //! Providers: `openai` (and any OpenAI-compatible `http` server), `ollama`, `cohere`,
-//! `voyage`. `bedrock` and `vertex` are named but not built yet: their request signing
-//! (AWS SigV4, Google service-account tokens) is future work, and [`remote`] refuses them.
+//! `voyage`, `bedrock` (Amazon Bedrock's `InvokeModel`, signed with AWS SigV4 from the
+//! environment's credentials, or an Amazon Bedrock API key as a bearer token). `vertex` is
+//! named but not built yet: Google's service-account tokens (an RS256-signed JWT exchanged for
+//! an access token) are future work, and [`remote`] refuses it.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::sigv4::{self, Credentials};
 use crate::{normalise, EmbedError, Embedder, Purpose};
 
 /// The most texts sent in one request (providers cap a batch at 96–2048; 64 keeps bodies small).
@@ -17,8 +20,8 @@ pub const BATCH: usize = 64;
 /// How to reach a remote embedder: plain data, filled from the configuration by the service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteSpec {
-    /// `openai`, `http` (an OpenAI-compatible server at `url`), `ollama`, `cohere`, `voyage`;
-    /// `bedrock` and `vertex` are not built yet.
+    /// `openai`, `http` (an OpenAI-compatible server at `url`), `ollama`, `cohere`, `voyage`,
+    /// `bedrock`; `vertex` is not built yet.
     pub provider: String,
     /// The API base, e.g. `https://api.openai.com/v1`; each provider has a default but `http`.
     pub url: Option<String>,
@@ -39,6 +42,14 @@ enum Provider {
     Ollama,
     Cohere,
     Voyage,
+    Bedrock,
+}
+
+/// How a `bedrock` request is signed when no API key is given.
+#[derive(Debug, Clone)]
+struct Aws {
+    credentials: Credentials,
+    region: String,
 }
 
 /// An embedder behind HTTP.
@@ -51,6 +62,8 @@ pub struct Remote {
     /// Sent in the request (`openai`/`http` only) when the configuration names it.
     ask_dimensions: Option<usize>,
     dimensions: usize,
+    /// `bedrock` without an API key: SigV4 with these.
+    aws: Option<Aws>,
     agent: ureq::Agent,
 }
 
@@ -111,14 +124,18 @@ pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
             "/v1/embeddings",
             "voyage-3-lite",
         ),
-        p @ ("bedrock" | "vertex") => {
-            return Err(EmbedError::Config(format!(
-                "the {p} embedder is not built yet (its request signing is future work)"
-            )))
+        "bedrock" => return bedrock(spec),
+        "vertex" => {
+            return Err(EmbedError::Config(
+                "the vertex embedder is not built yet (Google service-account tokens are \
+                 future work)"
+                    .into(),
+            ))
         }
         other => {
             return Err(EmbedError::Config(format!(
-                "unknown embedding provider {other:?} (openai, http, ollama, cohere, voyage)"
+                "unknown embedding provider {other:?} (openai, http, ollama, cohere, voyage, \
+                 bedrock)"
             )))
         }
     };
@@ -142,7 +159,7 @@ pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
             "embedding dimensions must be at least 1".into(),
         ));
     }
-    let mut remote = Remote {
+    let remote = Remote {
         provider,
         name,
         endpoint: format!("{}{path}", base.trim_end_matches('/')),
@@ -153,8 +170,72 @@ pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
         api_key,
         ask_dimensions: spec.dimensions.filter(|_| provider == Provider::OpenAi),
         dimensions: spec.dimensions.unwrap_or(0),
+        aws: None,
         agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
     };
+    probed(remote)
+}
+
+/// The `bedrock` embedder: `InvokeModel` at `{url}/model/{model}/invoke`, the url by default
+/// `https://bedrock-runtime.{region}.amazonaws.com` with the region from `AWS_REGION` (else
+/// `AWS_DEFAULT_REGION`, else `us-east-1`). An `api_key` is an Amazon Bedrock API key, sent as
+/// a bearer token; without one the request is signed (SigV4, service `bedrock`) with
+/// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`. Titan models take one
+/// text per request (`inputText`, and `dimensions` when configured); `cohere.*` models a batch.
+fn bedrock(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let region = var("AWS_REGION")
+        .or_else(|| var("AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_owned());
+    let base = spec
+        .url
+        .clone()
+        .unwrap_or_else(|| format!("https://bedrock-runtime.{region}.amazonaws.com"));
+    let model = spec
+        .model
+        .clone()
+        .unwrap_or_else(|| "amazon.titan-embed-text-v2:0".to_owned());
+    let api_key = spec.api_key.clone().filter(|k| !k.is_empty());
+    let aws = match &api_key {
+        Some(_) => None,
+        None => Some(Aws {
+            credentials: Credentials::from_env().ok_or_else(|| {
+                EmbedError::Config(
+                    "the bedrock embedder needs an api_key (an Amazon Bedrock API key) or \
+                     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"
+                        .into(),
+                )
+            })?,
+            region,
+        }),
+    };
+    if spec.dimensions == Some(0) {
+        return Err(EmbedError::Config(
+            "embedding dimensions must be at least 1".into(),
+        ));
+    }
+    let remote = Remote {
+        provider: Provider::Bedrock,
+        name: "bedrock",
+        endpoint: format!(
+            "{}/model/{}/invoke",
+            base.trim_end_matches('/'),
+            sigv4::encode(&model)
+        ),
+        ask_dimensions: spec.dimensions.filter(|_| !model.starts_with("cohere.")),
+        model,
+        api_key,
+        dimensions: spec.dimensions.unwrap_or(0),
+        aws,
+        agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
+    };
+    probed(remote)
+}
+
+/// `remote` once its vector length is known: asked of the service with one short text when
+/// the configuration does not say it.
+fn probed(mut remote: Remote) -> Result<Box<dyn Embedder>, EmbedError> {
+    let name = remote.name;
     if remote.dimensions == 0 {
         let probe = remote.request(&["dimension probe"], Purpose::Query)?;
         remote.dimensions = probe.first().map_or(0, Vec::len);
@@ -195,16 +276,64 @@ impl Remote {
                     Purpose::Query => "query",
                 },
             }),
+            Provider::Bedrock if self.model.starts_with("cohere.") => json!({
+                "texts": texts,
+                "input_type": match purpose {
+                    Purpose::Document => "search_document",
+                    Purpose::Query => "search_query",
+                },
+            }),
+            // Titan: one text per request (`request` sends them one by one).
+            Provider::Bedrock => {
+                let mut body = json!({ "inputText": texts.first().copied().unwrap_or("") });
+                if let Some(d) = self.ask_dimensions {
+                    body["dimensions"] = json!(d);
+                }
+                body
+            }
         }
     }
 
-    /// One request: the raw vectors, checked for count but not yet for length.
+    /// One request (one per text for Bedrock's Titan models): the raw vectors, checked for
+    /// count but not yet for length.
     fn request(&self, texts: &[&str], purpose: Purpose) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut req = self.agent.post(&self.endpoint);
+        if self.provider == Provider::Bedrock && !self.model.starts_with("cohere.") {
+            let mut out = Vec::with_capacity(texts.len());
+            for text in texts {
+                out.extend(self.request_once(&[text], purpose)?);
+            }
+            return Ok(out);
+        }
+        self.request_once(texts, purpose)
+    }
+
+    fn request_once(&self, texts: &[&str], purpose: Purpose) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let body = serde_json::to_vec(&self.body(texts, purpose))
+            .map_err(|e| EmbedError::Config(format!("{}: {e}", self.name)))?;
+        let mut req = self
+            .agent
+            .post(&self.endpoint)
+            .set("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             req = req.set("Authorization", &format!("Bearer {key}"));
         }
-        let answer = match req.send_json(self.body(texts, purpose)) {
+        if let Some(aws) = &self.aws {
+            let (host, path) = host_and_path(&self.endpoint);
+            let request = sigv4::Request {
+                method: "POST",
+                host,
+                path,
+                headers: &[("content-type", "application/json")],
+                body: &body,
+            };
+            let now = sigv4::now();
+            for (name, value) in
+                sigv4::sign(&request, &aws.credentials, &aws.region, "bedrock", &now)
+            {
+                req = req.set(&name, &value);
+            }
+        }
+        let answer = match req.send_bytes(&body) {
             Ok(answer) => answer,
             Err(ureq::Error::Status(status, answer)) => {
                 let body = answer.into_string().unwrap_or_default();
@@ -287,6 +416,12 @@ impl Remote {
                 .iter()
                 .map(floats)
                 .collect(),
+            Provider::Bedrock if self.model.starts_with("cohere.") => answer["embeddings"]
+                .as_array()?
+                .iter()
+                .map(floats)
+                .collect(),
+            Provider::Bedrock => Some(vec![floats(&answer["embedding"])?]),
         }
     }
 
@@ -331,5 +466,14 @@ impl Embedder for Remote {
             }
         }
         Ok(out)
+    }
+}
+
+/// The host (with its port, as the `Host` header carries it) and the path of a URL.
+fn host_and_path(url: &str) -> (&str, &str) {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
     }
 }

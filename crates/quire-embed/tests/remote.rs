@@ -220,8 +220,58 @@ fn voyage_needs_a_key_and_sends_the_input_type() {
 }
 
 #[test]
-fn bedrock_vertex_and_unknown_providers_are_configuration_errors() {
-    for provider in ["bedrock", "vertex", "nope"] {
+fn bedrock_titan_posts_one_text_per_invoke_and_cohere_a_batch_with_an_api_key() {
+    let (url, server) = fake(vec![
+        (
+            200,
+            json!({"embedding": [3.0, 4.0], "inputTextTokenCount": 1}),
+        ),
+        (
+            200,
+            json!({"embedding": [0.0, 2.0], "inputTextTokenCount": 1}),
+        ),
+    ]);
+    let embedder =
+        remote(&spec("bedrock", &url, Some("bedrock-api-key"), Some(2))).expect("builds");
+    assert_eq!(embedder.model(), "amazon.titan-embed-text-v2:0");
+    let v = embedder
+        .embed(&["a", "b"], Purpose::Document)
+        .expect("embeds");
+    assert_eq!(v, vec![vec![0.6, 0.8], vec![0.0, 1.0]]);
+    let seen = server.join().expect("server");
+    assert_eq!(seen.len(), 2, "Titan takes one text per request");
+    for (request, text) in seen.iter().zip(["a", "b"]) {
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.path, "/model/amazon.titan-embed-text-v2%3A0/invoke");
+        assert_eq!(
+            request.authorization.as_deref(),
+            Some("Bearer bedrock-api-key")
+        );
+        assert_eq!(request.body, json!({"inputText": text, "dimensions": 2}));
+    }
+
+    let (url, server) = fake(vec![(200, json!({"embeddings": [[1.0, 0.0], [0.0, 1.0]]}))]);
+    let mut cohere = spec("bedrock", &url, Some("k"), Some(2));
+    cohere.model = Some("cohere.embed-english-v3".into());
+    let embedder = remote(&cohere).expect("builds");
+    assert_eq!(
+        embedder
+            .embed(&["x", "y"], Purpose::Query)
+            .expect("embeds")
+            .len(),
+        2
+    );
+    let seen = server.join().expect("server");
+    assert_eq!(seen[0].path, "/model/cohere.embed-english-v3/invoke");
+    assert_eq!(
+        seen[0].body,
+        json!({"texts": ["x", "y"], "input_type": "search_query"})
+    );
+}
+
+#[test]
+fn vertex_and_unknown_providers_are_configuration_errors() {
+    for provider in ["vertex", "nope"] {
         let err =
             remote(&spec(provider, "http://127.0.0.1:9", Some("k"), Some(2))).expect_err("refused");
         assert!(matches!(err, EmbedError::Config(_)), "{provider}: {err}");

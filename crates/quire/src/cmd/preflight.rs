@@ -100,8 +100,8 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     )))
 }
 
-/// The embedders whose request signing is not written (bedrock, vertex) and the stores not
-/// built (pinecone, weaviate, milvus), when vector search is on.
+/// The embedder whose request signing is not written (vertex) and the stores not built
+/// (pinecone, weaviate, milvus), when vector search is on.
 fn vector_unbuilt(config: &Config) -> Vec<String> {
     use quire_config::{EmbedderProvider, VectorStoreProvider};
     let vector = &config.search.vector;
@@ -109,13 +109,11 @@ fn vector_unbuilt(config: &Config) -> Vec<String> {
         return Vec::new();
     }
     let mut lines = Vec::new();
-    if matches!(
-        vector.embedder.provider,
-        EmbedderProvider::Bedrock | EmbedderProvider::Vertex
-    ) {
+    if matches!(vector.embedder.provider, EmbedderProvider::Vertex) {
         lines.push(format!(
-            "search.vector.embedder.provider: the {} embedder (its request signing) is not \
-             built yet; use local, openai, http, ollama, cohere or voyage",
+            "search.vector.embedder.provider: the {} embedder (Google service-account \
+             tokens) is not built yet; use local, openai, http, ollama, cohere, voyage or \
+             bedrock",
             vector.embedder.provider
         ));
     }
