@@ -7,6 +7,7 @@ mod chunk;
 mod local;
 mod remote;
 mod sigv4;
+mod vertex;
 
 pub use chunk::{chunk, chunk_with};
 pub use local::{Local, Tokens, LOCAL_MODEL};

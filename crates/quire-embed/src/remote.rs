@@ -3,15 +3,16 @@
 //!
 //! Providers: `openai` (and any OpenAI-compatible `http` server), `ollama`, `cohere`,
 //! `voyage`, `bedrock` (Amazon Bedrock's `InvokeModel`, signed with AWS SigV4 from the
-//! environment's credentials, or an Amazon Bedrock API key as a bearer token). `vertex` is
-//! named but not built yet: Google's service-account tokens (an RS256-signed JWT exchanged for
-//! an access token) are future work, and [`remote`] refuses it.
+//! environment's credentials, or an Amazon Bedrock API key as a bearer token), `vertex`
+//! (Vertex AI's `predict`, with an access token from the service account that
+//! `GOOGLE_APPLICATION_CREDENTIALS` names, or an access token given as the API key).
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::sigv4::{self, Credentials};
+use crate::vertex::Account;
 use crate::{normalise, EmbedError, Embedder, Purpose};
 
 /// The most texts sent in one request (providers cap a batch at 96–2048; 64 keeps bodies small).
@@ -21,7 +22,7 @@ pub const BATCH: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteSpec {
     /// `openai`, `http` (an OpenAI-compatible server at `url`), `ollama`, `cohere`, `voyage`,
-    /// `bedrock`; `vertex` is not built yet.
+    /// `bedrock`, `vertex`.
     pub provider: String,
     /// The API base, e.g. `https://api.openai.com/v1`; each provider has a default but `http`.
     pub url: Option<String>,
@@ -43,6 +44,7 @@ enum Provider {
     Cohere,
     Voyage,
     Bedrock,
+    Vertex,
 }
 
 /// How a `bedrock` request is signed when no API key is given.
@@ -64,6 +66,8 @@ pub struct Remote {
     dimensions: usize,
     /// `bedrock` without an API key: SigV4 with these.
     aws: Option<Aws>,
+    /// `vertex` without an API key: the service account that gets access tokens.
+    google: Option<Account>,
     agent: ureq::Agent,
 }
 
@@ -125,13 +129,7 @@ pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
             "voyage-3-lite",
         ),
         "bedrock" => return bedrock(spec),
-        "vertex" => {
-            return Err(EmbedError::Config(
-                "the vertex embedder is not built yet (Google service-account tokens are \
-                 future work)"
-                    .into(),
-            ))
-        }
+        "vertex" => return vertex(spec),
         other => {
             return Err(EmbedError::Config(format!(
                 "unknown embedding provider {other:?} (openai, http, ollama, cohere, voyage, \
@@ -171,6 +169,7 @@ pub fn remote(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
         ask_dimensions: spec.dimensions.filter(|_| provider == Provider::OpenAi),
         dimensions: spec.dimensions.unwrap_or(0),
         aws: None,
+        google: None,
         agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
     };
     probed(remote)
@@ -227,6 +226,70 @@ fn bedrock(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
         api_key,
         dimensions: spec.dimensions.unwrap_or(0),
         aws,
+        google: None,
+        agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
+    };
+    probed(remote)
+}
+
+/// The `vertex` embedder: Vertex AI's `predict` at
+/// `{url}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:predict`,
+/// the url by default `https://{location}-aiplatform.googleapis.com`, the project from
+/// `GOOGLE_CLOUD_PROJECT` (else the service account's), the location from
+/// `GOOGLE_CLOUD_LOCATION` (else `us-central1`), the model by default `text-embedding-005`.
+/// An `api_key` is an OAuth access token sent as is; without one the service account key
+/// file that `GOOGLE_APPLICATION_CREDENTIALS` names gets the tokens (`vertex.rs`).
+fn vertex(spec: &RemoteSpec) -> Result<Box<dyn Embedder>, EmbedError> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let api_key = spec.api_key.clone().filter(|k| !k.is_empty());
+    let google = match &api_key {
+        Some(_) => None,
+        None => {
+            let path = var("GOOGLE_APPLICATION_CREDENTIALS").ok_or_else(|| {
+                EmbedError::Config(
+                    "the vertex embedder needs an api_key (an access token) or \
+                     GOOGLE_APPLICATION_CREDENTIALS naming a service account key file"
+                        .into(),
+                )
+            })?;
+            Some(Account::from_file(&path, spec.timeout)?)
+        }
+    };
+    let project = var("GOOGLE_CLOUD_PROJECT")
+        .or_else(|| google.as_ref().and_then(|g| g.project_id.clone()))
+        .ok_or_else(|| {
+            EmbedError::Config("the vertex embedder needs GOOGLE_CLOUD_PROJECT".into())
+        })?;
+    let location = var("GOOGLE_CLOUD_LOCATION").unwrap_or_else(|| "us-central1".to_owned());
+    let base = spec
+        .url
+        .clone()
+        .unwrap_or_else(|| format!("https://{location}-aiplatform.googleapis.com"));
+    let model = spec
+        .model
+        .clone()
+        .unwrap_or_else(|| "text-embedding-005".to_owned());
+    if spec.dimensions == Some(0) {
+        return Err(EmbedError::Config(
+            "embedding dimensions must be at least 1".into(),
+        ));
+    }
+    let remote = Remote {
+        provider: Provider::Vertex,
+        name: "vertex",
+        endpoint: format!(
+            "{}/v1/projects/{}/locations/{}/publishers/google/models/{}:predict",
+            base.trim_end_matches('/'),
+            sigv4::encode(&project),
+            sigv4::encode(&location),
+            sigv4::encode(&model)
+        ),
+        model,
+        api_key,
+        ask_dimensions: spec.dimensions,
+        dimensions: spec.dimensions.unwrap_or(0),
+        aws: None,
+        google,
         agent: ureq::AgentBuilder::new().timeout(spec.timeout).build(),
     };
     probed(remote)
@@ -283,6 +346,21 @@ impl Remote {
                     Purpose::Query => "search_query",
                 },
             }),
+            Provider::Vertex => {
+                let task = match purpose {
+                    Purpose::Document => "RETRIEVAL_DOCUMENT",
+                    Purpose::Query => "RETRIEVAL_QUERY",
+                };
+                let instances: Vec<Value> = texts
+                    .iter()
+                    .map(|t| json!({ "content": t, "task_type": task }))
+                    .collect();
+                let mut body = json!({ "instances": instances });
+                if let Some(d) = self.ask_dimensions {
+                    body["parameters"] = json!({ "outputDimensionality": d });
+                }
+                body
+            }
             // Titan: one text per request (`request` sends them one by one).
             Provider::Bedrock => {
                 let mut body = json!({ "inputText": texts.first().copied().unwrap_or("") });
@@ -297,7 +375,13 @@ impl Remote {
     /// One request (one per text for Bedrock's Titan models): the raw vectors, checked for
     /// count but not yet for length.
     fn request(&self, texts: &[&str], purpose: Purpose) -> Result<Vec<Vec<f32>>, EmbedError> {
-        if self.provider == Provider::Bedrock && !self.model.starts_with("cohere.") {
+        // Bedrock's Titan and Vertex's Gemini embedding models take one text per request.
+        let one_each = match self.provider {
+            Provider::Bedrock => !self.model.starts_with("cohere."),
+            Provider::Vertex => self.model.starts_with("gemini"),
+            _ => false,
+        };
+        if one_each {
             let mut out = Vec::with_capacity(texts.len());
             for text in texts {
                 out.extend(self.request_once(&[text], purpose)?);
@@ -316,6 +400,9 @@ impl Remote {
             .set("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             req = req.set("Authorization", &format!("Bearer {key}"));
+        }
+        if let Some(account) = &self.google {
+            req = req.set("Authorization", &format!("Bearer {}", account.token()?));
         }
         if let Some(aws) = &self.aws {
             let (host, path) = host_and_path(&self.endpoint);
@@ -422,6 +509,11 @@ impl Remote {
                 .map(floats)
                 .collect(),
             Provider::Bedrock => Some(vec![floats(&answer["embedding"])?]),
+            Provider::Vertex => answer["predictions"]
+                .as_array()?
+                .iter()
+                .map(|p| floats(&p["embeddings"]["values"]))
+                .collect(),
         }
     }
 

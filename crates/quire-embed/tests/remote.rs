@@ -270,8 +270,8 @@ fn bedrock_titan_posts_one_text_per_invoke_and_cohere_a_batch_with_an_api_key() 
 }
 
 #[test]
-fn vertex_and_unknown_providers_are_configuration_errors() {
-    for provider in ["vertex", "nope"] {
+fn an_unknown_provider_is_a_configuration_error() {
+    for provider in ["nope", "vertexai"] {
         let err =
             remote(&spec(provider, "http://127.0.0.1:9", Some("k"), Some(2))).expect_err("refused");
         assert!(matches!(err, EmbedError::Config(_)), "{provider}: {err}");

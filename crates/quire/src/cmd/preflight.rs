@@ -100,23 +100,14 @@ pub fn check(root: &Path, config: &Config) -> Result<(), Error> {
     )))
 }
 
-/// The embedder whose request signing is not written (vertex) and the stores not built
-/// (pinecone, weaviate, milvus), when vector search is on.
+/// The stores not built (pinecone, weaviate, milvus), when vector search is on.
 fn vector_unbuilt(config: &Config) -> Vec<String> {
-    use quire_config::{EmbedderProvider, VectorStoreProvider};
+    use quire_config::VectorStoreProvider;
     let vector = &config.search.vector;
     if !vector.enabled {
         return Vec::new();
     }
     let mut lines = Vec::new();
-    if matches!(vector.embedder.provider, EmbedderProvider::Vertex) {
-        lines.push(format!(
-            "search.vector.embedder.provider: the {} embedder (Google service-account \
-             tokens) is not built yet; use local, openai, http, ollama, cohere, voyage or \
-             bedrock",
-            vector.embedder.provider
-        ));
-    }
     if matches!(
         vector.store.provider,
         VectorStoreProvider::Pinecone | VectorStoreProvider::Weaviate | VectorStoreProvider::Milvus
