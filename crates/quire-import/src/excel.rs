@@ -3,7 +3,7 @@
 //! (a whole number as an integer), booleans, text, and dates as ISO 8601 text (`2024-03-01`,
 //! `2024-03-01T09:30:00`, a time alone `09:30:00`). Empty and error cells are no value.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 
 use calamine::{Data, Reader};
 use serde_json::{Map, Number, Value};
@@ -18,6 +18,7 @@ pub fn excel_rows(
     sheet: Option<&str>,
     cap: Cap,
 ) -> Result<Vec<Row>, ImportError> {
+    check_unpacked(&bytes, name, &PackageLimits::default())?;
     let mut book = calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| {
         ImportError::BadRequest(format!(
             "{name} is no spreadsheet calamine reads (xlsx, xlsm, xlsb, xls, ods): {e}"
@@ -69,6 +70,71 @@ pub fn excel_rows(
         }
     }
     Ok(rows)
+}
+
+/// What a zip-packed workbook (xlsx, xlsm, xlsb, ods) may unpack to before calamine reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct PackageLimits {
+    /// Bytes one entry (a sheet's XML, say) may unpack to.
+    pub entry_bytes: u64,
+    /// Bytes all entries together may unpack to.
+    pub total_bytes: u64,
+    /// Entries at most.
+    pub entries: usize,
+}
+
+impl Default for PackageLimits {
+    fn default() -> Self {
+        PackageLimits {
+            entry_bytes: 512 << 20,
+            total_bytes: 1 << 30,
+            entries: 10_000,
+        }
+    }
+}
+
+/// Refuses a zip-packed workbook that unpacks past `limits` (a zip bomb), counting the bytes
+/// each entry really inflates to, whatever its header declares: calamine would otherwise hold
+/// them all in memory. Other files (the old binary `xls`) pass: calamine reads them as they are.
+pub fn check_unpacked(bytes: &[u8], name: &str, limits: &PackageLimits) -> Result<(), ImportError> {
+    if !bytes.starts_with(b"PK\x03\x04") {
+        return Ok(());
+    }
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
+        .map_err(|e| ImportError::BadRequest(format!("{name} is no readable zip package: {e}")))?;
+    if archive.len() > limits.entries {
+        return Err(ImportError::TooLarge(format!(
+            "{name} holds {} entries, more than the {} a workbook may",
+            archive.len(),
+            limits.entries
+        )));
+    }
+    let mut total = 0u64;
+    let mut buffer = vec![0u8; 64 * 1024];
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| {
+            ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}"))
+        })?;
+        let mut size = 0u64;
+        loop {
+            let n = entry.read(&mut buffer).map_err(|e| {
+                ImportError::BadRequest(format!("{name}: entry {i} cannot be unpacked: {e}"))
+            })?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            total += n as u64;
+            if size > limits.entry_bytes || total > limits.total_bytes {
+                return Err(ImportError::TooLarge(format!(
+                    "{name} unpacks to more than {} MiB ({} MiB an entry): refused as a zip bomb",
+                    limits.total_bytes >> 20,
+                    limits.entry_bytes >> 20
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn header_text(cell: &Data) -> String {
@@ -157,5 +223,62 @@ mod tests {
         assert_eq!(cell_value(&date(0.25)), Some(json!("06:00:00")));
         let long = Data::DateTime(ExcelDateTime::new(1.5, ExcelDateTimeType::TimeDelta, false));
         assert_eq!(cell_value(&long), Some(json!("36:00:00")));
+    }
+}
+
+#[cfg(test)]
+mod package_tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn package(entries: &[(&str, usize)]) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        {
+            let mut zip = zip::ZipWriter::new(&mut out);
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            for (name, size) in entries {
+                zip.start_file(*name, options).unwrap();
+                zip.write_all(&vec![b'a'; *size]).unwrap();
+            }
+            zip.finish().unwrap();
+        }
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_package_that_unpacks_past_the_caps_is_refused_before_calamine_reads_it() {
+        let limits = PackageLimits {
+            entry_bytes: 1 << 20,
+            total_bytes: 3 << 20,
+            entries: 8,
+        };
+        // A megabyte of one letter packs to about a kilobyte: the caps count what it unpacks to.
+        let bomb = package(&[("xl/worksheets/sheet1.xml", (1 << 20) + 1)]);
+        assert!(bomb.len() < 16 * 1024);
+        assert!(matches!(
+            check_unpacked(&bomb, "bomb.xlsx", &limits),
+            Err(ImportError::TooLarge(_))
+        ));
+        let many = package(&[
+            ("a", 900 << 10),
+            ("b", 900 << 10),
+            ("c", 900 << 10),
+            ("d", 900 << 10),
+        ]);
+        assert!(matches!(
+            check_unpacked(&many, "many.xlsx", &limits),
+            Err(ImportError::TooLarge(_))
+        ));
+        let names: Vec<String> = (0..9).map(|i| format!("e{i}")).collect();
+        let entries: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 1)).collect();
+        assert!(matches!(
+            check_unpacked(&package(&entries), "entries.xlsx", &limits),
+            Err(ImportError::TooLarge(_))
+        ));
+        assert!(check_unpacked(&package(&[("a", 1000)]), "ok.xlsx", &limits).is_ok());
+        // Not a zip (an old binary xls): left to calamine.
+        assert!(check_unpacked(b"\xD0\xCF\x11\xE0", "old.xls", &limits).is_ok());
     }
 }
