@@ -9,6 +9,7 @@ mod docs_vault;
 mod edits;
 mod eval;
 mod extract;
+mod import_export;
 mod load;
 mod lsp;
 mod mcp;
@@ -56,6 +57,9 @@ enum Command {
     Eval(eval::Args),
     /// Everything above with the issue's sizes.
     All,
+    /// Issue 27 (not in `all`): `POST /import` of N csv (and PostgreSQL) rows, `GET /export` of the result
+    /// as jsonl, csv and parquet; seconds, pages/s, peak memory.
+    ImportExport(import_export::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -72,6 +76,7 @@ fn main() -> anyhow::Result<()> {
         Command::Mcp(args) => mcp::run(&args),
         Command::Protocols(args) => protocols::run(&args),
         Command::Eval(args) => eval::run(&args),
+        Command::ImportExport(args) => import_export::run(&args),
         Command::All => {
             extract::run(&extract::Args::default())?;
             resolve::run(&resolve::Args::default())?;
