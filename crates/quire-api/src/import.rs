@@ -279,3 +279,176 @@ pub struct ExportedDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base64: Option<String>,
 }
+
+/// Body of `POST /import/connections`: a source to import again later, and the import's
+/// settings. A `dsn` or `uri` is stored without its password; secrets are never stored (give
+/// them to each run).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ConnectionSpec {
+    /// The source identifier (`GET /import/sources`).
+    pub from: String,
+    /// A name for people; default the source and where it is.
+    #[serde(default)]
+    pub name: String,
+    /// A database URL; stored without its password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsn: Option<String>,
+    /// A service URL (HTTP sources); stored without its password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// A file source: a path in the knowledge root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// A folder source (`markdown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// A table (the query when `query` is not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// SQL, a table or a key pattern, as for `POST /import`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// `excel`: the sheet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_column: Option<String>,
+    /// The columns kept (all when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<ImportMapping>,
+    #[serde(default)]
+    pub full_sync: bool,
+}
+
+/// A saved import connection (`GET /import/connections`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SavedConnection {
+    pub id: String,
+    #[serde(flatten)]
+    pub spec: ConnectionSpec,
+    pub created_at: String,
+    /// The last run, by hand or scheduled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<ConnectionRun>,
+    /// The scheduled sync.
+    #[serde(default)]
+    pub sync: SyncSchedule,
+    /// A password was taken out of `dsn`/`uri` when it was saved: each run must give it.
+    #[serde(default)]
+    pub needs_secret: bool,
+}
+
+/// What a connection's last run did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ConnectionRun {
+    pub at: String,
+    pub imported: usize,
+    pub skipped: usize,
+    pub archived: usize,
+    /// Rows that failed.
+    pub errors: usize,
+    /// Why the run failed as a whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A connection's scheduled sync (`POST /import/connections/{id}/sync`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SyncSchedule {
+    pub enabled: bool,
+    /// How often: `30s`, `15m`, `1h`, `1d` (at least 10 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+}
+
+/// `POST /import/connections/{id}/sync`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConnectionSyncRequest {
+    pub id: String,
+    pub enabled: bool,
+    #[serde(default)]
+    pub interval: Option<String>,
+}
+
+/// `POST /import/connections/{id}/run`: the secrets of this run only, never stored.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConnectionRunRequest {
+    pub id: String,
+    #[serde(default)]
+    pub credentials: Option<RunCredentials>,
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for ConnectionRunRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionRunRequest")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A run's credentials.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct RunCredentials {
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for RunCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunCredentials(..)")
+    }
+}
+
+/// `GET /import/connections`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(transparent)]
+pub struct SavedConnections(pub Vec<SavedConnection>);
+
+/// `GET /import/sync/status`: every connection with a schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SyncStatus {
+    pub syncs: Vec<SyncState>,
+}
+
+/// One scheduled connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SyncState {
+    pub id: String,
+    pub name: String,
+    pub enabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<ConnectionRun>,
+    /// When the next scheduled run is due (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_run: Option<String>,
+    /// Why a scheduled run cannot happen (a source that needs a secret, which is never
+    /// stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
+}
+
+/// `DELETE /import/connections/{id}` (REST answers 204 without it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct ConnectionDeleted {
+    pub deleted: String,
+}

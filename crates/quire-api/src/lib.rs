@@ -69,9 +69,12 @@ pub use find::{
 pub use health::{Health, ProtocolStatus, Ready, VectorHealth};
 pub use history::{BlameLine, Change, ChangeAction, ChangesPage, VersionEntry};
 pub use import::{
-    redacted_dsn, ExportRequest, ExportText, ImportBrowse, ImportBrowseRequest, ImportConnection,
-    ImportMapping, ImportPreview, ImportPreviewRequest, ImportRecord, ImportRequest, ImportResult,
-    ImportRowError, ImportSource, ImportSources, ImportTable, ImportUpload,
+    redacted_dsn, ConnectionDeleted, ConnectionRun, ConnectionRunRequest, ConnectionSpec,
+    ConnectionSyncRequest, ExportRequest, ExportText, ImportBrowse, ImportBrowseRequest,
+    ImportConnection, ImportMapping, ImportPreview, ImportPreviewRequest, ImportRecord,
+    ImportRequest, ImportResult, ImportRowError, ImportSource, ImportSources, ImportTable,
+    ImportUpload, RunCredentials, SavedConnection, SavedConnections, SyncSchedule, SyncState,
+    SyncStatus,
 };
 pub use ingest::{ClipRequest, ClipResult, IngestRequest, IngestResult, SplitMode};
 pub use insight::{

@@ -1,15 +1,14 @@
-//! The spec's routes whose subsystem quire does not build: each answers the status the spec
-//! defines for a subsystem that is missing (an empty list of import connections, 501
-//! otherwise) instead of the router's 404, and is listed in the OpenAPI
+//! The spec's routes whose subsystem quire does not build (the Airbyte routes): each answers
+//! the status the spec defines for a subsystem that is missing (501) instead of the router's
+//! 404, and is listed in the OpenAPI
 //! document with that answer. None of them is an operation, so no MCP tool is listed for them.
 //!
 //! A route of this table that the router already serves (built since) is left out, so building
 //! a subsystem only needs its route: the table then stops answering for it.
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter};
-use axum::{Json, Router};
+use axum::Router;
 use quire_service::{Error, ErrorCode};
 use serde_json::{json, Value};
 
@@ -20,8 +19,6 @@ use crate::error::ApiError;
 enum Answer {
     /// The subsystem is not built: 501 with this message.
     Missing(&'static str),
-    /// A list that is empty while the subsystem is absent (200 `[]`).
-    EmptyList,
 }
 
 /// One route of the spec that quire does not serve.
@@ -35,7 +32,6 @@ struct Unbuilt {
     answer: Answer,
 }
 
-const IMPORT: &str = "import is not implemented by this server";
 const AIRBYTE: &str = "Airbyte import is not implemented by this server";
 
 const fn route(
@@ -58,46 +54,6 @@ const fn route(
 
 /// Every route of the spec's endpoint tables that quire does not build.
 const TABLE: &[Unbuilt] = &[
-    route(
-        "get",
-        "/import/connections",
-        "import_connections",
-        "import",
-        "Saved import connections: none, the connection store is absent",
-        Answer::EmptyList,
-    ),
-    route(
-        "post",
-        "/import/connections",
-        "import_connection_save",
-        "import",
-        "Save an import connection (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
-    route(
-        "delete",
-        "/import/connections/{id}",
-        "import_connection_delete",
-        "import",
-        "Delete an import connection (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
-    route(
-        "post",
-        "/import/connections/{id}/run",
-        "import_connection_run",
-        "import",
-        "Run a saved import (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
-    route(
-        "post",
-        "/import/connections/{id}/sync",
-        "import_connection_sync",
-        "import",
-        "Schedule a saved import (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
     route(
         "post",
         "/import/airbyte/spec",
@@ -154,14 +110,6 @@ const TABLE: &[Unbuilt] = &[
         "Airbyte Cloud connections (not implemented)",
         Answer::Missing(AIRBYTE),
     ),
-    route(
-        "get",
-        "/import/sync/status",
-        "import_sync_status",
-        "import",
-        "Status of scheduled imports (not implemented)",
-        Answer::Missing(IMPORT),
-    ),
 ];
 
 fn method_filter(method: &str) -> MethodFilter {
@@ -179,7 +127,6 @@ fn respond(answer: Answer) -> Response {
         Answer::Missing(message) => {
             ApiError(Error::new(ErrorCode::NotImplemented, message)).into_response()
         }
-        Answer::EmptyList => (StatusCode::OK, Json(Vec::<Value>::new())).into_response(),
     }
 }
 
@@ -222,11 +169,6 @@ pub(crate) fn document(doc: &mut Value, base: &str) {
             Answer::Missing(message) => {
                 (501, message, json!({"application/json": {"schema": error}}))
             }
-            Answer::EmptyList => (
-                200,
-                "an empty list: saved connections need a connection store",
-                json!({"application/json": {"schema": {"type": "array", "maxItems": 0, "items": {}}}}),
-            ),
         };
         let mut operation = json!({
             "operationId": unbuilt.operation_id,

@@ -305,8 +305,7 @@ fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
         ("/search/semantic", "post", "503"),
         ("/suggestions", "get", "503"),
         ("/embeddings", "get", "503"),
-        ("/import/connections", "get", "200"),
-        ("/import/connections/{id}/run", "post", "501"),
+        ("/import/airbyte/spec", "post", "501"),
         ("/export/document", "post", "501"),
     ] {
         let op = operation(&doc, method, path);

@@ -27,23 +27,13 @@ async fn vector_search_routes_answer_503_vector_search_off() {
 }
 
 #[tokio::test]
-async fn import_connections_are_an_empty_list_without_a_connection_store() {
-    let s = TestServer::new();
-    let r = s.get("/api/quire/import/connections").await;
-    assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json(), serde_json::json!([]));
-}
-
-#[tokio::test]
 async fn unbuilt_import_export_and_ingest_routes_answer_501_and_write_nothing() {
     let s = TestServer::new();
     let commits = s.commit_count();
     for (method, uri) in [
-        (Method::POST, "/api/quire/import/connections"),
-        (Method::DELETE, "/api/quire/import/connections/abc"),
-        (Method::POST, "/api/quire/import/connections/abc/run"),
         (Method::POST, "/api/quire/import/airbyte/spec"),
-        (Method::GET, "/api/quire/import/sync/status"),
+        (Method::POST, "/api/quire/import/airbyte-cloud/sync"),
+        (Method::GET, "/api/quire/import/airbyte-cloud/connections"),
     ] {
         let r = s
             .call(

@@ -2,11 +2,13 @@
 //! the sources, export pages as JSON Lines or CSV. Uploads (`POST /import/upload`, multipart)
 //! are a route of the REST adapter, beside asset uploads; REST streams `GET /export` itself.
 
+use quire_api::collab::IdInput;
 use quire_api::import::{ExportDocumentRequest, ExportedDocument};
 use quire_api::mcp::NoInput;
 use quire_api::{
-    ExportRequest, ExportText, ImportBrowse, ImportBrowseRequest, ImportPreview,
-    ImportPreviewRequest, ImportRequest, ImportResult, ImportSources,
+    ConnectionDeleted, ConnectionRunRequest, ConnectionSpec, ConnectionSyncRequest, ExportRequest,
+    ExportText, ImportBrowse, ImportBrowseRequest, ImportPreview, ImportPreviewRequest,
+    ImportRequest, ImportResult, ImportSources, SavedConnection, SavedConnections, SyncStatus,
 };
 use quire_service::{Error, ExportPlan, Result, Space};
 
@@ -60,6 +62,12 @@ pub(crate) fn visit(v: &mut impl Visit) {
     v.op::<ImportPreviewOp>();
     v.op::<ImportSourcesOp>();
     v.op::<ImportBrowseOp>();
+    v.op::<ConnectionList>();
+    v.op::<ConnectionSave>();
+    v.op::<ConnectionDelete>();
+    v.op::<ConnectionRunOp>();
+    v.op::<ConnectionSyncOp>();
+    v.op::<SyncStatusOp>();
     v.op::<Export>();
     v.op::<ExportDocument>();
 }
@@ -473,5 +481,116 @@ use POST /export/document",
                 output.base64.as_deref().unwrap_or("")
             ),
         }
+    }
+}
+
+/// `GET /import/connections`.
+pub struct ConnectionList;
+
+impl Operation for ConnectionList {
+    type Input = NoInput;
+    type Output = SavedConnections;
+    const META: Meta = Meta::read(
+        "import_connections",
+        AREA,
+        "Saved import connections (their secrets are never stored)",
+    )
+    .rest(Rest::get("/import/connections"));
+
+    fn run(space: &Space, _: NoInput, _: &Caller) -> Result<SavedConnections> {
+        space.connections().list()
+    }
+}
+
+/// `POST /import/connections`.
+pub struct ConnectionSave;
+
+impl Operation for ConnectionSave {
+    type Input = ConnectionSpec;
+    type Output = SavedConnection;
+    const META: Meta = Meta::write(
+        "import_connection_save",
+        AREA,
+        "Save an import connection; a password in its dsn or uri is taken out, never stored",
+    )
+    .rest(Rest::post("/import/connections").created());
+
+    fn run(space: &Space, input: ConnectionSpec, _: &Caller) -> Result<SavedConnection> {
+        space.connections().save(input)
+    }
+}
+
+/// `DELETE /import/connections/{id}`.
+pub struct ConnectionDelete;
+
+impl Operation for ConnectionDelete {
+    type Input = IdInput;
+    type Output = ConnectionDeleted;
+    const META: Meta = Meta::write(
+        "import_connection_delete",
+        AREA,
+        "Delete an import connection",
+    )
+    .rest(Rest::delete("/import/connections/{id}").no_content());
+
+    fn run(space: &Space, input: IdInput, _: &Caller) -> Result<ConnectionDeleted> {
+        space.connections().delete(&input.id)?;
+        Ok(ConnectionDeleted { deleted: input.id })
+    }
+}
+
+/// `POST /import/connections/{id}/run`.
+pub struct ConnectionRunOp;
+
+impl Operation for ConnectionRunOp {
+    type Input = ConnectionRunRequest;
+    type Output = ImportResult;
+    const META: Meta = Meta::write(
+        "import_connection_run",
+        AREA,
+        "Run a saved import now, with this run's credentials (never stored)",
+    )
+    .rest(Rest::post("/import/connections/{id}/run"));
+
+    fn run(space: &Space, input: ConnectionRunRequest, caller: &Caller) -> Result<ImportResult> {
+        space
+            .connections()
+            .run(&input, &caller.write_options(None, None))
+    }
+}
+
+/// `POST /import/connections/{id}/sync`.
+pub struct ConnectionSyncOp;
+
+impl Operation for ConnectionSyncOp {
+    type Input = ConnectionSyncRequest;
+    type Output = SavedConnection;
+    const META: Meta = Meta::write(
+        "import_connection_sync",
+        AREA,
+        "Schedule a saved import (`{enabled, interval}`) or stop its schedule",
+    )
+    .rest(Rest::post("/import/connections/{id}/sync"));
+
+    fn run(space: &Space, input: ConnectionSyncRequest, _: &Caller) -> Result<SavedConnection> {
+        space.connections().schedule(&input)
+    }
+}
+
+/// `GET /import/sync/status`.
+pub struct SyncStatusOp;
+
+impl Operation for SyncStatusOp {
+    type Input = NoInput;
+    type Output = SyncStatus;
+    const META: Meta = Meta::read(
+        "import_sync_status",
+        AREA,
+        "The scheduled imports: last run, next run, or why one cannot run",
+    )
+    .rest(Rest::get("/import/sync/status"));
+
+    fn run(space: &Space, _: NoInput, _: &Caller) -> Result<SyncStatus> {
+        space.connections().status()
     }
 }

@@ -16,6 +16,7 @@ mod canvas;
 mod change;
 mod claims;
 mod comments;
+mod connections;
 mod core;
 mod documents;
 mod drafts;
@@ -64,6 +65,7 @@ pub use change::{
 };
 pub use claims::{Claim, Claims, DEFAULT_LEASE};
 pub use comments::{Comments, MAX_COMMENT_BYTES};
+pub use connections::{Connections, CONNECTIONS_PATH, SYNC_ACTOR};
 pub use drafts::{Drafts, DRAFT_ACTOR};
 pub use error::{Error, ErrorCode, Payload, Result};
 pub use events::{EventBus, EventSink};

@@ -53,6 +53,9 @@ pub struct Space {
     areas: Areas,
 }
 
+/// How often the scheduled syncs of import connections are looked at.
+const SYNC_TICK: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The state of the areas that keep some of their own.
 struct Areas {
     restructuring: Restructuring,
@@ -63,6 +66,8 @@ struct Areas {
     janitor: Janitor,
     /// The file protocols' scratch files, pages set aside, recent copies.
     scratch: Scratch,
+    /// The thread that runs the import connections' scheduled syncs.
+    syncs: crate::periodic::Periodic,
 }
 
 impl Space {
@@ -97,6 +102,7 @@ impl Space {
                 backup,
                 janitor,
                 scratch: Scratch::default(),
+                syncs: crate::periodic::Periodic::default(),
             },
         })
     }
@@ -191,6 +197,11 @@ impl Space {
     /// Import from files and databases, export to JSON Lines and CSV.
     pub fn import(&self) -> crate::import::Import<'_> {
         crate::import::Import(&self.core)
+    }
+
+    /// Saved import connections: save, run, schedule.
+    pub fn connections(&self) -> crate::connections::Connections<'_> {
+        crate::connections::Connections(&self.core)
     }
 
     /// Documents converted to pages, web articles clipped.
@@ -396,12 +407,25 @@ impl Space {
             crate::backup::start(&self.core, backup);
         }
         crate::janitor::start(&self.core, &self.areas.janitor);
+        if self.core.writer.is_some() {
+            let weak = Arc::downgrade(&self.core);
+            self.areas
+                .syncs
+                .start("quire-import-sync", SYNC_TICK, SYNC_TICK, move || {
+                    let Some(core) = weak.upgrade() else {
+                        return false;
+                    };
+                    crate::connections::run_due(&core);
+                    true
+                });
+        }
     }
 
     /// Stops the scheduled work; the backup makes a last round (at a clean stop, after the
     /// last writes).
     pub fn stop_schedules(&self) {
         crate::janitor::stop(&self.areas.janitor);
+        self.areas.syncs.stop();
         if let Some(backup) = &self.areas.backup {
             crate::backup::stop(&self.core, backup);
         }
