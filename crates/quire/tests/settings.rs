@@ -342,9 +342,9 @@ fn settings_not_built_yet_stop_the_start_naming_the_key_and_what_builds_it() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
-            "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"qdrant\"\n",
+            "[search.vector]\nenabled = true\n[search.vector.store]\nprovider = \"pinecone\"\n",
             "search.vector.store.provider",
-            "issue 28",
+            "not built",
         ),
         (
             "[protocols.s3]\nenabled = true\n",
