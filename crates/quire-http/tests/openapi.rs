@@ -306,6 +306,7 @@ fn spec_routes_not_built_are_documented_with_the_status_they_answer() {
         ("/suggestions", "get", "503"),
         ("/embeddings", "get", "503"),
         ("/import/airbyte/spec", "post", "501"),
+        ("/clip", "post", "502"),
         ("/export/document", "post", "501"),
     ] {
         let op = operation(&doc, method, path);

@@ -154,6 +154,12 @@ impl Documented {
                 json!({"description": description, "content": {"application/json": {"schema": error.clone().to_value()}}}),
             );
         }
+        if UPSTREAM.contains(&meta.name) {
+            responses.insert(
+                "502".into(),
+                json!({"description": "the server this operation fetches from failed or answered an error", "content": {"application/json": {"schema": error.clone().to_value()}}}),
+            );
+        }
         operation.insert("responses".into(), Value::Object(responses));
         self.paths.entry(rest.path.to_string()).or_default().insert(
             rest.method.as_str().to_ascii_lowercase(),
@@ -240,6 +246,10 @@ const ERRORS: [(u16, &str); 7] = [
         "the subsystem is disabled or not ready yet (claims off, the index still building)",
     ),
 ];
+
+/// Operations that fetch from another server and answer 502 (`bad_gateway`) when it fails
+/// or answers an error: `POST /clip`.
+const UPSTREAM: &[&str] = &["clip"];
 
 /// Whether the input travels in the query string.
 fn is_bodiless(rest: &Rest) -> bool {
