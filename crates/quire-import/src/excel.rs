@@ -115,26 +115,45 @@ pub fn check_unpacked(bytes: &[u8], name: &str, limits: &PackageLimits) -> Resul
         let mut entry = archive.by_index(i).map_err(|e| {
             ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}"))
         })?;
-        let mut size = 0u64;
-        loop {
-            let n = entry.read(&mut buffer).map_err(|e| {
-                ImportError::BadRequest(format!("{name}: entry {i} cannot be unpacked: {e}"))
-            })?;
-            if n == 0 {
-                break;
-            }
-            size += n as u64;
-            total += n as u64;
-            if size > limits.entry_bytes || total > limits.total_bytes {
-                return Err(ImportError::TooLarge(format!(
-                    "{name} unpacks to more than {} MiB ({} MiB an entry): refused as a zip bomb",
-                    limits.total_bytes >> 20,
-                    limits.entry_bytes >> 20
-                )));
-            }
-        }
+        inflate(&mut entry, name, i, limits, &mut total, &mut buffer, None)?;
     }
     Ok(())
+}
+
+/// Unpacks one zip entry through a counter: `total` (all entries of the archive so far) and
+/// the entry's own size are counted as the bytes inflate, whatever the header declares, and
+/// past `limits` the entry is [`ImportError::TooLarge`] (a zip bomb). With `keep`, the bytes
+/// are appended there; without, they are dropped. `buffer` is scratch space.
+pub(crate) fn inflate(
+    entry: &mut impl Read,
+    name: &str,
+    i: usize,
+    limits: &PackageLimits,
+    total: &mut u64,
+    buffer: &mut [u8],
+    mut keep: Option<&mut Vec<u8>>,
+) -> Result<(), ImportError> {
+    let mut size = 0u64;
+    loop {
+        let n = entry.read(buffer).map_err(|e| {
+            ImportError::BadRequest(format!("{name}: entry {i} cannot be unpacked: {e}"))
+        })?;
+        if n == 0 {
+            return Ok(());
+        }
+        size += n as u64;
+        *total += n as u64;
+        if size > limits.entry_bytes || *total > limits.total_bytes {
+            return Err(ImportError::TooLarge(format!(
+                "{name} unpacks to more than {} MiB ({} MiB an entry): refused as a zip bomb",
+                limits.total_bytes >> 20,
+                limits.entry_bytes >> 20
+            )));
+        }
+        if let Some(keep) = keep.as_deref_mut() {
+            keep.extend_from_slice(&buffer[..n]);
+        }
+    }
 }
 
 fn header_text(cell: &Data) -> String {

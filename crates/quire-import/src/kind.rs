@@ -36,6 +36,7 @@ pub enum SourceKind {
     Excel,
     Sqlite,
     Markdown,
+    Obsidian,
     Postgres,
     Mysql,
     Redis,
@@ -43,7 +44,7 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 10] = [
+    pub const BUILT: [SourceKind; 11] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
@@ -51,6 +52,7 @@ impl SourceKind {
         SourceKind::Excel,
         SourceKind::Sqlite,
         SourceKind::Markdown,
+        SourceKind::Obsidian,
         SourceKind::Postgres,
         SourceKind::Mysql,
         SourceKind::Redis,
@@ -83,6 +85,7 @@ impl SourceKind {
             SourceKind::Excel => "excel",
             SourceKind::Sqlite => "sqlite",
             SourceKind::Markdown => "markdown",
+            SourceKind::Obsidian => "obsidian",
             SourceKind::Postgres => "postgres",
             SourceKind::Mysql => "mysql",
             SourceKind::Redis => "redis",
@@ -92,7 +95,7 @@ impl SourceKind {
     /// Where the source is: a file, a folder, or a server.
     pub fn place(self) -> Place {
         match self {
-            SourceKind::Markdown => Place::Folder,
+            SourceKind::Markdown | SourceKind::Obsidian => Place::Folder,
             SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis => Place::Server,
             _ => Place::File,
         }
@@ -119,7 +122,7 @@ impl SourceKind {
 pub enum Place {
     /// `connection.file`: a file in the root or an upload.
     File,
-    /// `connection.path`: a folder in the root.
+    /// `connection.path` (or `connection.file`): a folder in the root, or a zip of one.
     Folder,
     /// `connection.dsn`: a database server.
     Server,

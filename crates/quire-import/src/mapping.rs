@@ -162,7 +162,7 @@ impl Plan {
                 _ => Err(format!("no value in the id column `{column}`")),
             };
         }
-        if self.kind == SourceKind::Markdown {
+        if self.kind.is_folder() {
             if let Some(path) = row.get("path").map(text_of) {
                 return Ok(path);
             }
@@ -209,7 +209,7 @@ impl Plan {
             None => {
                 for (key, value) in row {
                     let skipped = Some(key.as_str()) == content_field
-                        || (self.kind == SourceKind::Markdown
+                        || (self.kind.is_folder()
                             && (key == "path" || key == "content"))
                         || key.starts_with('_') && is_reserved(key)
                         || value.is_null();
@@ -289,7 +289,7 @@ impl Plan {
     }
 
     fn default_path(&self, row: &Row, number: usize) -> String {
-        if self.kind == SourceKind::Markdown {
+        if self.kind.is_folder() {
             if let Some(path) = row.get("path").map(text_of) {
                 return path;
             }

@@ -51,7 +51,7 @@ pub fn read(
     };
     match source.kind {
         SourceKind::Sqlite => sqlite_rows(path, query, limits, cap),
-        SourceKind::Markdown => markdown_rows(path, limits, cap),
+        SourceKind::Markdown | SourceKind::Obsidian => markdown_rows(path, limits, cap),
         SourceKind::Excel => {
             let bytes = read_file(path, limits)?;
             let name = path
@@ -68,7 +68,7 @@ pub fn read(
 }
 
 /// The bytes of a file source, refused when larger than the limit.
-fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
+pub(crate) fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
     let meta = std::fs::metadata(path).map_err(|e| missing(path, &e))?;
     if !meta.is_file() {
         return Err(ImportError::BadRequest(format!(
@@ -82,14 +82,14 @@ fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
     std::fs::read(path).map_err(|e| missing(path, &e))
 }
 
-fn too_big(len: u64, limits: &Limits) -> ImportError {
+pub(crate) fn too_big(len: u64, limits: &Limits) -> ImportError {
     ImportError::TooLarge(format!(
         "the source is {len} bytes, more than the {} bytes one import reads",
         limits.max_bytes
     ))
 }
 
-fn missing(path: &Path, e: &std::io::Error) -> ImportError {
+pub(crate) fn missing(path: &Path, e: &std::io::Error) -> ImportError {
     match e.kind() {
         std::io::ErrorKind::NotFound => {
             ImportError::NotFound(format!("no file or folder {}", path.display()))
@@ -348,31 +348,19 @@ pub fn sqlite_tables(path: &Path) -> Result<Vec<String>, ImportError> {
     })
 }
 
-/// Every `.md` file below `folder` (hidden files and folders skipped, symbolic links not
-/// followed), in path order: its frontmatter fields, `content` (the body) and `path` (from
-/// `folder`, with `/`).
+/// Every `.md` file below `folder`, or in a zip of one (`crate::folders`: hidden files and
+/// folders skipped, symbolic links not followed, hostile zip entries left out), in path
+/// order: its frontmatter fields, `content` (the body) and `path` (from the folder, with `/`).
 fn markdown_rows(folder: &Path, limits: &Limits, cap: Cap) -> Result<Vec<Row>, ImportError> {
-    let meta = std::fs::metadata(folder).map_err(|e| missing(folder, &e))?;
-    if !meta.is_dir() {
-        return Err(ImportError::BadRequest(format!(
-            "{} is not a folder",
-            folder.display()
-        )));
-    }
-    let mut files = Vec::new();
-    collect_markdown(folder, "", &mut files, cap.max)?;
-    files.sort();
+    let want = crate::folders::Want {
+        attachments: false,
+        first: cap.first,
+    };
+    let tree = crate::folders::read_tree(folder, want, limits)?;
     let mut rows = Vec::new();
-    let mut total: u64 = 0;
-    for relative in files {
-        let path = folder.join(&relative);
-        let bytes = std::fs::read(&path).map_err(|e| missing(&path, &e))?;
-        total += bytes.len() as u64;
-        if total > limits.max_bytes {
-            return Err(too_big(total, limits));
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        rows.push(markdown_row(&relative, &text));
+    for note in tree.notes {
+        let text = String::from_utf8_lossy(&note.bytes);
+        rows.push(markdown_row(&note.path, &text));
         if cap.full(rows.len())? {
             break;
         }
@@ -392,40 +380,6 @@ pub fn markdown_row(relative: &str, text: &str) -> Row {
     row.insert("content".to_string(), Value::String(body.to_string()));
     row.insert("path".to_string(), Value::String(relative.to_string()));
     row
-}
-
-fn collect_markdown(
-    dir: &Path,
-    prefix: &str,
-    out: &mut Vec<String>,
-    max: usize,
-) -> Result<(), ImportError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| missing(dir, &e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| missing(dir, &e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with('.') {
-            continue;
-        }
-        let kind = entry.file_type().map_err(|e| missing(dir, &e))?;
-        let relative = if prefix.is_empty() {
-            name.to_string()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        if kind.is_dir() {
-            collect_markdown(&entry.path(), &relative, out, max)?;
-        } else if kind.is_file() && name.ends_with(".md") {
-            out.push(relative);
-            if out.len() > max {
-                return Err(ImportError::TooLarge(format!(
-                    "the folder holds more than {max} pages, the most one import takes"
-                )));
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -555,7 +509,7 @@ mod tests {
         assert_eq!(SourceKind::parse("csv").unwrap(), SourceKind::Csv);
         assert_eq!(SourceKind::parse("excel").unwrap(), SourceKind::Excel);
         assert!(matches!(
-            SourceKind::parse("mongodb"),
+            SourceKind::parse("dynamodb"),
             Err(ImportError::NotBuilt(_))
         ));
         assert!(matches!(
