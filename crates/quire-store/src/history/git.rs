@@ -15,6 +15,7 @@ use git2::{
 };
 
 use super::batch::{Backlog, Batcher, Bounds};
+use super::packs::Packer;
 use super::repo::{commit_tree, head_commit, IndexSave, IndexSaver, Repo};
 use super::{
     check_id, rfc3339, trailer, unified_diff, BlameLine, Change, ChangeAction, ChangesPage,
@@ -53,7 +54,9 @@ impl OpeningGit {
             stamp: self.stamp,
         };
         commit_outside_changes(&self.repo, &known)?;
+        let git_dir = self.repo.path().to_path_buf();
         let repo = Arc::new(Repo::new(self.repo));
+        let packer = Some(Packer::start(git_dir, Arc::clone(&repo.stats)));
         let (batcher, saver) = if opts.async_commit {
             let batcher = Batcher::start(Arc::clone(&repo), Bounds::of(opts));
             (Some(batcher), None)
@@ -64,6 +67,7 @@ impl OpeningGit {
             repo,
             batcher,
             saver,
+            _packer: packer,
         })
     }
 }
@@ -94,6 +98,9 @@ pub(crate) struct GitHistory {
     batcher: Option<Batcher>,
     /// Deferred `.git/index` saves of synchronous commits; dropping it saves what is left.
     saver: Option<IndexSaver>,
+    /// Merges packs and packs loose objects when commits pause (never for a read-only
+    /// history). Declared last: it stops after the last commits.
+    _packer: Option<Packer>,
 }
 
 impl GitHistory {
@@ -120,6 +127,7 @@ impl GitHistory {
             repo: Arc::new(Repo::new(repo)),
             batcher: None,
             saver: None,
+            _packer: None,
         }))
     }
 

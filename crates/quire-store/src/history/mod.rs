@@ -4,6 +4,7 @@
 mod batch;
 mod cow;
 mod git;
+mod packs;
 mod repo;
 mod trailer;
 mod unfiltered;

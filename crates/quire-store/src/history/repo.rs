@@ -24,10 +24,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::build::TreeUpdateBuilder;
-use git2::{Commit, ErrorCode, FileMode, ObjectType, Oid, Repository, Signature};
-use sha1::{Digest, Sha1};
+use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
 
 use super::{trailer, unfiltered, PathChange};
 use crate::error::StoreError;
@@ -660,7 +658,10 @@ fn commit_packed(
     repo.set_odb(&memory).map_err(git)?;
     let written = write_commit_objects(repo, workdir, index, files, head, author, message);
     let packed = match &written {
-        Ok(Some((_, objects))) => pack_of(&memory, objects).map(Some),
+        Ok(Some((_, objects))) => {
+            let mut pack = Vec::with_capacity(objects.len() * 512);
+            super::packs::write_pack(&memory, objects, &mut pack).map(|()| Some(pack))
+        }
         _ => Ok(None),
     };
     // Back to the repository's own object database, whatever happened.
@@ -753,69 +754,6 @@ fn write_commit_objects(
     objects.sort();
     objects.dedup();
     Ok(Some((commit, objects)))
-}
-
-/// One pack of `objects` as read from `odb`: every object whole (no deltas) and deflated at
-/// zlib's fastest level. For the many small blobs of a bulk change, libgit2's pack builder
-/// spends most of a commit searching deltas; `git gc` finds them later anyway.
-fn pack_of(odb: &git2::Odb<'_>, objects: &[Oid]) -> Result<Vec<u8>, git2::Error> {
-    let count = u32::try_from(objects.len())
-        .map_err(|_| git2::Error::from_str("too many objects for one pack"))?;
-    let mut pack = Vec::with_capacity(objects.len() * 512);
-    pack.extend_from_slice(b"PACK");
-    pack.extend_from_slice(&2u32.to_be_bytes());
-    pack.extend_from_slice(&count.to_be_bytes());
-    // One deflate stream, reset for each object: setting one up allocates and clears a few
-    // hundred KiB, which for 10,000 small objects cost more than compressing them.
-    let mut deflate = Compress::new(Compression::fast(), true);
-    for id in objects {
-        let object = odb.read(*id)?;
-        let kind: u8 = match object.kind() {
-            ObjectType::Commit => 1,
-            ObjectType::Tree => 2,
-            ObjectType::Blob => 3,
-            ObjectType::Tag => 4,
-            other => {
-                return Err(git2::Error::from_str(&format!(
-                    "cannot pack an object of kind {other}"
-                )))
-            }
-        };
-        let data = object.data();
-        // The entry header: the kind and the size, 4 bits then 7 bits a byte, low first.
-        let mut size = data.len();
-        let mut byte = (kind << 4) | (size & 0x0f) as u8;
-        size >>= 4;
-        while size > 0 {
-            pack.push(byte | 0x80);
-            byte = (size & 0x7f) as u8;
-            size >>= 7;
-        }
-        pack.push(byte);
-        deflate_into(&mut deflate, data, &mut pack)
-            .map_err(|e| git2::Error::from_str(&format!("deflating an object: {e}")))?;
-    }
-    let checksum = Sha1::digest(&pack);
-    pack.extend_from_slice(&checksum);
-    Ok(pack)
-}
-
-/// Appends `data` deflated as one zlib stream (header and checksum included) to `out`.
-fn deflate_into(deflate: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    deflate.reset();
-    let mut input = data;
-    loop {
-        out.reserve(input.len() / 2 + 64);
-        let before_in = deflate.total_in();
-        let status = deflate
-            .compress_vec(input, out, FlushCompress::Finish)
-            .map_err(|e| e.to_string())?;
-        let consumed = (deflate.total_in() - before_in) as usize;
-        input = &input[consumed..];
-        if status == Status::StreamEnd {
-            return Ok(());
-        }
-    }
 }
 
 /// Moves the branch HEAD names (or a detached HEAD) from `parent` to `commit`, with the

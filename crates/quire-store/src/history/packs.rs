@@ -1,0 +1,577 @@
+//! Keeping the object database small while the server runs.
+//!
+//! Every batch commit of many files writes one pack (see `repo::commit_packed`), and every
+//! small commit writes loose objects. Nothing else ever packs them: quire runs no `git gc`.
+//! Left alone, a server under sustained writes gathers thousands of packs and hundreds of
+//! thousands of loose files, and every object libgit2 does not find re-reads the pack folder
+//! (a new blob is looked up before it is written), so each commit gets slower as packs pile up.
+//!
+//! The packer thread tidies when the commits pause (no commit for [`QUIET`], or at the latest
+//! [`MOST_DELAY`] after the first untidied commit):
+//! * **packs**, once there are more than [`MAX_PACKS`], are merged geometrically: sorted by
+//!   object count, the small packs that break a progression of factor 2 are rolled into one
+//!   pack, so each object is rewritten a logarithmic number of times over the life of the
+//!   repository, never the whole database at each tidy;
+//! * **loose objects**, once about [`MAX_LOOSE`] are estimated (from one of the 256 fan-out
+//!   folders, as git does), are packed into one pack and their files removed.
+//!
+//! Nothing is ever pruned: every object of a merged pack or a loose file is in the new pack
+//! before the old files go, so a crash between the two only leaves duplicates. A pack with a
+//! `.keep` or `.promisor` file is left alone, and so is a repository with a multi-pack index
+//! (which names its packs). Readers holding an old pack open keep reading it; a reader that
+//! has not opened it yet misses, re-reads the pack folder and finds the new pack.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use flate2::{Compress, Compression, FlushCompress, Status};
+use git2::{ObjectType, Odb, Oid, Repository};
+use sha1::{Digest, Sha1};
+
+use super::repo::CommitStats;
+
+/// More packs than this are merged.
+pub(crate) const MAX_PACKS: usize = 8;
+/// About this many loose objects are packed.
+pub(crate) const MAX_LOOSE: usize = 4096;
+/// The pause in commits the packer waits for.
+const QUIET: Duration = Duration::from_secs(1);
+/// The longest the packer waits for a pause.
+const MOST_DELAY: Duration = Duration::from_secs(30);
+/// How often the packer looks at the commit count.
+const LOOK: Duration = Duration::from_millis(250);
+
+/// What one tidy did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Tidied {
+    /// Packs merged into one (0 when none were).
+    pub(crate) packs_merged: usize,
+    /// Loose objects packed (and their files removed).
+    pub(crate) loose_packed: usize,
+}
+
+/// Merges packs and packs loose objects of the repository at `git_dir` when past the limits.
+pub(crate) fn tidy(git_dir: &Path) -> Result<Tidied, git2::Error> {
+    tidy_with(git_dir, MAX_PACKS, MAX_LOOSE)
+}
+
+pub(crate) fn tidy_with(
+    git_dir: &Path,
+    max_packs: usize,
+    max_loose: usize,
+) -> Result<Tidied, git2::Error> {
+    let repo = Repository::open(git_dir)?;
+    let objects = repo.commondir().join("objects");
+    let pack_dir = objects.join("pack");
+    let mut tidied = Tidied::default();
+    if pack_dir.join("multi-pack-index").exists() {
+        return Ok(tidied);
+    }
+    let odb = repo.odb()?;
+    if estimate_loose(&objects) >= max_loose {
+        let loose = loose_objects(&objects);
+        if !loose.is_empty() {
+            let ids: Vec<Oid> = loose.iter().map(|(id, _)| *id).collect();
+            stream_pack(&odb, &ids)?;
+            for (_, file) in &loose {
+                let _ = fs::remove_file(file);
+            }
+            tidied.loose_packed = loose.len();
+        }
+    }
+    let packs = packs_in(&pack_dir);
+    if packs.len() > max_packs {
+        let merge = geometric_merge(&packs);
+        if merge.len() >= 2 {
+            let mut ids = Vec::new();
+            for pack in &merge {
+                ids.extend(read_idx(&pack.idx)?);
+            }
+            ids.sort();
+            ids.dedup();
+            stream_pack(&odb, &ids)?;
+            for pack in &merge {
+                pack.remove();
+            }
+            tidied.packs_merged = merge.len();
+        }
+    }
+    Ok(tidied)
+}
+
+/// A pack of the repository that may be merged.
+#[derive(Debug, Clone)]
+pub(crate) struct PackFile {
+    /// `pack-<hash>.idx`.
+    idx: PathBuf,
+    objects: u64,
+}
+
+impl PackFile {
+    /// Removes the pack: the index first, so no reader finds an index without its pack.
+    fn remove(&self) {
+        let _ = fs::remove_file(&self.idx);
+        for ext in ["pack", "rev", "bitmap", "mtimes"] {
+            let _ = fs::remove_file(self.idx.with_extension(ext));
+        }
+    }
+}
+
+/// The packs of `pack_dir` that may be merged (no `.keep`, no `.promisor`), with their
+/// object counts.
+pub(crate) fn packs_in(pack_dir: &Path) -> Vec<PackFile> {
+    let Ok(entries) = fs::read_dir(pack_dir) else {
+        return Vec::new();
+    };
+    let mut packs = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_idx = path.extension().is_some_and(|e| e == "idx")
+            && path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("pack-"));
+        if !is_idx
+            || path.with_extension("keep").exists()
+            || path.with_extension("promisor").exists()
+            || !path.with_extension("pack").exists()
+        {
+            continue;
+        }
+        if let Some(objects) = idx_count(&path) {
+            packs.push(PackFile { idx: path, objects });
+        }
+    }
+    packs
+}
+
+/// The packs to merge so that the rest, sorted by size, grow by a factor of two at least:
+/// the smallest packs up to the last break of that progression, then every next pack smaller
+/// than twice what is merged so far.
+pub(crate) fn geometric_merge(packs: &[PackFile]) -> Vec<PackFile> {
+    let mut sorted = packs.to_vec();
+    sorted.sort_by_key(|p| p.objects);
+    let weight = |p: &PackFile| p.objects.max(1);
+    // The first pack from which on every pack is at least twice the one before.
+    let mut split = 0;
+    for i in (1..sorted.len()).rev() {
+        if weight(&sorted[i]) < 2 * weight(&sorted[i - 1]) {
+            split = i + 1;
+            break;
+        }
+    }
+    let mut total: u64 = sorted[..split].iter().map(weight).sum();
+    while split < sorted.len() && weight(&sorted[split]) < 2 * total {
+        total += weight(&sorted[split]);
+        split += 1;
+    }
+    sorted.truncate(split);
+    sorted
+}
+
+/// The object count a pack index declares (`None` when it is not a pack index).
+fn idx_count(idx: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut file = fs::File::open(idx).ok()?;
+    let mut head = [0u8; 8 + 256 * 4];
+    file.read_exact(&mut head).ok()?;
+    let fanout = if head[..4] == [0xff, b't', b'O', b'c'] {
+        &head[8..]
+    } else {
+        &head[..256 * 4]
+    };
+    Some(u64::from(u32::from_be_bytes(
+        fanout[255 * 4..256 * 4].try_into().ok()?,
+    )))
+}
+
+/// The object ids a pack index lists (version 2, or the original format).
+pub(crate) fn read_idx(idx: &Path) -> Result<Vec<Oid>, git2::Error> {
+    let bytes = fs::read(idx).map_err(|e| io_error(idx, &e))?;
+    let bad = || git2::Error::from_str(&format!("{} is not a pack index", idx.display()));
+    let (v2, fanout_at) = if bytes.get(..4) == Some(&[0xff, b't', b'O', b'c']) {
+        (true, 8)
+    } else {
+        (false, 0)
+    };
+    let last = bytes
+        .get(fanout_at + 255 * 4..fanout_at + 256 * 4)
+        .ok_or_else(bad)?;
+    let count = u32::from_be_bytes(last.try_into().map_err(|_| bad())?) as usize;
+    let start = fanout_at + 256 * 4;
+    let (stride, skip) = if v2 { (20, 0) } else { (24, 4) };
+    let mut ids = Vec::with_capacity(count);
+    for i in 0..count {
+        let at = start + i * stride + skip;
+        let raw = bytes.get(at..at + 20).ok_or_else(bad)?;
+        ids.push(Oid::from_bytes(raw)?);
+    }
+    Ok(ids)
+}
+
+/// Loose objects, estimated from one fan-out folder.
+fn estimate_loose(objects: &Path) -> usize {
+    fs::read_dir(objects.join("17"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| is_loose_name(&e.file_name().to_string_lossy()))
+                .count()
+                * 256
+        })
+        .unwrap_or(0)
+}
+
+fn is_loose_name(name: &str) -> bool {
+    name.len() == 38 && name.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Every loose object and its file.
+fn loose_objects(objects: &Path) -> Vec<(Oid, PathBuf)> {
+    let mut found = Vec::new();
+    for fan in 0..=255u8 {
+        let dir = objects.join(format!("{fan:02x}"));
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !is_loose_name(&name) {
+                continue;
+            }
+            if let Ok(id) = Oid::from_str(&format!("{fan:02x}{name}")) {
+                found.push((id, entry.path()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Writes one pack of `objects` (read from `odb`) into `odb`'s pack folder, streamed.
+fn stream_pack(odb: &Odb<'_>, objects: &[Oid]) -> Result<(), git2::Error> {
+    let mut writer = odb.packwriter()?;
+    {
+        let mut out = BufWriter::with_capacity(1 << 16, &mut writer);
+        write_pack(odb, objects, &mut out)?;
+        out.flush()
+            .map_err(|e| git2::Error::from_str(&e.to_string()))?;
+    }
+    writer.commit()?;
+    Ok(())
+}
+
+/// Writes a pack of `objects` as read from `odb` to `out`: every object whole (no deltas),
+/// deflated at zlib's fastest level, then the checksum. Searching deltas costs most of the
+/// time of libgit2's pack builder; plain `git gc` finds them later if anyone wants them.
+pub(crate) fn write_pack(
+    odb: &Odb<'_>,
+    objects: &[Oid],
+    out: &mut impl Write,
+) -> Result<(), git2::Error> {
+    let mut out = Hashed {
+        out,
+        hash: Sha1::new(),
+    };
+    let count = u32::try_from(objects.len())
+        .map_err(|_| git2::Error::from_str("too many objects for one pack"))?;
+    let mut head = Vec::with_capacity(12);
+    head.extend_from_slice(b"PACK");
+    head.extend_from_slice(&2u32.to_be_bytes());
+    head.extend_from_slice(&count.to_be_bytes());
+    out.put(&head)?;
+    // One deflate stream, reset for each object: setting one up allocates and clears a few
+    // hundred KiB, which for 10,000 small objects cost more than compressing them.
+    let mut deflate = Compress::new(Compression::fast(), true);
+    let mut entry = Vec::new();
+    for id in objects {
+        let object = odb.read(*id)?;
+        let kind: u8 = match object.kind() {
+            ObjectType::Commit => 1,
+            ObjectType::Tree => 2,
+            ObjectType::Blob => 3,
+            ObjectType::Tag => 4,
+            other => {
+                return Err(git2::Error::from_str(&format!(
+                    "cannot pack an object of kind {other}"
+                )))
+            }
+        };
+        let data = object.data();
+        entry.clear();
+        // The entry header: the kind and the size, 4 bits then 7 bits a byte, low first.
+        let mut size = data.len();
+        let mut byte = (kind << 4) | (size & 0x0f) as u8;
+        size >>= 4;
+        while size > 0 {
+            entry.push(byte | 0x80);
+            byte = (size & 0x7f) as u8;
+            size >>= 7;
+        }
+        entry.push(byte);
+        deflate_into(&mut deflate, data, &mut entry)
+            .map_err(|e| git2::Error::from_str(&format!("deflating an object: {e}")))?;
+        out.put(&entry)?;
+    }
+    let checksum = out.hash.finalize();
+    out.out
+        .write_all(&checksum)
+        .map_err(|e| git2::Error::from_str(&e.to_string()))
+}
+
+/// A writer that hashes what passes through.
+struct Hashed<'a, W: Write> {
+    out: &'a mut W,
+    hash: Sha1,
+}
+
+impl<W: Write> Hashed<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), git2::Error> {
+        self.hash.update(bytes);
+        self.out
+            .write_all(bytes)
+            .map_err(|e| git2::Error::from_str(&e.to_string()))
+    }
+}
+
+/// Appends `data` deflated as one zlib stream (header and checksum included) to `out`.
+fn deflate_into(deflate: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    deflate.reset();
+    let mut input = data;
+    loop {
+        out.reserve(input.len() / 2 + 64);
+        let before_in = deflate.total_in();
+        let status = deflate
+            .compress_vec(input, out, FlushCompress::Finish)
+            .map_err(|e| e.to_string())?;
+        let consumed = (deflate.total_in() - before_in) as usize;
+        input = &input[consumed..];
+        if status == Status::StreamEnd {
+            return Ok(());
+        }
+    }
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> git2::Error {
+    git2::Error::from_str(&format!("reading {}: {e}", path.display()))
+}
+
+/// The thread that tidies the object database when commits pause; dropping it stops the
+/// thread (a tidy under way finishes first).
+pub(crate) struct Packer {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    closing: AtomicBool,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Packer {
+    pub(crate) fn start(git_dir: PathBuf, stats: Arc<CommitStats>) -> Packer {
+        let shared = Arc::new(Shared {
+            closing: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        });
+        let worker = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("quire-packer".into())
+            .spawn(move || run(&worker, &git_dir, &stats))
+            .map_err(|e| tracing::error!(error = %e, "cannot start the packer thread"))
+            .ok();
+        Packer { shared, thread }
+    }
+}
+
+impl Drop for Packer {
+    fn drop(&mut self) {
+        self.shared.closing.store(true, Ordering::Release);
+        self.shared.wake.notify_all();
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                tracing::error!("the packer thread panicked");
+            }
+        }
+    }
+}
+
+fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
+    let mut tidied_at = stats.read().count;
+    let mut seen = tidied_at;
+    let mut changed_at = Instant::now();
+    let mut first_untidied: Option<Instant> = None;
+    loop {
+        {
+            let guard = shared.lock.lock().unwrap_or_else(|e| e.into_inner());
+            if shared.closing.load(Ordering::Acquire) {
+                return;
+            }
+            let _ = shared
+                .wake
+                .wait_timeout(guard, LOOK)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if shared.closing.load(Ordering::Acquire) {
+            return;
+        }
+        let now = Instant::now();
+        let count = stats.read().count;
+        if count != seen {
+            seen = count;
+            changed_at = now;
+            first_untidied.get_or_insert(now);
+        }
+        let Some(first) = first_untidied else {
+            continue;
+        };
+        let due =
+            now.duration_since(changed_at) >= QUIET || now.duration_since(first) >= MOST_DELAY;
+        if !due || count == tidied_at {
+            continue;
+        }
+        match tidy(git_dir) {
+            Ok(t) if t != Tidied::default() => tracing::info!(
+                packs_merged = t.packs_merged,
+                loose_packed = t.loose_packed,
+                "tidied the git object database"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "tidying the git object database failed"),
+        }
+        tidied_at = count;
+        first_untidied = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pack(objects: u64) -> PackFile {
+        PackFile {
+            idx: PathBuf::from(format!("pack-{objects}.idx")),
+            objects,
+        }
+    }
+
+    fn merged(counts: &[u64]) -> Vec<u64> {
+        let packs: Vec<PackFile> = counts.iter().map(|c| pack(*c)).collect();
+        geometric_merge(&packs).iter().map(|p| p.objects).collect()
+    }
+
+    #[test]
+    fn packs_in_a_progression_stay() {
+        assert_eq!(merged(&[100, 50, 25, 3, 1]), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn equal_small_packs_merge_and_a_large_one_stays() {
+        assert_eq!(merged(&[10, 1000, 10, 10]), vec![10, 10, 10]);
+        assert_eq!(merged(&[1, 1, 1, 1]), vec![1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_pack_smaller_than_twice_the_merge_joins_it() {
+        // 5, 5 break the progression; 12 < 2 × 10 joins; 100 stays.
+        assert_eq!(merged(&[5, 5, 12, 100]), vec![5, 5, 12]);
+    }
+
+    /// A repository with `packs` packs of `per` new blobs each and `loose` loose blobs.
+    fn repository(packs: usize, per: usize, loose: usize) -> (tempfile::TempDir, Vec<Oid>) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let mut all = Vec::new();
+        let memory = Odb::new().unwrap();
+        memory.add_new_mempack_backend(3).unwrap();
+        for p in 0..packs {
+            let ids: Vec<Oid> = (0..per)
+                .map(|i| {
+                    memory
+                        .write(ObjectType::Blob, format!("pack {p} blob {i}\n").as_bytes())
+                        .unwrap()
+                })
+                .collect();
+            let mut bytes = Vec::new();
+            write_pack(&memory, &ids, &mut bytes).unwrap();
+            let mut writer = odb.packwriter().unwrap();
+            writer.write_all(&bytes).unwrap();
+            writer.commit().unwrap();
+            all.extend(ids);
+        }
+        for i in 0..loose {
+            all.push(
+                odb.write(ObjectType::Blob, format!("loose {i}\n").as_bytes())
+                    .unwrap(),
+            );
+        }
+        (dir, all)
+    }
+
+    fn pack_count(dir: &Path) -> usize {
+        packs_in(&dir.join(".git/objects/pack")).len()
+    }
+
+    #[test]
+    fn merging_packs_keeps_every_object() {
+        let (dir, ids) = repository(6, 20, 0);
+        assert_eq!(pack_count(dir.path()), 6);
+        let tidied = tidy_with(&dir.path().join(".git"), 4, usize::MAX).unwrap();
+        assert_eq!(tidied.packs_merged, 6);
+        assert_eq!(pack_count(dir.path()), 1);
+        let repo = Repository::open(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        for id in &ids {
+            assert!(odb.read(*id).is_ok(), "{id} lost");
+        }
+        // Under the limit: nothing to do.
+        let again = tidy_with(&dir.path().join(".git"), 4, usize::MAX).unwrap();
+        assert_eq!(again, Tidied::default());
+    }
+
+    #[test]
+    fn a_kept_pack_is_left_alone() {
+        let (dir, _) = repository(3, 5, 0);
+        let pack_dir = dir.path().join(".git/objects/pack");
+        let first = packs_in(&pack_dir)[0].idx.clone();
+        fs::write(first.with_extension("keep"), "").unwrap();
+        tidy_with(&dir.path().join(".git"), 1, usize::MAX).unwrap();
+        assert!(first.exists(), "the kept pack stays");
+        assert_eq!(pack_count(dir.path()), 1, "the two others merged");
+    }
+
+    #[test]
+    fn loose_objects_are_packed_and_their_files_removed() {
+        let (dir, ids) = repository(0, 0, 300);
+        let objects = dir.path().join(".git/objects");
+        assert_eq!(loose_objects(&objects).len(), 300);
+        let tidied = tidy_with(&dir.path().join(".git"), 8, 0).unwrap();
+        assert_eq!(tidied.loose_packed, 300);
+        assert!(loose_objects(&objects).is_empty());
+        let repo = Repository::open(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        for id in &ids {
+            assert!(odb.read(*id).is_ok(), "{id} lost");
+        }
+    }
+
+    #[test]
+    fn an_index_reads_back_its_ids() {
+        let (dir, mut ids) = repository(1, 50, 0);
+        let pack = &packs_in(&dir.path().join(".git/objects/pack"))[0];
+        assert_eq!(pack.objects, 50);
+        let mut read = read_idx(&pack.idx).unwrap();
+        read.sort();
+        ids.sort();
+        assert_eq!(read, ids);
+    }
+}
