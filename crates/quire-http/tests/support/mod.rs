@@ -78,6 +78,15 @@ pub fn options(strategy: Strategy, async_commit: bool) -> HistoryOptions {
 }
 
 impl TestServer {
+    /// The server once every space's first index pass is done: a test's first search or
+    /// export must not meet "the index is being built" (503) on a loaded machine.
+    fn indexed(dir: tempfile::TempDir, service: Arc<Service>, app: Router) -> TestServer {
+        for space in service.spaces() {
+            space.find().flush();
+        }
+        TestServer { dir, service, app }
+    }
+
     pub fn new() -> TestServer {
         TestServer::with(sync_git(), AssetRules::default(), &[])
     }
@@ -139,7 +148,7 @@ impl TestServer {
             .expect("service opens"),
         );
         let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
-        TestServer { dir, service, app }
+        TestServer::indexed(dir, service, app)
     }
 
     /// A server over a root holding `files`, configured by `config` (TOML, as in
@@ -161,7 +170,7 @@ impl TestServer {
         let default = settings[0].name.clone();
         let service = Arc::new(Service::open(settings).expect("service opens"));
         let app = quire_http::router(service.clone(), quire_http::HttpSettings::open(&default));
-        TestServer { dir, service, app }
+        TestServer::indexed(dir, service, app)
     }
 
     /// Spaces named `names` (the first is the default), each in its own folder below one
@@ -223,7 +232,7 @@ impl TestServer {
             .collect();
         let service = Arc::new(Service::open(settings).expect("service opens"));
         let app = quire_http::router(service.clone(), http(&service));
-        TestServer { dir, service, app }
+        TestServer::indexed(dir, service, app)
     }
 
     pub async fn call(

@@ -51,6 +51,8 @@ impl TestSpace {
             janitor: Default::default(),
         })
         .expect("space opens");
+        // The first index pass done: a test's first search must not meet "being built".
+        space.find().flush();
         TestSpace { dir, space }
     }
 
