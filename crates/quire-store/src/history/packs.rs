@@ -7,7 +7,9 @@
 //! (a new blob is looked up before it is written), so each commit gets slower as packs pile up.
 //!
 //! The packer thread tidies when the commits pause (no commit for [`QUIET`], or at the latest
-//! [`MOST_DELAY`] after the first untidied commit):
+//! [`MOST_DELAY`] after the first untidied commit), and during a long burst as soon as there
+//! are more than [`BUSY_MAX_PACKS`] packs (each time libgit2 re-reads the folder it looks every
+//! index found up among the packs it knows, so that cost grows faster than the pack count):
 //! * **packs**, once there are more than [`MAX_PACKS`], are merged geometrically: sorted by
 //!   object count, the small packs that break a progression of factor 2 are rolled into one
 //!   pack, so each object is rewritten a logarithmic number of times over the life of the
@@ -37,6 +39,8 @@ use super::repo::CommitStats;
 
 /// More packs than this are merged.
 pub(crate) const MAX_PACKS: usize = 8;
+/// More packs than this are merged at once, without waiting for commits to pause.
+pub(crate) const BUSY_MAX_PACKS: usize = 32;
 /// About this many loose objects are packed.
 pub(crate) const MAX_LOOSE: usize = 4096;
 /// The pause in commits the packer waits for.
@@ -405,6 +409,9 @@ impl Drop for Packer {
 }
 
 fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
+    let pack_dir = Repository::open(git_dir)
+        .map(|r| r.commondir().join("objects/pack"))
+        .unwrap_or_else(|_| git_dir.join("objects/pack"));
     let mut tidied_at = stats.read().count;
     let mut seen = tidied_at;
     let mut changed_at = Instant::now();
@@ -433,12 +440,19 @@ fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
         let Some(first) = first_untidied else {
             continue;
         };
-        let due =
+        let quiet =
             now.duration_since(changed_at) >= QUIET || now.duration_since(first) >= MOST_DELAY;
-        if !due || count == tidied_at {
+        let result = if quiet && count != tidied_at {
+            tidied_at = count;
+            first_untidied = None;
+            tidy(git_dir)
+        } else if changed_at == now && pack_count(&pack_dir) > BUSY_MAX_PACKS {
+            // A long burst: keep the packs few while it lasts (loose objects wait).
+            tidy_with(git_dir, BUSY_MAX_PACKS, usize::MAX)
+        } else {
             continue;
-        }
-        match tidy(git_dir) {
+        };
+        match result {
             Ok(t) if t != Tidied::default() => tracing::info!(
                 packs_merged = t.packs_merged,
                 loose_packed = t.loose_packed,
@@ -447,9 +461,19 @@ fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "tidying the git object database failed"),
         }
-        tidied_at = count;
-        first_untidied = None;
     }
+}
+
+/// The pack indexes in `pack_dir` (a `readdir`, no file opened).
+fn pack_count(pack_dir: &Path) -> usize {
+    fs::read_dir(pack_dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+                .count()
+        })
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
