@@ -650,6 +650,15 @@ fn commit_packed(
     let disk = repo.odb().map_err(git)?;
     let memory = git2::Odb::new().map_err(git)?;
     memory.add_new_mempack_backend(3).map_err(git)?;
+    // The blobs of the bytes given, first, while the memory database has nothing else to look
+    // in. Writing an object libgit2 does not find makes it re-read every backend it could
+    // refresh — with the disk's packs, a `readdir` of the pack folder for each new blob —
+    // whereas staging these bytes below then finds them here at once.
+    for file in files {
+        if let Some(bytes) = &file.content {
+            memory.write(git2::ObjectType::Blob, bytes).map_err(git)?;
+        }
+    }
     let objects_dir = repo.commondir().join("objects");
     let objects_dir = objects_dir
         .to_str()
