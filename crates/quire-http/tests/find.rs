@@ -4,8 +4,8 @@
 mod support;
 
 use axum::http::Method;
-use serde_json::{json, Value};
-use support::{enc, TestServer};
+use serde_json::json;
+use support::{enc, result_paths, TestServer};
 
 fn vault() -> Vec<(&'static str, &'static str)> {
     vec![
@@ -31,15 +31,6 @@ fn server() -> TestServer {
     s
 }
 
-fn paths(v: &Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
     let s = server();
@@ -53,7 +44,7 @@ async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
     assert!(hit["title"].is_string() && hit["score"].is_number());
 
     let v = s.get("/api/quire/search?q=ownership").await.json();
-    assert_eq!(paths(&v), ["notes/rust.md"]);
+    assert_eq!(result_paths(&v), ["notes/rust.md"]);
     let v = s
         .get(&format!(
             "/api/quire/search?q={}",
@@ -61,9 +52,9 @@ async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
         ))
         .await
         .json();
-    assert_eq!(paths(&v), ["notes/python.md"]);
+    assert_eq!(result_paths(&v), ["notes/python.md"]);
     let v = s.get("/api/quire/search?q=garb*").await.json();
-    assert_eq!(paths(&v), ["notes/python.md"]);
+    assert_eq!(result_paths(&v), ["notes/python.md"]);
     let v = s
         .get(&format!(
             "/api/quire/search?q={}",
@@ -71,7 +62,7 @@ async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
         ))
         .await
         .json();
-    assert_eq!(paths(&v), ["notes/rust.md"]);
+    assert_eq!(result_paths(&v), ["notes/rust.md"]);
     let v = s
         .get(&format!("/api/quire/search?q={}", enc("coffee OR garbage")))
         .await
@@ -79,15 +70,15 @@ async fn search_finds_words_phrases_prefixes_and_ranks_titles_first() {
     assert_eq!(v["total"], 2);
     // Diacritics fold; CJK is findable.
     let v = s.get("/api/quire/search?q=cafe").await.json();
-    assert_eq!(paths(&v), ["notes/cafe.md"]);
+    assert_eq!(result_paths(&v), ["notes/cafe.md"]);
     let v = s
         .get(&format!("/api/quire/search?q={}", enc("東京")))
         .await
         .json();
-    assert_eq!(paths(&v), ["journal/tokyo.md"]);
+    assert_eq!(result_paths(&v), ["journal/tokyo.md"]);
     // Filters, limit and offset.
     let v = s.get("/api/quire/search?q=rust&path=journal").await.json();
-    assert_eq!(paths(&v), ["journal/tokyo.md"]);
+    assert_eq!(result_paths(&v), ["journal/tokyo.md"]);
     let v = s.get("/api/quire/search?q=borrowing&tag=lang").await.json();
     assert_eq!(v["total"], 2, "{v}");
     let v = s
@@ -108,7 +99,7 @@ async fn a_question_no_page_answers_word_for_word_finds_the_pages_with_any_of_it
     let q = enc("how does garbage collection keep memory safe");
     let v = s.get(&format!("/api/quire/search?q={q}")).await.json();
     assert_eq!(v["matching"], "any", "{v}");
-    let found = paths(&v);
+    let found = result_paths(&v);
     // Python has garbage collection; Rust keeps memory safe; Tokyo mentions memory.
     assert_eq!(found.len(), 3, "{v}");
     assert!(found[..2].contains(&"notes/python.md".to_string()), "{v}");
@@ -140,7 +131,7 @@ async fn a_question_no_page_answers_word_for_word_finds_the_pages_with_any_of_it
 async fn verified_search_puts_trusted_pages_first() {
     let s = server();
     let v = s.get("/api/quire/search/verified?q=rust").await.json();
-    assert_eq!(paths(&v)[0], "notes/cafe.md", "{v}");
+    assert_eq!(result_paths(&v)[0], "notes/cafe.md", "{v}");
 }
 
 #[tokio::test]
@@ -165,7 +156,7 @@ async fn the_index_follows_writes_deletes_and_restructurings() {
     s.put("notes/new.md", "# Fresh\n\nzebra crossing\n", "ann")
         .await;
     let v = s.get("/api/quire/search?q=zebra").await.json();
-    assert_eq!(paths(&v), ["notes/new.md"]);
+    assert_eq!(result_paths(&v), ["notes/new.md"]);
     let r = s
         .call(
             axum::http::Method::DELETE,
@@ -185,7 +176,7 @@ async fn the_index_follows_writes_deletes_and_restructurings() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let v = s.get("/api/quire/search?q=ownership").await.json();
-    assert_eq!(paths(&v), ["lang/rust.md"]);
+    assert_eq!(result_paths(&v), ["lang/rust.md"]);
     let b = s.get("/api/quire/backlinks?path=lang/rust.md").await.json();
     let sources: Vec<&str> = b
         .as_array()
@@ -206,7 +197,7 @@ async fn grep_engine_answers_the_same_queries() {
         .get("/api/quire/search?q=borrowing&tag=lang/dynamic")
         .await
         .json();
-    assert_eq!(paths(&v), ["notes/python.md"]);
+    assert_eq!(result_paths(&v), ["notes/python.md"]);
     s.get(&format!("/api/quire/search?q={}", enc("(a")))
         .await
         .expect_error(400);
@@ -258,7 +249,7 @@ async fn found(s: &TestServer, q: &str) -> Vec<String> {
     assert_eq!(r.status, 200, "{q}: {}", r.text());
     let v = r.json();
     assert_eq!(v["total"], v["results"].as_array().unwrap().len(), "{q}");
-    paths(&v)
+    result_paths(&v)
 }
 
 async fn found_sorted(s: &TestServer, q: &str) -> Vec<String> {
@@ -582,7 +573,7 @@ async fn reindex_rebuilds_and_a_deleted_index_is_rebuilt_at_start() {
     let app = quire_http::router(service.clone(), quire_http::HttpSettings::open("default"));
     let s = TestServer { dir, service, app };
     let v = s.get("/api/quire/search?q=ownership").await.json();
-    assert_eq!(paths(&v), ["notes/rust.md"]);
+    assert_eq!(result_paths(&v), ["notes/rust.md"]);
 }
 
 #[tokio::test]

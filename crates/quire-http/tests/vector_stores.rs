@@ -17,7 +17,7 @@ use std::time::Duration;
 use axum::http::Method;
 use quire_testkit::servers::{Db, DbServer, PASSWORD};
 use serde_json::{json, Value};
-use support::{enc, TestServer};
+use support::{enc, result_paths, settle_vectors, TestServer};
 
 fn vault() -> Vec<(&'static str, &'static str)> {
     vec![
@@ -45,29 +45,10 @@ fn vault() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-fn settle(s: &TestServer) {
-    assert!(
-        s.service
-            .default_space()
-            .find()
-            .settle_vectors(Duration::from_secs(60)),
-        "embeddings caught up"
-    );
-}
-
-fn paths(v: &Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("results in {v}"))
-        .iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// What every store must do, the same as sqlite-vec: search by meaning, fuse with BM25,
 /// suggest, show a page's chunks, follow a move without the embedder, forget a deleted page.
 async fn behaves_like_a_store(s: &TestServer) {
-    settle(s);
+    settle_vectors(s);
     let v = s
         .get(&format!(
             "/api/quire/search/semantic?q={}&limit=3",
@@ -75,7 +56,7 @@ async fn behaves_like_a_store(s: &TestServer) {
         ))
         .await
         .json();
-    assert_eq!(paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
+    assert_eq!(result_paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
     let score = v["results"][0]["score"].as_f64().unwrap();
     assert!(score > 0.3 && score <= 1.0001, "cosine similarity: {v}");
     assert!(v["results"][0]["snippet"]
@@ -91,7 +72,7 @@ async fn behaves_like_a_store(s: &TestServer) {
         .await
         .json();
     assert_eq!(v["mode"], "hybrid", "{v}");
-    assert_eq!(paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
+    assert_eq!(result_paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
 
     let v = s
         .get("/api/quire/suggestions?path=kitchen/pasta.md&limit=3")
@@ -121,7 +102,7 @@ async fn behaves_like_a_store(s: &TestServer) {
         )
         .await;
     assert!(r.status.is_success(), "{}", r.text());
-    settle(s);
+    settle_vectors(s);
     let after = space.vector_status().unwrap();
     assert_eq!(after.embedded, before.embedded, "a move embeds nothing");
     assert!(after.reused > before.reused);
@@ -133,8 +114,14 @@ async fn behaves_like_a_store(s: &TestServer) {
         ))
         .await
         .json();
-    assert!(paths(&v).contains(&"recipes/pasta.md".to_string()), "{v}");
-    assert!(!paths(&v).contains(&"kitchen/pasta.md".to_string()), "{v}");
+    assert!(
+        result_paths(&v).contains(&"recipes/pasta.md".to_string()),
+        "{v}"
+    );
+    assert!(
+        !result_paths(&v).contains(&"kitchen/pasta.md".to_string()),
+        "{v}"
+    );
 
     let r = s
         .call(
@@ -145,7 +132,7 @@ async fn behaves_like_a_store(s: &TestServer) {
         )
         .await;
     assert!(r.status.is_success(), "{}", r.text());
-    settle(s);
+    settle_vectors(s);
     assert_eq!(space.vector_status().unwrap().pages, 3);
     let v = s
         .get(&format!(
@@ -155,7 +142,7 @@ async fn behaves_like_a_store(s: &TestServer) {
         .await
         .json();
     assert!(
-        !paths(&v).contains(&"garden/tomatoes.md".to_string()),
+        !result_paths(&v).contains(&"garden/tomatoes.md".to_string()),
         "{v}"
     );
 }
@@ -215,7 +202,7 @@ async fn pgvector_keeps_chunks_in_postgres_and_ranks_them_by_cosine() {
     // are the model's; a model name is all the store can tell apart).
     db.run("UPDATE kb_meta SET value = 'another-model' WHERE key = 'model';");
     let s = TestServer::from_config(&config, &vault());
-    settle(&s);
+    settle_vectors(&s);
     holds(&db, "(SELECT count(*) FROM kb_pages) = 4");
     holds(
         &db,
@@ -309,7 +296,7 @@ async fn an_unreachable_store_delays_embeddings_never_writes() {
             .await;
         assert!(r.status.is_success(), "the write goes on: {}", r.text());
         let v = s.get("/api/quire/search?q=comets").await.json();
-        assert_eq!(paths(&v), ["notes/new.md"], "{v}");
+        assert_eq!(result_paths(&v), ["notes/new.md"], "{v}");
         assert_eq!(v["mode"], "bm25", "the store is left out: {v}");
         let mut ready = Value::Null;
         // Up to 30 s: the first failure is reported at once, but a loaded machine is slow.

@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::{enc, TestServer};
+use support::{enc, result_paths, settle_vectors, TestServer};
 
 const ON: &str = "[search.vector]\nenabled = true\n";
 
@@ -46,27 +46,8 @@ fn vault() -> Vec<(&'static str, &'static str)> {
 
 fn server(config: &str) -> TestServer {
     let s = TestServer::from_config(config, &vault());
-    settle(&s);
+    settle_vectors(&s);
     s
-}
-
-fn settle(s: &TestServer) {
-    assert!(
-        s.service
-            .default_space()
-            .find()
-            .settle_vectors(Duration::from_secs(60)),
-        "embeddings caught up"
-    );
-}
-
-fn paths(v: &Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("results in {v}"))
-        .iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[tokio::test]
@@ -81,7 +62,7 @@ async fn vector_search_finds_pages_by_meaning_and_fuses_with_bm25() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
-    let found = paths(&v);
+    let found = result_paths(&v);
     assert_eq!(found[0], "astronomy/stellar-distances.md", "{v}");
     assert!(found.len() <= 3);
     let hit = &v["results"][0];
@@ -103,7 +84,7 @@ async fn vector_search_finds_pages_by_meaning_and_fuses_with_bm25() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(paths(&r.json())[0], "kitchen/sourdough.md");
+    assert_eq!(result_paths(&r.json())[0], "kitchen/sourdough.md");
 
     // Hybrid is /search's default with vectors: words no page holds all of still rank the
     // page they mean first.
@@ -115,7 +96,7 @@ async fn vector_search_finds_pages_by_meaning_and_fuses_with_bm25() {
         .await
         .json();
     assert_eq!(v["mode"], "hybrid", "{v}");
-    assert_eq!(paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
+    assert_eq!(result_paths(&v)[0], "astronomy/stellar-distances.md", "{v}");
     // `mode=bm25` is the old ranking; operators and fields are BM25's alone.
     let v = s
         .get(&format!("/api/quire/search?q={}&mode=bm25", enc("flour")))
@@ -128,7 +109,7 @@ async fn vector_search_finds_pages_by_meaning_and_fuses_with_bm25() {
         .await
         .json();
     assert_eq!(v["mode"], "bm25");
-    assert_eq!(paths(&v), ["kitchen/sourdough.md"]);
+    assert_eq!(result_paths(&v), ["kitchen/sourdough.md"]);
 
     // A search right after a write finds it by its words at once (hybrid or not).
     s.put(
@@ -138,11 +119,14 @@ async fn vector_search_finds_pages_by_meaning_and_fuses_with_bm25() {
     )
     .await;
     let v = s.get("/api/quire/search?q=comets").await.json();
-    assert_eq!(paths(&v)[0], "notes/new.md", "{v}");
+    assert_eq!(result_paths(&v)[0], "notes/new.md", "{v}");
     // Pages vectors find only far from the query stay out.
-    settle(&s);
+    settle_vectors(&s);
     let v = s.get("/api/quire/search?q=comets").await.json();
-    assert!(!paths(&v).contains(&"kitchen/pasta.md".to_string()), "{v}");
+    assert!(
+        !result_paths(&v).contains(&"kitchen/pasta.md".to_string()),
+        "{v}"
+    );
 
     // Bad input: clear 4xx JSON.
     s.get("/api/quire/search/semantic").await.expect_error(400);
@@ -228,7 +212,7 @@ async fn a_moved_page_keeps_its_vectors_without_the_embedder() {
         )
         .await;
     assert!(r.status.is_success(), "{}", r.text());
-    settle(&s);
+    settle_vectors(&s);
     let after = space.vector_status().unwrap();
     assert_eq!(after.embedded, before.embedded, "nothing embedded again");
     assert!(after.reused > before.reused);
@@ -240,8 +224,14 @@ async fn a_moved_page_keeps_its_vectors_without_the_embedder() {
         ))
         .await
         .json();
-    assert!(paths(&v).contains(&"recipes/pasta.md".to_string()), "{v}");
-    assert!(!paths(&v).contains(&"kitchen/pasta.md".to_string()), "{v}");
+    assert!(
+        result_paths(&v).contains(&"recipes/pasta.md".to_string()),
+        "{v}"
+    );
+    assert!(
+        !result_paths(&v).contains(&"kitchen/pasta.md".to_string()),
+        "{v}"
+    );
 
     // An edit embeds the page again.
     s.put(
@@ -250,7 +240,7 @@ async fn a_moved_page_keeps_its_vectors_without_the_embedder() {
         "tester",
     )
     .await;
-    settle(&s);
+    settle_vectors(&s);
     assert!(space.vector_status().unwrap().embedded > after.embedded);
 
     // `/eval` reports BM25, vectors and hybrid side by side.
@@ -305,7 +295,11 @@ async fn an_unreachable_embedder_delays_embeddings_never_writes() {
     )
     .await;
     let v = s.get("/api/quire/search?q=comets").await.json();
-    assert_eq!(paths(&v), ["notes/new.md"], "full-text search goes on: {v}");
+    assert_eq!(
+        result_paths(&v),
+        ["notes/new.md"],
+        "full-text search goes on: {v}"
+    );
     assert_eq!(v["mode"], "bm25", "the failing embedder is left out: {v}");
     let mut ready = Value::Null;
     for _ in 0..100 {

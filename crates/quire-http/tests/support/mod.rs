@@ -346,6 +346,27 @@ impl TestServer {
 }
 
 /// Percent-encodes a query value.
+/// The `path` of each of `v["results"]`, in order (search answers).
+pub fn result_paths(v: &serde_json::Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("results in {v}"))
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Waits until the default space's embeddings caught up with its pages (vector search on).
+pub fn settle_vectors(s: &TestServer) {
+    assert!(
+        s.service
+            .default_space()
+            .find()
+            .settle_vectors(Duration::from_secs(60)),
+        "embeddings caught up"
+    );
+}
+
 pub fn enc(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
