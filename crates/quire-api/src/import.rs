@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportRequest {
     /// A source identifier (`GET /import/sources`): `csv`, `json`, `jsonl`, `yaml`, `excel`,
-    /// `sqlite`, `markdown`, `postgres`, `mysql`, `redis` are built.
+    /// `sqlite`, `markdown`, `obsidian`, `postgres`, `mysql`, `redis` are built.
     pub source: String,
     /// Where the source is.
     #[serde(default)]
@@ -50,7 +50,8 @@ pub struct ImportConnection {
     /// A file source: a path in the knowledge root, or an upload's `path`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// A folder source (`markdown`): a folder in the knowledge root.
+    /// A folder source (`markdown`, `obsidian`): a folder in the knowledge root, or a `.zip`
+    /// of one (in the root or an upload; `file` names one too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// A database source: `postgres://user:password@host:5432/db?sslmode=disable`,
@@ -150,7 +151,8 @@ pub struct ImportPreviewRequest {
 /// A row that was not imported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportRowError {
-    /// 1-based, in source order.
+    /// 1-based, in source order; 0 for what is no row (a zip entry refused for its name,
+    /// an `obsidian` attachment).
     pub row: usize,
     pub error: String,
 }
@@ -164,12 +166,25 @@ pub struct ImportResult {
     pub skipped: usize,
     /// Pages given `_archived_at` (full sync).
     pub archived: usize,
+    /// `obsidian`: files of the vault that are not pages (images, PDFs …) written beside the
+    /// pages; an attachment already holding the same bytes counts in `skipped`. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attachments: usize,
+    /// `obsidian`: links whose target was rewritten so that quire resolves them to the page
+    /// (or file) they reached in the vault. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub links_rewritten: usize,
+    /// Rows (and, with `row` 0, archive entries or attachments) that were not imported.
     pub errors: Vec<ImportRowError>,
     /// The `_source` of the pages.
     pub source: String,
     /// The import's commit, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One rendered page of a preview.

@@ -494,7 +494,7 @@ async fn sources_list_every_spec_identifier_with_what_is_built() {
         available,
         [
             "postgres", "mysql", "sqlite", "redis", "csv", "json", "jsonl", "yaml", "excel",
-            "markdown"
+            "obsidian", "markdown"
         ]
     );
     assert!(sources.contains(&json!({"id": "mongodb", "available": false})));

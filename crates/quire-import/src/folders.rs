@@ -158,16 +158,18 @@ fn read_zip(path: &Path, want: Want, limits: &Limits) -> Result<Tree, ImportErro
     // The entries kept: index in the archive, path.
     let mut kept: Vec<(usize, String)> = Vec::new();
     for i in 0..archive.len() {
-        let entry = archive
-            .by_index_raw(i)
-            .map_err(|e| ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}")))?;
+        let entry = archive.by_index_raw(i).map_err(|e| {
+            ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}"))
+        })?;
         if entry.is_dir() {
             continue;
         }
         let raw = String::from_utf8_lossy(entry.name_raw()).into_owned();
         if entry.is_symlink() {
-            tree.refused
-                .push((raw, "is a symbolic link, which imports do not follow".into()));
+            tree.refused.push((
+                raw,
+                "is a symbolic link, which imports do not follow".into(),
+            ));
             continue;
         }
         match entry_path(&raw) {
@@ -195,9 +197,9 @@ fn read_zip(path: &Path, want: Want, limits: &Limits) -> Result<Tree, ImportErro
         if note && want.first.is_some_and(|n| tree.notes.len() >= n) {
             continue;
         }
-        let mut entry = archive
-            .by_index(i)
-            .map_err(|e| ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}")))?;
+        let mut entry = archive.by_index(i).map_err(|e| {
+            ImportError::BadRequest(format!("{name}: entry {i} cannot be read: {e}"))
+        })?;
         let mut bytes = Vec::new();
         inflate(
             &mut entry,

@@ -153,6 +153,11 @@ impl Plan {
         &self.source_id
     }
 
+    /// The folder pages land in, normalised; empty for the root.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// The `_source_id` of row `number`: its `id_column` value, else (markdown) its path,
     /// else the row number.
     pub fn row_id(&self, row: &Row, number: usize) -> Result<String, String> {
@@ -209,8 +214,7 @@ impl Plan {
             None => {
                 for (key, value) in row {
                     let skipped = Some(key.as_str()) == content_field
-                        || (self.kind.is_folder()
-                            && (key == "path" || key == "content"))
+                        || (self.kind.is_folder() && (key == "path" || key == "content"))
                         || key.starts_with('_') && is_reserved(key)
                         || value.is_null();
                     if !skipped {

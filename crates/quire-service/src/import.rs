@@ -9,7 +9,7 @@
 //! `_archived_at` (it is never deleted; a row that comes back writes the page again without
 //! it). Nothing to write: no commit. The change is announced as one `import` event.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use quire_api::{
     ExportRequest, ImportBrowse, ImportBrowseRequest, ImportPreview, ImportPreviewRequest,
@@ -17,10 +17,14 @@ use quire_api::{
     ImportTable, ImportUpload,
 };
 use quire_import::export::{ColumnKind, Encoder, Format, Row as ExportRow};
+use quire_import::folders::{Tree, Want};
+use quire_import::obsidian::{Rewriter, VaultFiles};
+use quire_import::sources::markdown_row;
 use quire_import::{Dsn, ImportError, Limits, Location, Mapping, Place, Plan, Source, SourceKind};
 use quire_query::dql::PageData;
 use quire_store::{etag, StoreError};
-use quire_vault::PagePath;
+use quire_syntax::LinkKind;
+use quire_vault::{Overlay, PagePath};
 use serde_json::Value;
 use sha2::Digest;
 
@@ -170,28 +174,75 @@ impl Import<'_> {
         Ok(ImportPreview { records, errors })
     }
 
-    /// Imports every row as a page, in one pipeline pass.
+    /// Imports every row as a page, in one pipeline pass (an `obsidian` vault's attachments
+    /// too, its links fixed where quire would resolve them elsewhere).
     pub fn run(&self, request: &ImportRequest, opts: &WriteOptions) -> Result<ImportResult> {
         let (source, plan) = self.prepare(request)?;
-        let rows = quire_import::read(&source, &Limits::default(), None).map_err(error)?;
+        let mut tree = Tree::default();
+        let rows = match &source.location {
+            // A folder or a zip of one: its refused entries and attachments are needed too.
+            Location::Path(path) if source.kind.is_folder() => {
+                let want = Want {
+                    attachments: source.kind == SourceKind::Obsidian,
+                    first: None,
+                };
+                tree = quire_import::folders::read_tree(path, want, &Limits::default())
+                    .map_err(error)?;
+                std::mem::take(&mut tree.notes)
+                    .iter()
+                    .map(|n| markdown_row(&n.path, &String::from_utf8_lossy(&n.bytes)))
+                    .collect()
+            }
+            _ => quire_import::read(&source, &Limits::default(), None).map_err(error)?,
+        };
         let rendering = plan.render_all(&rows);
-        drop(rows);
         let mut errors = row_errors(rendering.errors);
+        for (name, why) in &tree.refused {
+            errors.push(ImportRowError {
+                row: 0,
+                error: format!("entry {name:?} {why}; not imported"),
+            });
+        }
+        let mut pages = Vec::new();
+        for (row, page) in rendering.pages {
+            match PagePath::new(&page.path) {
+                Ok(path) => pages.push((row, path, page)),
+                Err(e) => errors.push(ImportRowError {
+                    row,
+                    error: e.to_string(),
+                }),
+            }
+        }
+        let mut attachments = Vec::new();
+        for file in std::mem::take(&mut tree.attachments) {
+            let at = match plan.prefix() {
+                "" => file.path.clone(),
+                prefix => format!("{prefix}/{}", file.path),
+            };
+            match PagePath::new(&at) {
+                Ok(path) => attachments.push((file.path, path, file.bytes)),
+                Err(e) => errors.push(ImportRowError {
+                    row: 0,
+                    error: format!("attachment {:?}: {e}; not imported", file.path),
+                }),
+            }
+        }
+        let mut links_rewritten = 0;
+        let texts: Vec<Vec<u8>> = if source.kind == SourceKind::Obsidian {
+            let (texts, n) = self.fix_links(&rows, &pages, &attachments);
+            links_rewritten = n;
+            texts
+        } else {
+            pages
+                .iter()
+                .map(|(_, _, p)| p.text().into_bytes())
+                .collect()
+        };
+        drop(rows);
         let mut ops = Vec::new();
         let mut written: BTreeSet<String> = BTreeSet::new();
         let mut skipped = 0;
-        for (row, page) in rendering.pages {
-            let path = match PagePath::new(&page.path) {
-                Ok(path) => path,
-                Err(e) => {
-                    errors.push(ImportRowError {
-                        row,
-                        error: e.to_string(),
-                    });
-                    continue;
-                }
-            };
-            let text = page.text().into_bytes();
+        for ((_, path, _), text) in pages.into_iter().zip(texts) {
             match self.0.root.read(&path) {
                 Ok(current) if current == text => {
                     skipped += 1;
@@ -208,6 +259,23 @@ impl Import<'_> {
             });
         }
         let imported = ops.len();
+        let mut attached = 0;
+        for (_, path, bytes) in attachments {
+            match self.0.root.read(&path) {
+                Ok(current) if current == bytes => {
+                    skipped += 1;
+                    continue;
+                }
+                Ok(_) | Err(StoreError::NotFound { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
+            attached += 1;
+            ops.push(FileOp {
+                path,
+                content: Some(bytes),
+                expect: Expect::Anything,
+            });
+        }
         let archived = if request.full_sync {
             let gone = self.archive(plan.source_id(), &rendering.ids, &written)?;
             let n = gone.len();
@@ -221,6 +289,8 @@ impl Import<'_> {
             imported,
             skipped,
             archived,
+            attachments: attached,
+            links_rewritten,
             errors,
             source: plan.source_id().to_string(),
             commit: None,
@@ -235,6 +305,9 @@ impl Import<'_> {
             .unwrap_or_else(|| IMPORT_ACTOR.to_string());
         let message = opts.message_or(|| {
             let mut m = format!("Import {imported} pages from {}", plan.source_id());
+            if attached > 0 {
+                m.push_str(&format!(", {attached} attachments"));
+            }
             if archived > 0 {
                 m.push_str(&format!(", archive {archived}"));
             }
@@ -252,6 +325,68 @@ impl Import<'_> {
         })?;
         result.commit = applied.commit;
         Ok(result)
+    }
+
+    /// The text of each page of an `obsidian` import, its links rewritten where quire, once
+    /// the pages and attachments are in, would resolve them to another file than the vault
+    /// did (`quire_import::obsidian`); and how many links changed. `rows` are the notes read
+    /// (each row's `path` is its vault path), `pages` the rendered ones by row number.
+    fn fix_links(
+        &self,
+        rows: &[quire_import::Row],
+        pages: &[(usize, PagePath, quire_import::Page)],
+        attachments: &[(String, PagePath, Vec<u8>)],
+    ) -> (Vec<Vec<u8>>, usize) {
+        let vault_path = |row: usize| {
+            rows.get(row.wrapping_sub(1))
+                .and_then(|r| r.get("path"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let files = VaultFiles::new(
+            rows.iter()
+                .filter_map(|r| r.get("path").and_then(Value::as_str))
+                .map(str::to_string)
+                .chain(attachments.iter().map(|(p, _, _)| p.clone())),
+        );
+        let mut placed: HashMap<String, String> = HashMap::new();
+        for (row, path, _) in pages {
+            placed.insert(vault_path(*row), path.to_string());
+        }
+        for (from, path, _) in attachments {
+            placed.insert(from.clone(), path.to_string());
+        }
+        let rewriter = Rewriter {
+            vault: &files,
+            placed: &placed,
+        };
+        let base = self.0.links.vault();
+        let overlay = Overlay::new(
+            &base,
+            [],
+            pages
+                .iter()
+                .map(|(_, p, _)| p.clone())
+                .chain(attachments.iter().map(|(_, p, _)| p.clone())),
+        );
+        let mut total = 0;
+        let texts = pages
+            .iter()
+            .map(|(row, path, page)| {
+                let resolve = |kind: LinkKind, target: &str| {
+                    overlay
+                        .resolve_target(path, kind, target)
+                        .path()
+                        .map(|p| p.to_string())
+                };
+                let (text, n) =
+                    rewriter.rewrite(&page.text(), &vault_path(*row), path.as_str(), &resolve);
+                total += n;
+                text.into_bytes()
+            })
+            .collect();
+        (texts, total)
     }
 
     /// The pages of `source` whose row is gone: each with `_archived_at` set now, expecting
@@ -320,7 +455,10 @@ impl Import<'_> {
         let kind = SourceKind::parse(&request.source).map_err(error)?;
         let connection = &request.connection;
         let (field, given) = match kind.place() {
-            Place::Folder => ("path", connection.path.as_deref()),
+            Place::Folder => (
+                "path",
+                connection.path.as_deref().or(connection.file.as_deref()),
+            ),
             Place::File => ("file", connection.file.as_deref()),
             Place::Server => ("dsn", connection.dsn.as_deref()),
         };
