@@ -87,9 +87,10 @@ impl Operation for Import {
     .tool(Tool::named("quire_import"))
     .describe(
         "Import a source's rows as pages, all in one commit (author: your actor, else \
-`import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, postgres, mysql or redis; \
-`connection.file` a file in the knowledge root or an upload's path (`connection.path` a folder \
-for markdown, `connection.dsn` a database URL such as \
+`import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, obsidian, postgres, mysql \
+or redis; `connection.file` a file in the knowledge root or an upload's path (`connection.path` \
+a folder or a zip of one for markdown and obsidian, which brings attachments and keeps links \
+resolving; `connection.dsn` a database URL such as \
 postgres://user:password@127.0.0.1:5432/db?sslmode=disable, connected without TLS); `query` \
 SQL or a table for sqlite, postgres and mysql, a key pattern for redis; `sheet` for excel \
 (default the first); `mapping` double-brace templates (`path`, `title`, `content`, `frontmatter`) \
