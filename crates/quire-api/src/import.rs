@@ -14,13 +14,16 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportRequest {
     /// A source identifier (`GET /import/sources`): `csv`, `json`, `jsonl`, `yaml`, `excel`,
-    /// `sqlite`, `markdown`, `obsidian`, `postgres`, `mysql`, `redis` are built.
+    /// `sqlite`, `markdown`, `obsidian`, `postgres`, `mysql`, `redis`, and the web services
+    /// `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore` are built (16 of the
+    /// spec's 19).
     pub source: String,
     /// Where the source is.
     #[serde(default)]
     pub connection: ImportConnection,
     /// `sqlite`, `postgres`, `mysql`: one `SELECT` statement, or a table name; `redis`: a key
-    /// pattern (`note:*`, default every key).
+    /// pattern (`note:*`, default every key); `notion`: a database query filter, `mongodb`: a
+    /// filter document, `elasticsearch`: a query, each as a JSON object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// `excel`: the sheet to read; default the first.
@@ -61,9 +64,45 @@ pub struct ImportConnection {
     pub dsn: Option<String>,
     /// The source's name in `_source`; default `<source>:<file or folder name>`
     /// (`sqlite:<file>/<table>` for a table, `postgres:<host:port>/<db>/<table>` for a
-    /// database table).
+    /// database table, `<source>:<host>/<database_id | base_id/table_id | index |
+    /// database/collection | project/collection>` for a web service).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A web service source (`notion`, `airtable`, `elasticsearch`, `mongodb`,
+    /// `firestore`): its base URL; default the service's real one (`https://api.notion.com`,
+    /// `https://api.airtable.com`, `https://firestore.googleapis.com`); `elasticsearch` its
+    /// server (`https://host:9200`), `mongodb` its Atlas Data API endpoint
+    /// (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1?dataSource=Cluster0`).
+    /// No user or password in it: the secret is `api_key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// A web service's secret, sent in a header only and never stored or shown: Notion's
+    /// integration token, Airtable's personal access token, Elasticsearch's encoded API key
+    /// (or `user:password` for basic auth), the MongoDB Data API key, a Google OAuth access
+    /// token for Firestore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// `notion`: the database to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_id: Option<String>,
+    /// `airtable`: the base (`app…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_id: Option<String>,
+    /// `airtable`: the table, by id (`tbl…`) or name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_id: Option<String>,
+    /// `elasticsearch`: the index (or a pattern, `logs-*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// `mongodb`, `firestore`: the collection (Firestore: a path, `users/ann/notes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection: Option<String>,
+    /// `mongodb`: the database; `firestore`: the database id (default `(default)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    /// `firestore`: the Google Cloud project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 impl std::fmt::Debug for ImportConnection {
@@ -73,6 +112,15 @@ impl std::fmt::Debug for ImportConnection {
             .field("path", &self.path)
             .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
             .field("name", &self.name)
+            .field("uri", &self.uri)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("database_id", &self.database_id)
+            .field("base_id", &self.base_id)
+            .field("table_id", &self.table_id)
+            .field("table", &self.table)
+            .field("collection", &self.collection)
+            .field("database", &self.database)
+            .field("project", &self.project)
             .finish()
     }
 }
@@ -89,10 +137,13 @@ pub fn redacted_dsn(dsn: &str) -> String {
     format!("{scheme}://…@{host}/{path}")
 }
 
-/// Input of `POST /import/browse`: a server (`dsn`) or a SQLite file (`file`).
+/// Input of `POST /import/browse`: a server (`dsn`), a SQLite file (`file`) or a web service
+/// (`uri`, `api_key`).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportBrowseRequest {
-    /// `postgres`, `mysql`, `redis` (with `dsn`) or `sqlite` (with `file`); another is 400.
+    /// `postgres`, `mysql`, `redis` (with `dsn`), `sqlite` (with `file`), `notion` (the
+    /// databases shared with `api_key`), `airtable` (the tables of `base_id`) or
+    /// `elasticsearch` (the indices at `uri`); another is 400.
     pub from: String,
     /// As `connection.dsn` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,6 +151,15 @@ pub struct ImportBrowseRequest {
     /// `sqlite`: a file in the knowledge root, or an upload's path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// `notion`, `airtable`, `elasticsearch`: as `connection.uri` of an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// As `connection.api_key` of an import; never stored or shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// `airtable`: the base whose tables are listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_id: Option<String>,
 }
 
 impl std::fmt::Debug for ImportBrowseRequest {
@@ -108,6 +168,9 @@ impl std::fmt::Debug for ImportBrowseRequest {
             .field("from", &self.from)
             .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
             .field("file", &self.file)
+            .field("uri", &self.uri)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("base_id", &self.base_id)
             .finish()
     }
 }

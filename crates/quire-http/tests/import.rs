@@ -392,7 +392,7 @@ async fn bad_imports_answer_a_clear_4xx_and_write_nothing() {
             "unknown import source",
         ),
         (
-            json!({"source": "mongodb", "connection": {"file": "people.csv"}}),
+            json!({"source": "dynamodb", "connection": {"file": "people.csv"}}),
             501,
             "not built",
         ),
@@ -493,11 +493,25 @@ async fn sources_list_every_spec_identifier_with_what_is_built() {
     assert_eq!(
         available,
         [
-            "postgres", "mysql", "sqlite", "redis", "csv", "json", "jsonl", "yaml", "excel",
-            "obsidian", "markdown"
+            "postgres",
+            "mysql",
+            "sqlite",
+            "mongodb",
+            "firestore",
+            "redis",
+            "elasticsearch",
+            "csv",
+            "json",
+            "jsonl",
+            "yaml",
+            "excel",
+            "notion",
+            "airtable",
+            "obsidian",
+            "markdown"
         ]
     );
-    assert!(sources.contains(&json!({"id": "mongodb", "available": false})));
+    assert!(sources.contains(&json!({"id": "dynamodb", "available": false})));
 }
 
 #[tokio::test]

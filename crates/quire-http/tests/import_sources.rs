@@ -425,3 +425,221 @@ async fn browse_lists_sqlite_tables_and_refuses_other_sources() {
         "{message}"
     );
 }
+
+// ---- Web services (issue 27, third part), against loopback fakes of their APIs ------------
+
+const WEB_KEY: &str = "secret_WebKey8Qz3TokenXy";
+
+fn web_fixture(source: &str, name: &str) -> String {
+    let path = format!(
+        "{}/../quire-import/tests/fixtures/{source}/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn fake_refusal(why: &str) -> (u16, String) {
+    (400, json!({"message": format!("fake: {why}")}).to_string())
+}
+
+/// Notion's `POST /v1/databases/{id}/query`, two pages by `start_cursor`, only with the key.
+fn fake_notion() -> quire_testkit::fake_api::FakeApi {
+    quire_testkit::fake_api::FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {WEB_KEY}")) {
+            return (401, web_fixture("notion", "unauthorized"));
+        }
+        if r.header("notion-version") != Some("2022-06-28") {
+            return fake_refusal("Notion-Version");
+        }
+        let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        match (r.method.as_str(), r.target.as_str()) {
+            ("POST", "/v1/search") => (200, web_fixture("notion", "search")),
+            ("POST", "/v1/databases/668d797c-76fa-4934-9b05-ad288df2d136/query") => {
+                match body.get("start_cursor").and_then(Value::as_str) {
+                    None => (200, web_fixture("notion", "page1")),
+                    Some("e6c6f5ff-c70e-4970-9f0b-2a1bdbb5e7a6") => {
+                        (200, web_fixture("notion", "page2"))
+                    }
+                    Some(_) => fake_refusal("start_cursor"),
+                }
+            }
+            _ => fake_refusal("route"),
+        }
+    })
+}
+
+#[tokio::test]
+async fn notion_pages_import_over_two_pages_and_the_key_is_kept_nowhere() {
+    let fake = fake_notion();
+    let s = server_root();
+    let commits = s.commit_count();
+    let body = json!({"source": "notion", "id_column": "id", "prefix": "notion",
+        "mapping": {"path": "{{Name}}", "title": "{{Name}}", "content": "{{Notes}}",
+            "frontmatter": {"stars": "{{Stars}}", "tags": "{{Tags}}", "done": "{{Done}}"}},
+        "connection": {"uri": fake.url(), "api_key": WEB_KEY,
+            "database_id": "668d797c-76fa-4934-9b05-ad288df2d136"}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let expect_source = format!(
+        "notion:{}/668d797c-76fa-4934-9b05-ad288df2d136",
+        fake.url().trim_start_matches("http://")
+    );
+    assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
+    assert_eq!(r.json()["source"], json!(expect_source));
+    assert_eq!(s.commit_count(), commits + 1);
+    let fm = frontmatter(&s, "notion/First note.md");
+    assert_eq!(fm["_source"], json!(expect_source));
+    assert_eq!(
+        fm["_source_id"],
+        json!("59833787-2cf9-4fdf-8782-e53db20768a5")
+    );
+    assert_eq!(fm["stars"], json!(5));
+    assert_eq!(fm["tags"], json!(["rust", "notes"]));
+    assert_eq!(fm["done"], json!(true));
+    assert!(s
+        .disk("notion/First note.md")
+        .unwrap()
+        .ends_with("---\nHello world\n"));
+    assert!(s.disk("notion/Second.md").is_some());
+    // Again, unchanged: every row skipped, no commit.
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(
+        (r.json()["imported"].clone(), r.json()["skipped"].clone()),
+        (json!(0), json!(2)),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.commit_count(), commits + 1);
+    // Browse lists the databases the key sees.
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "notion", "uri": fake.url(), "api_key": WEB_KEY}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.json()["tables"][1],
+        json!({"name": "668d797c-76fa-4934-9b05-ad288df2d136"})
+    );
+    // A wrong key: 400 naming Notion and the status, nothing written, the key nowhere.
+    let wrong = "secret_WrongKey5Mn7";
+    let mut refused = body.clone();
+    refused["connection"]["api_key"] = json!(wrong);
+    refused["prefix"] = json!("refused");
+    let r = post(&s, "import", refused).await;
+    let message = r.expect_error(400);
+    assert!(
+        message.contains("Notion") && message.contains("401"),
+        "{message}"
+    );
+    assert!(!r.text().contains(wrong), "{}", r.text());
+    assert!(!s.dir.path().join("refused").exists());
+    // A saved connection keeps no key: each run gives it.
+    let r = post(
+        &s,
+        "import/connections",
+        json!({"from": "notion", "name": "notes db", "uri": fake.url(), "api_key": WEB_KEY,
+            "database_id": "668d797c-76fa-4934-9b05-ad288df2d136", "id_column": "id",
+            "prefix": "notion", "mapping": body["mapping"]}),
+    )
+    .await;
+    assert!(r.status.is_success(), "{}", r.text());
+    assert_eq!(r.json()["needs_secret"], json!(true), "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let r = post(&s, &format!("import/connections/{id}/run"), json!({})).await;
+    let message = r.expect_error(400);
+    assert!(message.contains("api_key"), "{message}");
+    let r = post(
+        &s,
+        &format!("import/connections/{id}/run"),
+        json!({"api_key": WEB_KEY}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["skipped"], json!(2), "{}", r.text());
+    assert_eq!(s.commit_count(), commits + 1);
+    assert_nowhere(&s, WEB_KEY);
+    assert_nowhere(&s, wrong);
+    s.assert_clean();
+}
+
+#[tokio::test]
+async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
+    let fake = quire_testkit::fake_api::FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {WEB_KEY}")) {
+            return (401, web_fixture("airtable", "unauthorized"));
+        }
+        match (r.method.as_str(), r.target.as_str()) {
+            ("GET", "/v0/appAbC123/Notes?pageSize=100") => (200, web_fixture("airtable", "page1")),
+            (
+                "GET",
+                "/v0/appAbC123/Notes?pageSize=100&offset=itrPoWyTmd0N4KyV5%2Frec3lbPRG4aVqkeOQ",
+            ) => (200, web_fixture("airtable", "page2")),
+            ("GET", "/v0/meta/bases/appAbC123/tables") => (200, web_fixture("airtable", "tables")),
+            _ => fake_refusal("route"),
+        }
+    });
+    let s = server_root();
+    let commits = s.commit_count();
+    let body = json!({"source": "airtable", "id_column": "id", "prefix": "air",
+        "mapping": {"path": "{{Name}}", "title": "{{Name}}"},
+        "connection": {"uri": fake.url(), "api_key": WEB_KEY, "base_id": "appAbC123",
+            "table_id": "Notes"}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["imported"], json!(3), "{}", r.text());
+    let expect_source = format!(
+        "airtable:{}/appAbC123/Notes",
+        fake.url().trim_start_matches("http://")
+    );
+    let fm = frontmatter(&s, "air/First note.md");
+    assert_eq!(fm["_source"], json!(expect_source));
+    assert_eq!(fm["_source_id"], json!("rec560UJdUtocSouk"));
+    assert_eq!(fm["Stars"], json!(5));
+    assert_eq!(fm["createdTime"], json!("2024-03-01T09:30:00.000Z"));
+    assert!(s.disk("air/Third.md").is_some());
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.json()["skipped"], json!(3), "{}", r.text());
+    assert_eq!(s.commit_count(), commits + 1);
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "airtable", "uri": fake.url(), "api_key": WEB_KEY, "base_id": "appAbC123"}),
+    )
+    .await;
+    assert_eq!(
+        r.json()["tables"],
+        json!([{"name": "Authors"}, {"name": "Notes"}]),
+        "{}",
+        r.text()
+    );
+    // GET /import/sources marks the web services available.
+    let r = s.get("/api/quire/import/sources").await;
+    let sources = r.json()["sources"].as_array().unwrap().clone();
+    for id in [
+        "notion",
+        "airtable",
+        "elasticsearch",
+        "mongodb",
+        "firestore",
+    ] {
+        assert!(
+            sources.contains(&json!({"id": id, "available": true})),
+            "{id}: {sources:?}"
+        );
+    }
+    // Nothing listening: a 400 naming Airtable, nothing written.
+    let port = quire_testkit::receiver::Receiver::free_port();
+    let mut refused = body.clone();
+    refused["connection"]["uri"] = json!(format!("http://127.0.0.1:{port}"));
+    refused["prefix"] = json!("refused");
+    let r = post(&s, "import", refused).await;
+    let message = r.expect_error(400);
+    assert!(message.contains("cannot reach Airtable"), "{message}");
+    assert!(!message.contains(WEB_KEY), "{message}");
+    assert!(!s.dir.path().join("refused").exists());
+    assert_eq!(s.commit_count(), commits + 1);
+    assert_nowhere(&s, WEB_KEY);
+    s.assert_clean();
+}

@@ -40,11 +40,16 @@ pub enum SourceKind {
     Postgres,
     Mysql,
     Redis,
+    Notion,
+    Airtable,
+    Elasticsearch,
+    Mongodb,
+    Firestore,
 }
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 11] = [
+    pub const BUILT: [SourceKind; 16] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
@@ -56,6 +61,11 @@ impl SourceKind {
         SourceKind::Postgres,
         SourceKind::Mysql,
         SourceKind::Redis,
+        SourceKind::Notion,
+        SourceKind::Airtable,
+        SourceKind::Elasticsearch,
+        SourceKind::Mongodb,
+        SourceKind::Firestore,
     ];
 
     /// The source `id` names: a spec identifier this crate does not build is
@@ -89,14 +99,24 @@ impl SourceKind {
             SourceKind::Postgres => "postgres",
             SourceKind::Mysql => "mysql",
             SourceKind::Redis => "redis",
+            SourceKind::Notion => "notion",
+            SourceKind::Airtable => "airtable",
+            SourceKind::Elasticsearch => "elasticsearch",
+            SourceKind::Mongodb => "mongodb",
+            SourceKind::Firestore => "firestore",
         }
     }
 
-    /// Where the source is: a file, a folder, or a server.
+    /// Where the source is: a file, a folder, a database server or a web service.
     pub fn place(self) -> Place {
         match self {
             SourceKind::Markdown | SourceKind::Obsidian => Place::Folder,
             SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis => Place::Server,
+            SourceKind::Notion
+            | SourceKind::Airtable
+            | SourceKind::Elasticsearch
+            | SourceKind::Mongodb
+            | SourceKind::Firestore => Place::Service,
             _ => Place::File,
         }
     }
@@ -126,6 +146,9 @@ pub enum Place {
     Folder,
     /// `connection.dsn`: a database server.
     Server,
+    /// `connection.uri` (or the service's real URL) and `connection.api_key`: a web service
+    /// read over HTTP (`crate::web`).
+    Service,
 }
 
 /// Whether this crate builds the spec's source `id`.

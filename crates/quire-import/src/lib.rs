@@ -18,6 +18,7 @@ pub mod obsidian;
 mod rows;
 pub mod sources;
 pub mod template;
+pub mod web;
 
 pub use dsn::Dsn;
 pub use files::{locate, Uploads, UPLOADS_DIR, UPLOAD_TTL};

@@ -1,6 +1,7 @@
 //! Sources → rows. Each reader turns one source into rows (`serde_json::Map`s), in source
 //! order: the files `csv`, `json`, `jsonl`, `yaml`, `excel` (`crate::excel`), `sqlite`, the
-//! folder `markdown`, and the servers `postgres`, `mysql`, `redis` (`crate::databases`).
+//! folder `markdown`, the servers `postgres`, `mysql`, `redis` (`crate::databases`), and the
+//! web services `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore` (`crate::web`).
 //! Malformed input is an [`ImportError::BadRequest`] naming where it is; nothing here panics
 //! on what a user sends.
 
@@ -31,6 +32,8 @@ pub enum Location {
     Path(PathBuf),
     /// A database server.
     Server(Dsn),
+    /// A web service (`notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`).
+    Service(crate::web::Service),
 }
 
 /// Reads `source`: every row (more than `limits.max_rows` is [`ImportError::TooLarge`]), or
@@ -47,6 +50,7 @@ pub fn read(
     let query = source.query.as_deref();
     let path = match &source.location {
         Location::Server(dsn) => return crate::databases::rows(source.kind, dsn, query, cap),
+        Location::Service(service) => return crate::web::rows(source.kind, service, query, cap),
         Location::Path(path) => path,
     };
     match source.kind {

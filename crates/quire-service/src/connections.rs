@@ -59,6 +59,8 @@ impl Connections<'_> {
             *url = kept;
             needs_secret |= had;
         }
+        // A web service's key is never part of the spec (an `api_key` field is not kept).
+        needs_secret |= needs_api_key(&spec.from);
         if spec.name.trim().is_empty() {
             let place = spec
                 .file
@@ -105,6 +107,13 @@ impl Connections<'_> {
             .and_then(|c| c.password.clone())
             .or_else(|| request.api_key.clone())
             .filter(|p| !p.is_empty());
+        if saved.needs_secret && password.is_none() && is_web_service(&saved.spec.from) {
+            return Err(Error::bad_request(format!(
+                "connection {} needs its API key for each run (`api_key`): secrets are never \
+                 stored",
+                saved.id
+            )));
+        }
         if saved.needs_secret && password.is_none() {
             return Err(Error::bad_request(format!(
                 "connection {} needs its password for each run (`credentials.password`): \
@@ -228,8 +237,22 @@ fn next_run(saved: &SavedConnection, now: DateTime<Utc>) -> Option<DateTime<Utc>
     Some(last + chrono::Duration::from_std(every).ok()?)
 }
 
-/// The `POST /import` body a connection stands for, with `password` put back into its URL.
+/// Whether `from` is a web service source (`notion`, `airtable`, …), whose secret is an API
+/// key given as `connection.api_key`, not a password in a URL.
+fn is_web_service(from: &str) -> bool {
+    quire_import::SourceKind::parse(from).is_ok_and(|k| k.place() == quire_import::Place::Service)
+}
+
+/// Whether a web service source cannot be read without a key (Elasticsearch can, on a
+/// server without security).
+fn needs_api_key(from: &str) -> bool {
+    is_web_service(from) && from.trim() != "elasticsearch"
+}
+
+/// The `POST /import` body a connection stands for, with `password` put back into its URL
+/// (a web service: given as `connection.api_key`).
 fn import_request(spec: &ConnectionSpec, password: Option<&str>) -> ImportRequest {
+    let web = is_web_service(&spec.from);
     let with = |url: &Option<String>| {
         url.as_deref()
             .map(|u| password.map_or_else(|| u.to_owned(), |p| with_password(u, p)))
@@ -239,10 +262,31 @@ fn import_request(spec: &ConnectionSpec, password: Option<&str>) -> ImportReques
         connection: ImportConnection {
             file: spec.file.clone(),
             path: spec.path.clone(),
-            dsn: with(&spec.dsn).or_else(|| with(&spec.uri)),
+            dsn: if web {
+                None
+            } else {
+                with(&spec.dsn).or_else(|| with(&spec.uri))
+            },
             name: None,
+            uri: if web { spec.uri.clone() } else { None },
+            api_key: if web {
+                password.map(str::to_owned)
+            } else {
+                None
+            },
+            database_id: spec.database_id.clone(),
+            base_id: spec.base_id.clone(),
+            table_id: spec.table_id.clone(),
+            table: if web { spec.table.clone() } else { None },
+            collection: spec.collection.clone(),
+            database: spec.database.clone(),
+            project: spec.project.clone(),
         },
-        query: spec.query.clone().or_else(|| spec.table.clone()),
+        query: if web {
+            spec.query.clone()
+        } else {
+            spec.query.clone().or_else(|| spec.table.clone())
+        },
         sheet: spec.sheet.clone(),
         mapping: spec.mapping.clone(),
         id_column: spec.id_column.clone(),

@@ -109,22 +109,33 @@ impl Import<'_> {
         })
     }
 
-    /// The tables of a database (`postgres`, `mysql`, `sqlite`) or the key prefixes of a Redis
-    /// database, each usable as an import's `query`. Another `from` is 400.
+    /// The tables of a database (`postgres`, `mysql`, `sqlite`), the key prefixes of a Redis
+    /// database (each usable as an import's `query`), the databases a Notion key sees, the
+    /// tables of an Airtable base, or Elasticsearch's indices. Another `from` is 400.
     pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
         let from = request.from.trim();
         let kind = SourceKind::parse(from).ok().filter(|k| {
             matches!(
                 k,
-                SourceKind::Postgres | SourceKind::Mysql | SourceKind::Redis | SourceKind::Sqlite
+                SourceKind::Postgres
+                    | SourceKind::Mysql
+                    | SourceKind::Redis
+                    | SourceKind::Sqlite
+                    | SourceKind::Notion
+                    | SourceKind::Airtable
+                    | SourceKind::Elasticsearch
             )
         });
         let Some(kind) = kind else {
             return Err(Error::bad_request(format!(
-                "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, not {from:?}"
+                "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, Notion's \
+                 databases, Airtable's tables or Elasticsearch's indices, not {from:?}"
             )));
         };
-        let names = if kind == SourceKind::Sqlite {
+        let names = if kind.place() == Place::Service {
+            browse_service(kind, request)
+                .and_then(|service| quire_import::web::tables(kind, &service))
+        } else if kind == SourceKind::Sqlite {
             let file = required(request.file.as_deref(), "a `sqlite` browse needs `file`")?;
             let path = quire_import::locate(self.0.root.dir(), file).map_err(error)?;
             quire_import::sources::sqlite_tables(&path)
@@ -461,6 +472,9 @@ impl Import<'_> {
             ),
             Place::File => ("file", connection.file.as_deref()),
             Place::Server => ("dsn", connection.dsn.as_deref()),
+            // A web service's URL may be left out (its real one); checked below with the
+            // service's other fields.
+            Place::Service => ("uri", connection.uri.as_deref().or(Some("default"))),
         };
         let given = required(
             given,
@@ -468,6 +482,7 @@ impl Import<'_> {
         )?;
         let location = match kind.place() {
             Place::Server => Location::Server(Dsn::parse(given, kind.schemes()).map_err(error)?),
+            Place::Service => Location::Service(web_service(kind, connection).map_err(error)?),
             _ => Location::Path(quire_import::locate(self.0.root.dir(), given).map_err(error)?),
         };
         let query = request
@@ -711,7 +726,8 @@ impl Import<'_> {
 }
 
 /// `_source` when the connection names none: `<source>:<file or folder name>`, or for a
-/// server `<source>:<host:port>/<database>` (never its user or password); a table adds
+/// server `<source>:<host:port>/<database>` (never its user or password), for a web service
+/// `<source>:<host>/<database_id | base_id/table_id | index | …>`; a table adds
 /// `/<table>` (a Redis key pattern too), a query `#<first 8 hex digits of its SHA-256>`.
 fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> String {
     let name = match location {
@@ -720,6 +736,7 @@ fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> St
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "root".to_string()),
         Location::Server(dsn) => format!("{}/{}", dsn.place(), dsn.database()),
+        Location::Service(service) => return service.source_name(kind),
     };
     let is_sql = matches!(
         kind,
@@ -742,6 +759,54 @@ fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> St
         }
         _ => format!("{kind_id}:{name}"),
     }
+}
+
+/// The web service an import's connection names (`uri`, `api_key` and the source's fields).
+fn web_service(
+    kind: SourceKind,
+    connection: &quire_api::ImportConnection,
+) -> std::result::Result<quire_import::web::Service, ImportError> {
+    let field = |v: &Option<String>| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    quire_import::web::Service::new(
+        kind,
+        connection.uri.as_deref(),
+        quire_import::web::Service {
+            api_key: connection.api_key.clone(),
+            database_id: field(&connection.database_id),
+            base_id: field(&connection.base_id),
+            table_id: field(&connection.table_id),
+            table: field(&connection.table),
+            collection: field(&connection.collection),
+            database: field(&connection.database),
+            project: field(&connection.project),
+            ..Default::default()
+        },
+    )
+}
+
+/// The web service a browse names: its fields stand in where browse needs none.
+fn browse_service(
+    kind: SourceKind,
+    request: &ImportBrowseRequest,
+) -> std::result::Result<quire_import::web::Service, ImportError> {
+    let stand_in = Some("-".to_string());
+    quire_import::web::Service::new(
+        kind,
+        request.uri.as_deref(),
+        quire_import::web::Service {
+            api_key: request.api_key.clone(),
+            database_id: stand_in.clone(),
+            base_id: request.base_id.clone(),
+            table_id: stand_in.clone(),
+            table: stand_in,
+            ..Default::default()
+        },
+    )
 }
 
 /// `given`, trimmed, or a 400 saying `missing` when it is absent or blank.

@@ -22,6 +22,7 @@ use std::path::Path;
 
 mod binary;
 mod calendar;
+pub mod fake_api;
 mod json;
 mod layout;
 mod links;

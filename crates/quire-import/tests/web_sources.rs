@@ -1,0 +1,680 @@
+//! The web service sources against loopback fakes of their APIs: each fake answers the
+//! recorded fixtures (`tests/fixtures/<source>/`, in the shape the real API documents) only
+//! to the exact request the API expects (method, path, auth header, paging parameters) and
+//! 400 to anything else, so a test passes only when the request is right. Every source is
+//! read over at least two pages; a preview stops after its first rows; a 401 is a clear error
+//! without the key. The real services cannot be reached from where quire is built.
+
+use quire_import::web::Service;
+use quire_import::{read, ImportError, Limits, Location, Source, SourceKind};
+use quire_testkit::fake_api::{FakeApi, Received};
+use serde_json::{json, Value};
+
+const KEY: &str = "secret_Zq8x3v9TOKENab12";
+
+fn fixture(source: &str, name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/{source}/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn bad(why: &str) -> (u16, String) {
+    (400, json!({"message": format!("fake: {why}")}).to_string())
+}
+
+fn body(r: &Received) -> Value {
+    serde_json::from_slice(&r.body).unwrap_or(Value::Null)
+}
+
+fn source(kind: SourceKind, uri: &str, fields: Service, query: Option<&str>) -> Source {
+    Source {
+        kind,
+        location: Location::Service(Service::new(kind, Some(uri), fields).expect("valid")),
+        query: query.map(str::to_string),
+        sheet: None,
+    }
+}
+
+fn all(source: &Source) -> Result<Vec<Value>, ImportError> {
+    read(source, &Limits::default(), None).map(|rows| rows.into_iter().map(Value::Object).collect())
+}
+
+fn first(source: &Source, n: usize) -> Vec<Value> {
+    read(source, &Limits::default(), Some(n))
+        .unwrap()
+        .into_iter()
+        .map(Value::Object)
+        .collect()
+}
+
+/// The error of a fake that answers 401 with `answer` to everything.
+fn refused(kind: SourceKind, fields: Service, answer: String) -> String {
+    let fake = FakeApi::start(move |_| (401, answer.clone()));
+    let err = all(&source(kind, &fake.url(), fields, None)).unwrap_err();
+    let ImportError::BadRequest(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("401"), "{message}");
+    assert!(!message.contains(KEY), "{message}");
+    message
+}
+
+// ---- Notion --------------------------------------------------------------------------------
+
+const NOTION_DB: &str = "668d797c-76fa-4934-9b05-ad288df2d136";
+
+fn notion_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        database_id: Some(NOTION_DB.to_string()),
+        ..Default::default()
+    }
+}
+
+fn notion_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        if r.method != "POST" || r.target != format!("/v1/databases/{NOTION_DB}/query") {
+            return bad("wrong route");
+        }
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("notion", "unauthorized"));
+        }
+        if r.header("notion-version") != Some("2022-06-28")
+            || r.header("content-type") != Some("application/json")
+        {
+            return bad("headers");
+        }
+        let b = body(r);
+        let size = b["page_size"].as_u64().unwrap_or(0);
+        if !(1..=100).contains(&size) {
+            return bad("page_size");
+        }
+        match b.get("start_cursor").and_then(Value::as_str) {
+            None => (200, fixture("notion", "page1")),
+            Some("e6c6f5ff-c70e-4970-9f0b-2a1bdbb5e7a6") => (200, fixture("notion", "page2")),
+            Some(_) => bad("start_cursor"),
+        }
+    })
+}
+
+#[test]
+fn notion_pages_read_over_two_pages_with_plain_property_values() {
+    let fake = notion_fake();
+    let rows = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            json!({
+                "Name": "First note", "Notes": "Hello world", "Stars": 5, "Stage": "Draft",
+                "Tags": ["rust", "notes"], "Due": "2024-04-01", "Done": true,
+                "Link": "https://example.com/a", "Mail": "ann@example.com",
+                "Owner": ["Ann Smith"], "Related": ["dd456007-6c66-4bba-957e-ea501dcda3a6"],
+                "id": "59833787-2cf9-4fdf-8782-e53db20768a5",
+                "url": "https://www.notion.so/First-note-598337872cf94fdf8782e53db20768a5",
+                "created_time": "2024-03-01T09:30:00.000Z",
+                "last_edited_time": "2024-03-02T10:00:00.000Z",
+            }),
+            json!({
+                "Name": "Second", "Notes": "", "Stage": "Done", "Tags": [],
+                "Due": {"start": "2024-04-01T09:00:00.000+02:00", "end": "2024-04-03"},
+                "Done": false,
+                "id": "dd456007-6c66-4bba-957e-ea501dcda3a6",
+                "url": "https://www.notion.so/Second-dd4560076c664bba957eea501dcda3a6",
+                "created_time": "2024-03-05T12:00:00.000Z",
+                "last_edited_time": "2024-03-05T12:00:00.000Z",
+            }),
+        ]
+    );
+    let seen = fake.received();
+    assert_eq!(seen.len(), 2);
+    assert!(seen.iter().all(|r| r.status == 200));
+    assert_eq!(body(&seen[0]), json!({"page_size": 100}));
+    // A filter given as `query` goes into the body; a preview asks for its rows only.
+    let fake = notion_fake();
+    let filtered = source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        Some(r#"{"property": "Done", "checkbox": {"equals": true}}"#),
+    );
+    assert_eq!(first(&filtered, 1).len(), 1);
+    let seen = fake.received();
+    assert_eq!(seen.len(), 1, "a preview stops paging once it has its rows");
+    assert_eq!(
+        body(&seen[0]),
+        json!({"page_size": 1, "filter": {"property": "Done", "checkbox": {"equals": true}}})
+    );
+}
+
+#[test]
+fn notion_refusals_name_the_service_and_never_the_key() {
+    let message = refused(
+        SourceKind::Notion,
+        notion_fields(),
+        fixture("notion", "unauthorized"),
+    );
+    assert!(
+        message.contains("Notion") && message.contains("API token is invalid"),
+        "{message}"
+    );
+    // A wrong key against the checking fake: the same clear 401.
+    let fake = notion_fake();
+    let mut fields = notion_fields();
+    fields.api_key = Some("secret_wrong_key_777".to_string());
+    let err = all(&source(SourceKind::Notion, &fake.url(), fields, None)).unwrap_err();
+    assert!(err.to_string().contains("HTTP 401"), "{err}");
+    assert!(!err.to_string().contains("secret_wrong_key_777"), "{err}");
+    // Nothing listening.
+    let port = quire_testkit::receiver::Receiver::free_port();
+    let err = all(&source(
+        SourceKind::Notion,
+        &format!("http://127.0.0.1:{port}"),
+        notion_fields(),
+        None,
+    ))
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("cannot reach Notion") && !err.to_string().contains(KEY),
+        "{err}"
+    );
+    // Not JSON.
+    let fake = FakeApi::start(|_| (200, "<html>proxy</html>".to_string()));
+    let err = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("not JSON"), "{err}");
+}
+
+#[test]
+fn service_fields_are_checked_before_anything_is_sent() {
+    let missing = Service::new(SourceKind::Notion, None, Service::default()).unwrap_err();
+    assert!(
+        missing.to_string().contains("connection.database_id"),
+        "{missing}"
+    );
+    let no_key = Service::new(
+        SourceKind::Airtable,
+        None,
+        Service {
+            base_id: Some("app1".into()),
+            table_id: Some("Notes".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        no_key.to_string().contains("connection.api_key"),
+        "{no_key}"
+    );
+    let userinfo = Service::new(
+        SourceKind::Notion,
+        Some("https://user:pw@api.notion.com"),
+        notion_fields(),
+    )
+    .unwrap_err();
+    assert!(!userinfo.to_string().contains("pw@"), "{userinfo}");
+    let scheme = Service::new(
+        SourceKind::Notion,
+        Some("ftp://api.notion.com"),
+        notion_fields(),
+    )
+    .unwrap_err();
+    assert!(scheme.to_string().contains("ftp"), "{scheme}");
+    let real = Service::new(SourceKind::Notion, None, notion_fields()).unwrap();
+    assert_eq!(real.base, "https://api.notion.com");
+    assert_eq!(
+        real.source_name(SourceKind::Notion),
+        format!("notion:api.notion.com/{NOTION_DB}")
+    );
+    assert!(!format!("{real:?}").contains(KEY));
+    let es = Service::new(SourceKind::Elasticsearch, None, Service::default()).unwrap_err();
+    assert!(es.to_string().contains("connection.uri"), "{es}");
+}
+
+#[test]
+fn notion_browse_lists_the_databases_shared_with_the_key() {
+    let fake = FakeApi::start(|r| {
+        if r.method != "POST" || r.target != "/v1/search" {
+            return bad("route");
+        }
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("notion", "unauthorized"));
+        }
+        if body(r)["filter"] != json!({"property": "object", "value": "database"}) {
+            return bad("filter");
+        }
+        (200, fixture("notion", "search"))
+    });
+    let service = Service::new(SourceKind::Notion, Some(&fake.url()), notion_fields()).unwrap();
+    let names = quire_import::web::tables(SourceKind::Notion, &service).unwrap();
+    assert_eq!(
+        names,
+        vec![
+            "2f26ee68-df30-4251-aad4-8ddc420cba3d",
+            "668d797c-76fa-4934-9b05-ad288df2d136"
+        ]
+    );
+}
+
+// ---- Airtable ------------------------------------------------------------------------------
+
+fn airtable_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        base_id: Some("appAbC123".to_string()),
+        table_id: Some("Notes table".to_string()),
+        ..Default::default()
+    }
+}
+
+fn airtable_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("airtable", "unauthorized"));
+        }
+        if r.method == "GET" && r.target == "/v0/meta/bases/appAbC123/tables" {
+            return (200, fixture("airtable", "tables"));
+        }
+        let Some(query) = r.target.strip_prefix("/v0/appAbC123/Notes%20table?") else {
+            return bad("route");
+        };
+        if r.method != "GET" {
+            return bad("method");
+        }
+        let mut size = None;
+        let mut offset = None;
+        for pair in query.split('&') {
+            match pair.split_once('=') {
+                Some(("pageSize", n)) => size = n.parse::<u32>().ok(),
+                Some(("offset", o)) => offset = Some(o.to_string()),
+                _ => return bad("parameter"),
+            }
+        }
+        if !size.is_some_and(|n| (1..=100).contains(&n)) {
+            return bad("pageSize");
+        }
+        match offset.as_deref() {
+            None => (200, fixture("airtable", "page1")),
+            Some("itrPoWyTmd0N4KyV5%2Frec3lbPRG4aVqkeOQ") => (200, fixture("airtable", "page2")),
+            Some(_) => bad("offset"),
+        }
+    })
+}
+
+#[test]
+fn airtable_records_read_over_two_pages_by_offset() {
+    let fake = airtable_fake();
+    let rows = all(&source(
+        SourceKind::Airtable,
+        &fake.url(),
+        airtable_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[0],
+        json!({"Name": "First note", "Notes": "Hello world", "Stars": 5, "Done": true,
+            "Tags": ["rust", "notes"], "id": "rec560UJdUtocSouk",
+            "createdTime": "2024-03-01T09:30:00.000Z"})
+    );
+    assert_eq!(rows[2]["Attachments"][0]["filename"], "x.png");
+    assert_eq!(fake.received().len(), 2);
+    let fake = airtable_fake();
+    assert_eq!(
+        first(
+            &source(SourceKind::Airtable, &fake.url(), airtable_fields(), None),
+            2
+        )
+        .len(),
+        2
+    );
+    let seen = fake.received();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, "/v0/appAbC123/Notes%20table?pageSize=2");
+    let service = Service::new(SourceKind::Airtable, Some(&fake.url()), airtable_fields()).unwrap();
+    assert_eq!(
+        quire_import::web::tables(SourceKind::Airtable, &service).unwrap(),
+        vec!["Authors", "Notes"]
+    );
+    assert_eq!(
+        service.source_name(SourceKind::Airtable),
+        format!("airtable:{}/appAbC123/Notes table", service.host())
+    );
+}
+
+#[test]
+fn airtable_refusal_is_clear_without_the_key() {
+    let message = refused(
+        SourceKind::Airtable,
+        airtable_fields(),
+        fixture("airtable", "unauthorized"),
+    );
+    assert!(message.contains("Airtable") && message.contains("Authentication required"));
+}
+
+// ---- Elasticsearch -------------------------------------------------------------------------
+
+const SCROLL: &str = "FGluY2x1ZGVfY29udGV4dF91dWlkDXF1ZXJ5QW5kRmV0Y2gBFkJHcTNJ";
+
+fn es_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        table: Some("notes".to_string()),
+        ..Default::default()
+    }
+}
+
+fn es_fake() -> FakeApi {
+    let scrolls = std::sync::atomic::AtomicUsize::new(0);
+    FakeApi::start(move |r| {
+        if r.header("authorization") != Some(&format!("ApiKey {KEY}")) {
+            return (401, fixture("elasticsearch", "unauthorized"));
+        }
+        let b = body(r);
+        match (r.method.as_str(), r.target.as_str()) {
+            ("GET", "/_cat/indices?format=json&h=index") => {
+                (200, fixture("elasticsearch", "indices"))
+            }
+            ("POST", "/notes/_search?scroll=1m") => {
+                if b["sort"] != json!(["_doc"]) || b["size"].as_u64().is_none_or(|n| n < 1) {
+                    return bad("search body");
+                }
+                (200, fixture("elasticsearch", "page1"))
+            }
+            ("POST", "/_search/scroll") => {
+                if b != json!({"scroll": "1m", "scroll_id": SCROLL}) {
+                    return bad("scroll body");
+                }
+                let n = scrolls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                (
+                    200,
+                    fixture("elasticsearch", if n == 0 { "page2" } else { "page3" }),
+                )
+            }
+            ("DELETE", "/_search/scroll") if b == json!({"scroll_id": SCROLL}) => {
+                (200, fixture("elasticsearch", "cleared"))
+            }
+            _ => bad("route"),
+        }
+    })
+}
+
+#[test]
+fn elasticsearch_hits_read_by_scrolling_and_the_scroll_is_cleared() {
+    let fake = es_fake();
+    let rows = all(&source(
+        SourceKind::Elasticsearch,
+        &fake.url(),
+        es_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            json!({"_id": "1", "title": "First note", "body": "Hello", "stars": 5, "tags": ["rust"]}),
+            json!({"_id": "2", "title": "Second", "stars": 3}),
+            json!({"_id": "3", "title": "Third", "author": {"name": "Ann"}}),
+        ]
+    );
+    let seen = fake.received();
+    let routes: Vec<_> = seen.iter().map(|r| (r.method.as_str(), r.status)).collect();
+    assert_eq!(
+        routes,
+        vec![("POST", 200), ("POST", 200), ("POST", 200), ("DELETE", 200)]
+    );
+    // A query goes into the search body.
+    let fake = es_fake();
+    let rows = first(
+        &source(
+            SourceKind::Elasticsearch,
+            &fake.url(),
+            es_fields(),
+            Some(r#"{"match": {"title": "note"}}"#),
+        ),
+        1,
+    );
+    assert_eq!(rows.len(), 1);
+    let seen = fake.received();
+    assert_eq!(body(&seen[0])["query"], json!({"match": {"title": "note"}}));
+    assert_eq!(body(&seen[0])["size"], 1);
+    assert_eq!(seen.last().unwrap().method, "DELETE");
+    let service = Service::new(SourceKind::Elasticsearch, Some(&fake.url()), es_fields()).unwrap();
+    assert_eq!(
+        quire_import::web::tables(SourceKind::Elasticsearch, &service).unwrap(),
+        vec!["authors", "notes"]
+    );
+}
+
+#[test]
+fn elasticsearch_refusal_and_basic_auth() {
+    let message = refused(
+        SourceKind::Elasticsearch,
+        es_fields(),
+        fixture("elasticsearch", "unauthorized"),
+    );
+    assert!(message.contains("Elasticsearch") && message.contains("unable to authenticate"));
+    // `user:password` is basic auth, and neither half shows in an error.
+    let fake = FakeApi::start(|r| {
+        if r.header("authorization") == Some("Basic ZWxhc3RpYzpjaGFuZ2VtZS1wbGVhc2U=") {
+            (
+                404,
+                json!({"error": {"reason": "no such index [nope]"}, "status": 404}).to_string(),
+            )
+        } else {
+            bad("auth")
+        }
+    });
+    let mut fields = es_fields();
+    fields.api_key = Some("elastic:changeme-please".to_string());
+    let err = all(&source(
+        SourceKind::Elasticsearch,
+        &fake.url(),
+        fields,
+        None,
+    ))
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("404") && text.contains("no such index"),
+        "{text}"
+    );
+    assert!(!text.contains("changeme-please"), "{text}");
+}
+
+// ---- MongoDB (Data API) --------------------------------------------------------------------
+
+fn mongo_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        database: Some("shop".to_string()),
+        collection: Some("notes".to_string()),
+        ..Default::default()
+    }
+}
+
+fn mongo_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        if r.method != "POST" || r.target != "/app/data-abcde/endpoint/data/v1/action/find" {
+            return bad("route");
+        }
+        if r.header("api-key") != Some(KEY) {
+            return (401, fixture("mongodb", "unauthorized"));
+        }
+        let b = body(r);
+        let expected = |skip: u64| {
+            json!({"dataSource": "Cluster7", "database": "shop", "collection": "notes",
+                "filter": {}, "sort": {"_id": 1}, "limit": 2, "skip": skip})
+        };
+        if b == expected(0) {
+            (200, fixture("mongodb", "page1"))
+        } else if b == expected(2) {
+            (200, fixture("mongodb", "page2"))
+        } else {
+            bad("body")
+        }
+    })
+}
+
+#[test]
+fn mongodb_documents_read_by_skip_with_extended_json_decoded() {
+    let fake = mongo_fake();
+    let uri = format!(
+        "{}/app/data-abcde/endpoint/data/v1?dataSource=Cluster7",
+        fake.url()
+    );
+    // A preview of 2 asks for a page of 2 and stops there.
+    let rows = first(&source(SourceKind::Mongodb, &uri, mongo_fields(), None), 2);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0],
+        json!({"_id": "65e1a9f0c2a4b1d2e3f40001", "title": "First note", "stars": 5,
+            "views": 9007199254740993i64, "created": "2024-03-01T09:30:00Z",
+            "author": {"name": "Ann", "ref": "65e1a9f0c2a4b1d2e3f4aaaa"}})
+    );
+    assert_eq!(
+        rows[1],
+        json!({"_id": "65e1a9f0c2a4b1d2e3f40002", "title": "Second", "price": "9.99", "ratio": 0.5})
+    );
+    assert_eq!(fake.received().len(), 1);
+}
+
+#[test]
+fn mongodb_pages_until_a_short_page() {
+    // Pages of 2: a full page, then a short one ends the read.
+    let fake = FakeApi::start(|r| {
+        let b = body(r);
+        if r.header("api-key") != Some(KEY) || r.target != "/v1/action/find" {
+            return bad("request");
+        }
+        match (
+            b["skip"].as_u64(),
+            b["limit"].as_u64(),
+            b["dataSource"].as_str(),
+        ) {
+            (Some(0), Some(1000), Some("Cluster0")) => {
+                let page: Value = serde_json::from_str(&fixture("mongodb", "page1")).unwrap();
+                let mut docs = Vec::new();
+                for i in 0..1000 {
+                    let mut d = page["documents"][i % 2].clone();
+                    d["_id"] = json!({"$oid": format!("{i:024x}")});
+                    docs.push(d);
+                }
+                (200, json!({"documents": docs}).to_string())
+            }
+            (Some(1000), Some(1000), Some("Cluster0")) => (200, fixture("mongodb", "page2")),
+            _ => bad("paging"),
+        }
+    });
+    let rows = all(&source(
+        SourceKind::Mongodb,
+        &format!("{}/v1", fake.url()),
+        mongo_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(rows.len(), 1001);
+    assert_eq!(rows[1000]["title"], "Third");
+    assert_eq!(rows[999]["_id"], format!("{:024x}", 999));
+    assert_eq!(fake.received().len(), 2);
+}
+
+#[test]
+fn mongodb_refusal_is_clear_without_the_key() {
+    let message = refused(
+        SourceKind::Mongodb,
+        mongo_fields(),
+        fixture("mongodb", "unauthorized"),
+    );
+    assert!(
+        message.contains("MongoDB") && message.contains("invalid session"),
+        "{message}"
+    );
+}
+
+// ---- Firestore -----------------------------------------------------------------------------
+
+fn firestore_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        project: Some("demo-project".to_string()),
+        collection: Some("notes".to_string()),
+        ..Default::default()
+    }
+}
+
+fn firestore_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("firestore", "unauthorized"));
+        }
+        let prefix = "/v1/projects/demo-project/databases/(default)/documents/notes?";
+        let Some(query) = r.target.strip_prefix(prefix).filter(|_| r.method == "GET") else {
+            return bad("route");
+        };
+        match query {
+            "pageSize=300" => (200, fixture("firestore", "page1")),
+            "pageSize=300&pageToken=AFTOeJyAbCdEf0123" => (200, fixture("firestore", "page2")),
+            _ => bad("paging"),
+        }
+    })
+}
+
+#[test]
+fn firestore_documents_read_by_page_token_with_typed_fields_decoded() {
+    let fake = firestore_fake();
+    let rows = all(&source(
+        SourceKind::Firestore,
+        &fake.url(),
+        firestore_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            json!({"title": "First note", "stars": 5, "score": 4.5, "done": true,
+                "due": "2024-04-01T09:00:00Z", "author": {"name": "Ann", "age": 41},
+                "tags": ["rust", "notes"], "id": "alpha",
+                "name": "projects/demo-project/databases/(default)/documents/notes/alpha",
+                "createTime": "2024-03-01T09:30:00.000000Z",
+                "updateTime": "2024-03-02T10:00:00.000000Z"}),
+            json!({"title": "Second", "tags": [], "id": "beta",
+                "name": "projects/demo-project/databases/(default)/documents/notes/beta",
+                "createTime": "2024-03-05T12:00:00.000000Z",
+                "updateTime": "2024-03-05T12:00:00.000000Z"}),
+        ]
+    );
+    assert_eq!(fake.received().len(), 2);
+    let message = refused(
+        SourceKind::Firestore,
+        firestore_fields(),
+        fixture("firestore", "unauthorized"),
+    );
+    assert!(message.contains("Firestore") && message.contains("invalid authentication"));
+}
+
+#[test]
+fn more_rows_than_the_limit_refuse_the_import() {
+    let fake = airtable_fake();
+    let src = source(SourceKind::Airtable, &fake.url(), airtable_fields(), None);
+    let small = Limits {
+        max_bytes: 1 << 20,
+        max_rows: 2,
+    };
+    let err = read(&src, &small, None).unwrap_err();
+    assert!(matches!(err, ImportError::TooLarge(_)), "{err:?}");
+}
