@@ -426,3 +426,67 @@ fn multipart(name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
     body.extend(format!("\r\n--{boundary}--\r\n").as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
+
+#[tokio::test]
+async fn links_stay_on_the_imported_pages_when_the_root_holds_pages_of_the_same_names() {
+    // The vault's notes (no attachments) are pages of the root already, under `vault/`: every
+    // name of the import is ambiguous, and byte order would take `vault/…` before `zz/…`.
+    let notes: Vec<(String, String)> = vault()
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".md") && !p.starts_with('.'))
+        .map(|(p, b)| (format!("vault/{p}"), String::from_utf8(b).unwrap()))
+        .collect();
+    let files: Vec<(&str, &str)> = notes
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let s = TestServer::with(sync_git(), Default::default(), &files);
+    let r = import(
+        &s,
+        json!({"source": "obsidian", "connection": {"path": "vault"}, "prefix": "zz"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["imported"], 4, "{v}");
+    assert!(v.get("attachments").is_none(), "{v}");
+    let expected: Vec<(&str, Vec<Option<&str>>)> = vec![
+        (
+            "zz/Home.md",
+            vec![
+                Some("zz/Ideas.md"),
+                Some("zz/projects/Ideas.md"),
+                Some("zz/projects/Plan.md"),
+                None,
+                None,
+            ],
+        ),
+        ("zz/Ideas.md", vec![Some("zz/projects/Plan.md")]),
+        (
+            "zz/projects/Plan.md",
+            vec![
+                Some("zz/Ideas.md"),
+                Some("zz/Ideas.md"),
+                Some("zz/Home.md"),
+                None,
+            ],
+        ),
+        (
+            "zz/projects/Ideas.md",
+            vec![Some("zz/Home.md"), Some("zz/Home.md"), None],
+        ),
+    ];
+    for (page, want) in expected {
+        let want: Vec<Option<String>> = want.into_iter().map(|w| w.map(String::from)).collect();
+        assert_eq!(
+            resolved(&s, page),
+            want,
+            "links of {page}: {}",
+            s.disk(page).unwrap()
+        );
+    }
+    // Links the vault did not resolve are left as written.
+    assert!(s.disk("zz/Home.md").unwrap().contains("![[image.png]]"));
+    assert!(v["links_rewritten"].as_u64().unwrap() >= 3, "{v}");
+    s.assert_clean();
+}
