@@ -507,6 +507,7 @@ async fn sources_list_every_spec_identifier_with_what_is_built() {
             "excel",
             "notion",
             "airtable",
+            "gsheets",
             "obsidian",
             "markdown"
         ]

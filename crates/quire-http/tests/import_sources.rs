@@ -623,6 +623,7 @@ async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
         "elasticsearch",
         "mongodb",
         "firestore",
+        "gsheets",
     ] {
         assert!(
             sources.contains(&json!({"id": id, "available": true})),

@@ -45,11 +45,12 @@ pub enum SourceKind {
     Elasticsearch,
     Mongodb,
     Firestore,
+    Gsheets,
 }
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 16] = [
+    pub const BUILT: [SourceKind; 17] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
@@ -66,6 +67,7 @@ impl SourceKind {
         SourceKind::Elasticsearch,
         SourceKind::Mongodb,
         SourceKind::Firestore,
+        SourceKind::Gsheets,
     ];
 
     /// The source `id` names: a spec identifier this crate does not build is
@@ -104,6 +106,7 @@ impl SourceKind {
             SourceKind::Elasticsearch => "elasticsearch",
             SourceKind::Mongodb => "mongodb",
             SourceKind::Firestore => "firestore",
+            SourceKind::Gsheets => "gsheets",
         }
     }
 
@@ -116,7 +119,8 @@ impl SourceKind {
             | SourceKind::Airtable
             | SourceKind::Elasticsearch
             | SourceKind::Mongodb
-            | SourceKind::Firestore => Place::Service,
+            | SourceKind::Firestore
+            | SourceKind::Gsheets => Place::Service,
             _ => Place::File,
         }
     }

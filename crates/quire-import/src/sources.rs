@@ -1,7 +1,8 @@
 //! Sources → rows. Each reader turns one source into rows (`serde_json::Map`s), in source
 //! order: the files `csv`, `json`, `jsonl`, `yaml`, `excel` (`crate::excel`), `sqlite`, the
 //! folder `markdown`, the servers `postgres`, `mysql`, `redis` (`crate::databases`), and the
-//! web services `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore` (`crate::web`).
+//! web services `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`, `gsheets`
+//! (`crate::web`).
 //! Malformed input is an [`ImportError::BadRequest`] naming where it is; nothing here panics
 //! on what a user sends.
 
@@ -32,7 +33,8 @@ pub enum Location {
     Path(PathBuf),
     /// A database server.
     Server(Dsn),
-    /// A web service (`notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`).
+    /// A web service (`notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`,
+    /// `gsheets`).
     Service(crate::web::Service),
 }
 

@@ -678,3 +678,97 @@ fn more_rows_than_the_limit_refuse_the_import() {
     let err = read(&src, &small, None).unwrap_err();
     assert!(matches!(err, ImportError::TooLarge(_)), "{err:?}");
 }
+
+// ---- Google Sheets -------------------------------------------------------------------------
+
+const SHEET_ID: &str = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms";
+
+fn gsheets_fields() -> Service {
+    Service {
+        api_key: Some(KEY.to_string()),
+        database_id: Some(SHEET_ID.to_string()),
+        table: Some("Reading list".to_string()),
+        ..Default::default()
+    }
+}
+
+/// Blocks of 1000 rows: the first is the fixture's rows cycled to a full block, the second
+/// the short fixture block.
+fn gsheets_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("gsheets", "unauthorized"));
+        }
+        let prefix = format!("/v4/spreadsheets/{SHEET_ID}/values/");
+        let suffix = "?majorDimension=ROWS&valueRenderOption=UNFORMATTED_VALUE\
+                      &dateTimeRenderOption=FORMATTED_STRING";
+        let Some(range) = r
+            .target
+            .strip_prefix(&prefix)
+            .and_then(|t| t.strip_suffix(suffix))
+            .filter(|_| r.method == "GET")
+        else {
+            return bad("route");
+        };
+        match range {
+            "%27Reading%20list%27%211%3A1000" => {
+                let mut block: Value = serde_json::from_str(&fixture("gsheets", "block1")).unwrap();
+                let rows = block["values"].as_array().unwrap().clone();
+                let mut values = vec![rows[0].clone()];
+                for i in 1..1000 {
+                    values.push(rows[1 + (i - 1) % 3].clone());
+                }
+                block["values"] = Value::Array(values);
+                (200, block.to_string())
+            }
+            "%27Reading%20list%27%211001%3A2000" => (200, fixture("gsheets", "block2")),
+            "Notes%21A1%3AC3" => (200, fixture("gsheets", "block2")),
+            _ => bad("range"),
+        }
+    })
+}
+
+#[test]
+fn gsheets_rows_read_in_blocks_with_the_first_row_as_header() {
+    let fake = gsheets_fake();
+    let rows = all(&source(
+        SourceKind::Gsheets,
+        &fake.url(),
+        gsheets_fields(),
+        None,
+    ))
+    .unwrap();
+    // 999 lines after the header, a third of them blank, then one more block of one row.
+    assert_eq!(rows.len(), 666 + 1);
+    assert_eq!(
+        rows[0],
+        json!({"Title": "Dune", "Author": "Frank Herbert", "Pages": 412, "Read": true,
+            "Title_2": "again"})
+    );
+    assert_eq!(
+        rows[1],
+        json!({"Title": "Emma", "Author": "Jane Austen", "Read": false})
+    );
+    assert_eq!(
+        rows[666],
+        json!({"Title": "Ubik", "Author": "Philip K. Dick", "Pages": 202, "Read": true,
+            "column_5": "x"})
+    );
+    assert_eq!(fake.received().len(), 2);
+    // An A1 range is one request; a 401 is clear without the key.
+    let mut fields = gsheets_fields();
+    fields.table = Some("Notes!A1:C3".to_string());
+    let service = Service::new(SourceKind::Gsheets, Some(&fake.url()), fields.clone()).unwrap();
+    assert_eq!(
+        service.source_name(SourceKind::Gsheets),
+        format!("gsheets:{}/{SHEET_ID}/Notes!A1:C3", service.host())
+    );
+    let rows = all(&source(SourceKind::Gsheets, &fake.url(), fields, None)).unwrap();
+    assert!(rows.is_empty(), "the one line is the header");
+    let message = refused(
+        SourceKind::Gsheets,
+        gsheets_fields(),
+        fixture("gsheets", "unauthorized"),
+    );
+    assert!(message.contains("Google Sheets"), "{message}");
+}

@@ -1,5 +1,5 @@
-//! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API and
-//! Firestore, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
+//! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API,
+//! Firestore and Google Sheets, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
 //! timeouts) and paged until the last page or the [`Cap`].
 //!
 //! **Where.** `connection.uri` overrides the service's base URL (the real one by default,
@@ -15,6 +15,7 @@
 mod airtable;
 mod elasticsearch;
 mod firestore;
+mod gsheets;
 mod mongodb;
 mod notion;
 
@@ -39,12 +40,12 @@ pub struct Service {
     pub base: String,
     /// The secret: bearer token, API key (see each source).
     pub api_key: Option<String>,
-    /// `notion`: the database.
+    /// `notion`: the database; `gsheets`: the spreadsheet.
     pub database_id: Option<String>,
     /// `airtable`: the base and the table (id or name).
     pub base_id: Option<String>,
     pub table_id: Option<String>,
-    /// `elasticsearch`: the index.
+    /// `elasticsearch`: the index; `gsheets`: the sheet or an A1 range.
     pub table: Option<String>,
     /// `mongodb`, `firestore`: the collection.
     pub collection: Option<String>,
@@ -76,6 +77,7 @@ pub fn default_base(kind: SourceKind) -> Option<&'static str> {
         SourceKind::Notion => Some("https://api.notion.com"),
         SourceKind::Airtable => Some("https://api.airtable.com"),
         SourceKind::Firestore => Some("https://firestore.googleapis.com"),
+        SourceKind::Gsheets => Some("https://sheets.googleapis.com"),
         _ => None,
     }
 }
@@ -88,6 +90,7 @@ pub fn service_name(kind: SourceKind) -> &'static str {
         SourceKind::Elasticsearch => "Elasticsearch",
         SourceKind::Mongodb => "the MongoDB Data API",
         SourceKind::Firestore => "Firestore",
+        SourceKind::Gsheets => "Google Sheets",
         _ => "the service",
     }
 }
@@ -142,7 +145,7 @@ impl Service {
         fields.base = base.trim_end_matches('/').to_string();
         fields.api_key = fields.api_key.filter(|k| !k.trim().is_empty());
         let needed: &[(&str, &Option<String>)] = match kind {
-            SourceKind::Notion => &[("database_id", &fields.database_id)],
+            SourceKind::Notion | SourceKind::Gsheets => &[("database_id", &fields.database_id)],
             SourceKind::Airtable => &[("base_id", &fields.base_id), ("table_id", &fields.table_id)],
             SourceKind::Elasticsearch => &[("table", &fields.table)],
             SourceKind::Mongodb => &[
@@ -165,7 +168,11 @@ impl Service {
         }
         if matches!(
             kind,
-            SourceKind::Notion | SourceKind::Airtable | SourceKind::Mongodb | SourceKind::Firestore
+            SourceKind::Notion
+                | SourceKind::Airtable
+                | SourceKind::Mongodb
+                | SourceKind::Firestore
+                | SourceKind::Gsheets
         ) && fields.api_key.is_none()
         {
             return Err(ImportError::BadRequest(format!(
@@ -191,6 +198,10 @@ impl Service {
             SourceKind::Elasticsearch => f(&self.table),
             SourceKind::Mongodb => format!("{}/{}", f(&self.database), f(&self.collection)),
             SourceKind::Firestore => format!("{}/{}", f(&self.project), f(&self.collection)),
+            SourceKind::Gsheets => match f(&self.table) {
+                sheet if sheet.is_empty() => f(&self.database_id),
+                sheet => format!("{}/{sheet}", f(&self.database_id)),
+            },
             _ => String::new(),
         }
     }
@@ -217,6 +228,7 @@ pub fn rows(
         SourceKind::Elasticsearch => elasticsearch::rows(&client, service, query, cap),
         SourceKind::Mongodb => mongodb::rows(&client, service, query, cap),
         SourceKind::Firestore => firestore::rows(&client, service, cap),
+        SourceKind::Gsheets => gsheets::rows(&client, service, cap),
         other => Err(ImportError::BadRequest(format!(
             "source `{}` is not a web service",
             other.id()
