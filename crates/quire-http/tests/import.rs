@@ -509,6 +509,7 @@ async fn sources_list_every_spec_identifier_with_what_is_built() {
             "airtable",
             "gsheets",
             "obsidian",
+            "confluence",
             "markdown"
         ]
     );

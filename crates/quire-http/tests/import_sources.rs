@@ -624,6 +624,7 @@ async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
         "mongodb",
         "firestore",
         "gsheets",
+        "confluence",
     ] {
         assert!(
             sources.contains(&json!({"id": id, "available": true})),

@@ -46,11 +46,12 @@ pub enum SourceKind {
     Mongodb,
     Firestore,
     Gsheets,
+    Confluence,
 }
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 17] = [
+    pub const BUILT: [SourceKind; 18] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
@@ -68,6 +69,7 @@ impl SourceKind {
         SourceKind::Mongodb,
         SourceKind::Firestore,
         SourceKind::Gsheets,
+        SourceKind::Confluence,
     ];
 
     /// The source `id` names: a spec identifier this crate does not build is
@@ -107,6 +109,7 @@ impl SourceKind {
             SourceKind::Mongodb => "mongodb",
             SourceKind::Firestore => "firestore",
             SourceKind::Gsheets => "gsheets",
+            SourceKind::Confluence => "confluence",
         }
     }
 
@@ -120,7 +123,8 @@ impl SourceKind {
             | SourceKind::Elasticsearch
             | SourceKind::Mongodb
             | SourceKind::Firestore
-            | SourceKind::Gsheets => Place::Service,
+            | SourceKind::Gsheets
+            | SourceKind::Confluence => Place::Service,
             _ => Place::File,
         }
     }

@@ -772,3 +772,97 @@ fn gsheets_rows_read_in_blocks_with_the_first_row_as_header() {
     );
     assert!(message.contains("Google Sheets"), "{message}");
 }
+
+// ---- Confluence ----------------------------------------------------------------------------
+
+const CONFLUENCE_KEY: &str = "ann@example.com:ATATT3xFfGF0secretToken9";
+
+fn confluence_fields() -> Service {
+    Service {
+        api_key: Some(CONFLUENCE_KEY.to_string()),
+        table: Some("ENG".to_string()),
+        ..Default::default()
+    }
+}
+
+fn confluence_fake() -> FakeApi {
+    FakeApi::start(|r| {
+        // `email:token` as basic auth.
+        if r.header("authorization")
+            != Some("Basic YW5uQGV4YW1wbGUuY29tOkFUQVRUM3hGZkdGMHNlY3JldFRva2VuOQ==")
+        {
+            return (401, fixture("confluence", "unauthorized"));
+        }
+        let base = "/wiki/rest/api/content?spaceKey=ENG&type=page&status=current\
+                    &expand=body.storage%2Cspace%2Cversion";
+        let Some(paging) = r.target.strip_prefix(base).filter(|_| r.method == "GET") else {
+            return bad("route");
+        };
+        match paging {
+            "&start=0&limit=50" => (200, fixture("confluence", "page1")),
+            "&start=1&limit=50" => (200, fixture("confluence", "page2")),
+            _ => bad("paging"),
+        }
+    })
+}
+
+#[test]
+fn confluence_pages_read_by_start_with_their_body_as_markdown() {
+    let fake = confluence_fake();
+    let uri = format!("{}/wiki", fake.url());
+    let rows = all(&source(
+        SourceKind::Confluence,
+        &uri,
+        confluence_fields(),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], "65601");
+    assert_eq!(rows[0]["title"], "Team handbook");
+    assert_eq!(rows[0]["space"], "ENG");
+    assert_eq!(rows[0]["version"], 7);
+    assert_eq!(rows[0]["updated"], "2024-03-02T10:00:00.000Z");
+    assert_eq!(
+        rows[0]["url"],
+        "https://example.atlassian.net/wiki/spaces/ENG/pages/65601/Team+handbook"
+    );
+    let body = rows[0]["body"].as_str().unwrap();
+    for part in [
+        "## On call",
+        "**runbook**",
+        "first & then",
+        "[the wiki](https://example.com/runbook)",
+        "- Page the lead",
+        "Be kind.",
+    ] {
+        assert!(body.contains(part), "{part:?} in {body}");
+    }
+    assert!(!body.contains('<'), "{body}");
+    assert!(
+        rows[1]["body"].as_str().unwrap().contains("1. Tag"),
+        "{}",
+        rows[1]["body"]
+    );
+    assert_eq!(fake.received().len(), 2);
+    // A 401: the email and token appear nowhere in the message.
+    let fake = FakeApi::start(|_| (401, fixture("confluence", "unauthorized")));
+    let err = all(&source(
+        SourceKind::Confluence,
+        &fake.url(),
+        confluence_fields(),
+        None,
+    ))
+    .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("Confluence")
+            && message.contains("401")
+            && message.contains("authenticated"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("ATATT3xFfGF0secretToken9") && !message.contains("ann@example.com"),
+        "{message}"
+    );
+}

@@ -1,5 +1,5 @@
 //! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API,
-//! Firestore and Google Sheets, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
+//! Firestore, Google Sheets and Confluence, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
 //! timeouts) and paged until the last page or the [`Cap`].
 //!
 //! **Where.** `connection.uri` overrides the service's base URL (the real one by default,
@@ -13,6 +13,7 @@
 //! status, never the key.
 
 mod airtable;
+mod confluence;
 mod elasticsearch;
 mod firestore;
 mod gsheets;
@@ -45,7 +46,8 @@ pub struct Service {
     /// `airtable`: the base and the table (id or name).
     pub base_id: Option<String>,
     pub table_id: Option<String>,
-    /// `elasticsearch`: the index; `gsheets`: the sheet or an A1 range.
+    /// `elasticsearch`: the index; `gsheets`: the sheet or an A1 range; `confluence`: the
+    /// space key.
     pub table: Option<String>,
     /// `mongodb`, `firestore`: the collection.
     pub collection: Option<String>,
@@ -91,6 +93,7 @@ pub fn service_name(kind: SourceKind) -> &'static str {
         SourceKind::Mongodb => "the MongoDB Data API",
         SourceKind::Firestore => "Firestore",
         SourceKind::Gsheets => "Google Sheets",
+        SourceKind::Confluence => "Confluence",
         _ => "the service",
     }
 }
@@ -113,6 +116,9 @@ impl Service {
                     kind.id(),
                     match kind {
                         SourceKind::Elasticsearch => "the server's URL (`https://host:9200`)",
+                        SourceKind::Confluence => {
+                            "the site's Confluence URL (`https://<site>.atlassian.net/wiki`)"
+                        }
                         _ => "the Data API's URL (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1`)",
                     }
                 )))
@@ -147,7 +153,7 @@ impl Service {
         let needed: &[(&str, &Option<String>)] = match kind {
             SourceKind::Notion | SourceKind::Gsheets => &[("database_id", &fields.database_id)],
             SourceKind::Airtable => &[("base_id", &fields.base_id), ("table_id", &fields.table_id)],
-            SourceKind::Elasticsearch => &[("table", &fields.table)],
+            SourceKind::Elasticsearch | SourceKind::Confluence => &[("table", &fields.table)],
             SourceKind::Mongodb => &[
                 ("database", &fields.database),
                 ("collection", &fields.collection),
@@ -173,6 +179,7 @@ impl Service {
                 | SourceKind::Mongodb
                 | SourceKind::Firestore
                 | SourceKind::Gsheets
+                | SourceKind::Confluence
         ) && fields.api_key.is_none()
         {
             return Err(ImportError::BadRequest(format!(
@@ -195,7 +202,7 @@ impl Service {
         match kind {
             SourceKind::Notion => f(&self.database_id),
             SourceKind::Airtable => format!("{}/{}", f(&self.base_id), f(&self.table_id)),
-            SourceKind::Elasticsearch => f(&self.table),
+            SourceKind::Elasticsearch | SourceKind::Confluence => f(&self.table),
             SourceKind::Mongodb => format!("{}/{}", f(&self.database), f(&self.collection)),
             SourceKind::Firestore => format!("{}/{}", f(&self.project), f(&self.collection)),
             SourceKind::Gsheets => match f(&self.table) {
@@ -229,6 +236,7 @@ pub fn rows(
         SourceKind::Mongodb => mongodb::rows(&client, service, query, cap),
         SourceKind::Firestore => firestore::rows(&client, service, cap),
         SourceKind::Gsheets => gsheets::rows(&client, service, cap),
+        SourceKind::Confluence => confluence::rows(&client, service, cap),
         other => Err(ImportError::BadRequest(format!(
             "source `{}` is not a web service",
             other.id()
