@@ -40,7 +40,7 @@ use super::repo::CommitStats;
 /// More packs than this are merged.
 pub(crate) const MAX_PACKS: usize = 8;
 /// More packs than this are merged at once, without waiting for commits to pause.
-pub(crate) const BUSY_MAX_PACKS: usize = 32;
+pub(crate) const BUSY_MAX_PACKS: usize = 100;
 /// About this many loose objects are packed.
 pub(crate) const MAX_LOOSE: usize = 4096;
 /// The pause in commits the packer waits for.

@@ -32,7 +32,7 @@ use crate::error::StoreError;
 use crate::fault;
 
 /// How long `.git/index` may lag behind HEAD during a burst of commits.
-pub(crate) const INDEX_SAVE_DELAY: Duration = Duration::from_millis(50);
+pub(crate) const INDEX_SAVE_DELAY: Duration = Duration::from_millis(250);
 
 /// Who a commit is authored by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
