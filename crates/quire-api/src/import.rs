@@ -15,8 +15,8 @@ use utoipa::ToSchema;
 pub struct ImportRequest {
     /// A source identifier (`GET /import/sources`): `csv`, `json`, `jsonl`, `yaml`, `excel`,
     /// `sqlite`, `markdown`, `obsidian`, `postgres`, `mysql`, `redis`, and the web services
-    /// `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`, `gsheets`, `confluence`
-    /// are built (18 of the spec's 19).
+    /// `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`, `gsheets`, `confluence`,
+    /// `dynamodb`: all 19 of the spec are built.
     pub source: String,
     /// Where the source is.
     #[serde(default)]
@@ -69,9 +69,10 @@ pub struct ImportConnection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A web service source (`notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`,
-    /// `gsheets`, `confluence`): its base URL; default the service's real one (`https://api.notion.com`,
+    /// `gsheets`, `confluence`, `dynamodb`): its base URL; default the service's real one (`https://api.notion.com`,
     /// `https://api.airtable.com`, `https://firestore.googleapis.com`,
-    /// `https://sheets.googleapis.com`); `confluence` the site's (required,
+    /// `https://sheets.googleapis.com`, `https://dynamodb.<AWS_REGION>.amazonaws.com`);
+    /// `confluence` the site's (required,
     /// `https://<site>.atlassian.net/wiki`); `elasticsearch` its
     /// server (`https://host:9200`), `mongodb` its Atlas Data API endpoint
     /// (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1?dataSource=Cluster0`).
@@ -82,7 +83,8 @@ pub struct ImportConnection {
     /// integration token, Airtable's personal access token, Elasticsearch's encoded API key
     /// (or `user:password` for basic auth), the MongoDB Data API key, a Google OAuth access
     /// token for Firestore and Google Sheets, `email:api_token` (basic auth) or a personal
-    /// access token for Confluence.
+    /// access token for Confluence, `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` for
+    /// DynamoDB (default the server's AWS environment variables).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
     /// `notion`: the database to read; `gsheets`: the spreadsheet (the id in its URL).
@@ -95,7 +97,8 @@ pub struct ImportConnection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table_id: Option<String>,
     /// `elasticsearch`: the index (or a pattern, `logs-*`); `gsheets`: the sheet (default
-    /// `Sheet1`) or an A1 range (`Notes!A1:D50`); `confluence`: the space key.
+    /// `Sheet1`) or an A1 range (`Notes!A1:D50`); `confluence`: the space key; `dynamodb`:
+    /// the table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
     /// `mongodb`, `firestore`: the collection (Firestore: a path, `users/ann/notes`).

@@ -6,7 +6,7 @@ use std::fmt;
 mod chunk;
 mod local;
 mod remote;
-mod sigv4;
+use quire_sigv4 as sigv4;
 mod vertex;
 
 pub use chunk::{chunk, chunk_with};

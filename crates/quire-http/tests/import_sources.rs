@@ -625,6 +625,7 @@ async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
         "firestore",
         "gsheets",
         "confluence",
+        "dynamodb",
     ] {
         assert!(
             sources.contains(&json!({"id": id, "available": true})),

@@ -47,11 +47,12 @@ pub enum SourceKind {
     Firestore,
     Gsheets,
     Confluence,
+    Dynamodb,
 }
 
 impl SourceKind {
     /// Every source this crate builds.
-    pub const BUILT: [SourceKind; 18] = [
+    pub const BUILT: [SourceKind; 19] = [
         SourceKind::Csv,
         SourceKind::Json,
         SourceKind::Jsonl,
@@ -70,6 +71,7 @@ impl SourceKind {
         SourceKind::Firestore,
         SourceKind::Gsheets,
         SourceKind::Confluence,
+        SourceKind::Dynamodb,
     ];
 
     /// The source `id` names: a spec identifier this crate does not build is
@@ -110,6 +112,7 @@ impl SourceKind {
             SourceKind::Firestore => "firestore",
             SourceKind::Gsheets => "gsheets",
             SourceKind::Confluence => "confluence",
+            SourceKind::Dynamodb => "dynamodb",
         }
     }
 
@@ -124,7 +127,8 @@ impl SourceKind {
             | SourceKind::Mongodb
             | SourceKind::Firestore
             | SourceKind::Gsheets
-            | SourceKind::Confluence => Place::Service,
+            | SourceKind::Confluence
+            | SourceKind::Dynamodb => Place::Service,
             _ => Place::File,
         }
     }

@@ -1,5 +1,5 @@
 //! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API,
-//! Firestore, Google Sheets and Confluence, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
+//! Firestore, Google Sheets, Confluence and DynamoDB, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
 //! timeouts) and paged until the last page or the [`Cap`].
 //!
 //! **Where.** `connection.uri` overrides the service's base URL (the real one by default,
@@ -14,6 +14,7 @@
 
 mod airtable;
 mod confluence;
+mod dynamodb;
 mod elasticsearch;
 mod firestore;
 mod gsheets;
@@ -47,7 +48,7 @@ pub struct Service {
     pub base_id: Option<String>,
     pub table_id: Option<String>,
     /// `elasticsearch`: the index; `gsheets`: the sheet or an A1 range; `confluence`: the
-    /// space key.
+    /// space key; `dynamodb`: the table.
     pub table: Option<String>,
     /// `mongodb`, `firestore`: the collection.
     pub collection: Option<String>,
@@ -94,6 +95,7 @@ pub fn service_name(kind: SourceKind) -> &'static str {
         SourceKind::Firestore => "Firestore",
         SourceKind::Gsheets => "Google Sheets",
         SourceKind::Confluence => "Confluence",
+        SourceKind::Dynamodb => "DynamoDB",
         _ => "the service",
     }
 }
@@ -107,9 +109,14 @@ impl Service {
         mut fields: Service,
     ) -> Result<Service, ImportError> {
         let uri = uri.map(str::trim).filter(|u| !u.is_empty());
+        let aws;
         let base = match (uri, default_base(kind)) {
             (Some(uri), _) => uri,
             (None, Some(real)) => real,
+            (None, None) if kind == SourceKind::Dynamodb => {
+                aws = format!("https://dynamodb.{}.amazonaws.com", dynamodb::env_region());
+                aws.as_str()
+            }
             (None, None) => {
                 return Err(ImportError::BadRequest(format!(
                     "a `{}` import needs `connection.uri`: {}",
@@ -153,7 +160,9 @@ impl Service {
         let needed: &[(&str, &Option<String>)] = match kind {
             SourceKind::Notion | SourceKind::Gsheets => &[("database_id", &fields.database_id)],
             SourceKind::Airtable => &[("base_id", &fields.base_id), ("table_id", &fields.table_id)],
-            SourceKind::Elasticsearch | SourceKind::Confluence => &[("table", &fields.table)],
+            SourceKind::Elasticsearch | SourceKind::Confluence | SourceKind::Dynamodb => {
+                &[("table", &fields.table)]
+            }
             SourceKind::Mongodb => &[
                 ("database", &fields.database),
                 ("collection", &fields.collection),
@@ -202,7 +211,9 @@ impl Service {
         match kind {
             SourceKind::Notion => f(&self.database_id),
             SourceKind::Airtable => format!("{}/{}", f(&self.base_id), f(&self.table_id)),
-            SourceKind::Elasticsearch | SourceKind::Confluence => f(&self.table),
+            SourceKind::Elasticsearch | SourceKind::Confluence | SourceKind::Dynamodb => {
+                f(&self.table)
+            }
             SourceKind::Mongodb => format!("{}/{}", f(&self.database), f(&self.collection)),
             SourceKind::Firestore => format!("{}/{}", f(&self.project), f(&self.collection)),
             SourceKind::Gsheets => match f(&self.table) {
@@ -237,6 +248,7 @@ pub fn rows(
         SourceKind::Firestore => firestore::rows(&client, service, cap),
         SourceKind::Gsheets => gsheets::rows(&client, service, cap),
         SourceKind::Confluence => confluence::rows(&client, service, cap),
+        SourceKind::Dynamodb => dynamodb::rows(&client, service, cap),
         other => Err(ImportError::BadRequest(format!(
             "source `{}` is not a web service",
             other.id()
@@ -312,10 +324,24 @@ impl Client {
         request: ureq::Request,
         body: Option<&Value>,
     ) -> Result<Value, ImportError> {
+        match body {
+            Some(body) => self.send_text(
+                request.set("Content-Type", "application/json"),
+                Some(&body.to_string()),
+            ),
+            None => self.send_text(request, None),
+        }
+    }
+
+    /// Sends `request` with `body` as it is (its headers already set) and reads the JSON
+    /// answer.
+    pub(crate) fn send_text(
+        &self,
+        request: ureq::Request,
+        body: Option<&str>,
+    ) -> Result<Value, ImportError> {
         let answer = match body {
-            Some(body) => request
-                .set("Content-Type", "application/json")
-                .send_string(&body.to_string()),
+            Some(body) => request.send_string(body),
             None => request.call(),
         };
         match answer {

@@ -1,5 +1,6 @@
-//! AWS Signature Version 4 for one request, as the `bedrock` embedder sends it: the
-//! canonical request, the string to sign, the derived key, the `Authorization` header.
+//! AWS Signature Version 4 for one request, as the `bedrock` embedder (`quire-embed`) and the
+//! `dynamodb` import source (`quire-import`) send it: the canonical request, the string to
+//! sign, the derived key, the `Authorization` header.
 //! Written from AWS's description of the process ("Create a signed AWS API request"), and
 //! checked against the published test suite's `get-vanilla` and `post-vanilla` vectors.
 
@@ -8,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 /// Long-term or temporary AWS credentials.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Credentials {
+pub struct Credentials {
     pub access_key_id: String,
     pub secret_access_key: String,
     /// Sent as `x-amz-security-token` (temporary credentials).
@@ -26,7 +27,7 @@ impl std::fmt::Debug for Credentials {
 
 impl Credentials {
     /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and (optional) `AWS_SESSION_TOKEN`.
-    pub(crate) fn from_env() -> Option<Credentials> {
+    pub fn from_env() -> Option<Credentials> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Some(Credentials {
             access_key_id: var("AWS_ACCESS_KEY_ID")?,
@@ -37,7 +38,7 @@ impl Credentials {
 }
 
 /// What one request is, as far as the signature covers it.
-pub(crate) struct Request<'a> {
+pub struct Request<'a> {
     pub method: &'a str,
     pub host: &'a str,
     /// The path as sent (already percent-encoded), e.g. `/model/amazon.titan%3A0/invoke`.
@@ -49,7 +50,7 @@ pub(crate) struct Request<'a> {
 
 /// The headers to add to `request`: `x-amz-date`, `x-amz-security-token` when the
 /// credentials have one, and `authorization`. `now` is `YYYYMMDDTHHMMSSZ`.
-pub(crate) fn sign(
+pub fn sign(
     request: &Request<'_>,
     credentials: &Credentials,
     region: &str,
@@ -112,7 +113,7 @@ pub(crate) fn sign(
 }
 
 /// The current time as SigV4 writes it.
-pub(crate) fn now() -> String {
+pub fn now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }
 
@@ -134,7 +135,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// RFC 3986 percent-encoding of everything but the unreserved characters.
-pub(crate) fn encode(s: &str) -> String {
+pub fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {

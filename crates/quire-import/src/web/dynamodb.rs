@@ -1,0 +1,172 @@
+//! DynamoDB: `Scan` over the JSON protocol — `POST /` to `https://dynamodb.<region>.
+//! amazonaws.com` with `X-Amz-Target: DynamoDB_20120810.Scan`, `Content-Type:
+//! application/x-amz-json-1.0`, body `{TableName, Limit, ExclusiveStartKey?}`, signed with
+//! AWS Signature Version 4 (`quire-sigv4`, service `dynamodb`), paged by the answer's
+//! `LastEvaluatedKey` given back as `ExclusiveStartKey` until there is none.
+//!
+//! Credentials: `connection.api_key` as `ACCESS_KEY_ID:SECRET_ACCESS_KEY` (a third
+//! `:SESSION_TOKEN` part for temporary credentials), else the environment's
+//! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. The region: the URL's
+//! when it is AWS's (`dynamodb.eu-west-1.amazonaws.com`), else `AWS_REGION`,
+//! `AWS_DEFAULT_REGION`, else `us-east-1`. An item is a row of its attributes decoded (see
+//! [`decode`]).
+
+use serde_json::{json, Map, Number, Value};
+
+use super::{malformed, page_size, Client, Service};
+use crate::kind::SourceKind;
+use crate::rows::Cap;
+use crate::{ImportError, Row};
+
+const PAGE_MOST: usize = 1000;
+pub(crate) const TARGET: &str = "DynamoDB_20120810.Scan";
+pub(crate) const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+
+/// The region of the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else `us-east-1`.
+pub(crate) fn env_region() -> String {
+    ["AWS_REGION", "AWS_DEFAULT_REGION"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "us-east-1".to_string())
+}
+
+/// The region a request to `host` is signed for.
+pub(crate) fn region_of(host: &str) -> String {
+    let name = host.split(':').next().unwrap_or(host);
+    let labels: Vec<&str> = name.split('.').collect();
+    match labels.as_slice() {
+        ["dynamodb", region, "amazonaws", ..] if !region.is_empty() => region.to_string(),
+        _ => env_region(),
+    }
+}
+
+fn credentials(service: &Service) -> Result<quire_sigv4::Credentials, ImportError> {
+    if let Some(key) = service.api_key.as_deref() {
+        let mut parts = key.splitn(3, ':');
+        let id = parts.next().unwrap_or("").trim();
+        let secret = parts.next().unwrap_or("").trim();
+        if id.is_empty() || secret.is_empty() {
+            return Err(ImportError::BadRequest(
+                "a `dynamodb` `connection.api_key` is `ACCESS_KEY_ID:SECRET_ACCESS_KEY` \
+                 (or `…:SESSION_TOKEN` after them)"
+                    .to_string(),
+            ));
+        }
+        return Ok(quire_sigv4::Credentials {
+            access_key_id: id.to_string(),
+            secret_access_key: secret.to_string(),
+            session_token: parts
+                .next()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+        });
+    }
+    quire_sigv4::Credentials::from_env().ok_or_else(|| {
+        ImportError::BadRequest(
+            "a `dynamodb` import needs `connection.api_key` (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`) \
+             or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the server's environment"
+                .to_string(),
+        )
+    })
+}
+
+pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let credentials = credentials(service)?;
+    let host = service.host().to_string();
+    let region = region_of(&host);
+    let path = service
+        .base
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("/")
+        .to_string();
+    let url = format!("{}{}", service.base, if path == "/" { "/" } else { "" });
+    let table = service.table.as_deref().unwrap_or("").trim();
+    let limit = page_size(&cap, PAGE_MOST);
+    let mut rows = Vec::new();
+    let mut start: Option<Value> = None;
+    loop {
+        let mut body = json!({ "TableName": table, "Limit": limit });
+        if let Some(key) = &start {
+            body["ExclusiveStartKey"] = key.clone();
+        }
+        let text = body.to_string();
+        let signed = quire_sigv4::sign(
+            &quire_sigv4::Request {
+                method: "POST",
+                host: &host,
+                path: &path,
+                headers: &[("content-type", CONTENT_TYPE), ("x-amz-target", TARGET)],
+                body: text.as_bytes(),
+            },
+            &credentials,
+            &region,
+            "dynamodb",
+            &quire_sigv4::now(),
+        );
+        let mut request = client
+            .post(&url)
+            .set("Content-Type", CONTENT_TYPE)
+            .set("X-Amz-Target", TARGET);
+        for (name, value) in &signed {
+            request = request.set(name, value);
+        }
+        let answer = client.send_text(request, Some(&text))?;
+        let items = answer
+            .get("Items")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed(SourceKind::Dynamodb, "a list of items"))?;
+        for item in items {
+            let Some(attributes) = item.as_object() else {
+                return Err(malformed(SourceKind::Dynamodb, "a list of items"));
+            };
+            let mut row = Row::new();
+            for (name, value) in attributes {
+                if let Some(value) = decode(value) {
+                    row.insert(name.clone(), value);
+                }
+            }
+            if cap.push(&mut rows, row)? {
+                return Ok(rows);
+            }
+        }
+        match answer.get("LastEvaluatedKey") {
+            Some(key @ Value::Object(_)) => start = Some(key.clone()),
+            _ => return Ok(rows),
+        }
+    }
+}
+
+fn number(text: &str) -> Value {
+    if let Ok(n) = text.parse::<i64>() {
+        return Value::Number(n.into());
+    }
+    match text.parse::<f64>().ok().and_then(Number::from_f64) {
+        Some(n) => Value::Number(n),
+        None => Value::String(text.to_string()),
+    }
+}
+
+/// An attribute value as plain JSON: `S` text, `N` a number (text when it does not fit),
+/// `BOOL`, `L` a list, `M` an object, `SS`/`NS`/`BS` lists, `B` its base64 text; `NULL` is
+/// no value.
+pub(crate) fn decode(value: &Value) -> Option<Value> {
+    let map = value.as_object()?;
+    let (kind, inner) = map.iter().next()?;
+    match (kind.as_str(), inner) {
+        ("NULL", _) => None,
+        ("N", Value::String(n)) => Some(number(n)),
+        ("NS", Value::Array(ns)) => Some(Value::Array(
+            ns.iter().filter_map(Value::as_str).map(number).collect(),
+        )),
+        ("L", Value::Array(items)) => Some(Value::Array(items.iter().filter_map(decode).collect())),
+        ("M", Value::Object(fields)) => Some(Value::Object(
+            fields
+                .iter()
+                .filter_map(|(k, v)| decode(v).map(|v| (k.clone(), v)))
+                .collect::<Map<String, Value>>(),
+        )),
+        (_, other) => Some(other.clone()),
+    }
+}
