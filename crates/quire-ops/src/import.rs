@@ -87,8 +87,11 @@ impl Operation for Import {
     .tool(Tool::named("quire_import"))
     .describe(
         "Import a source's rows as pages, all in one commit (author: your actor, else \
-`import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, obsidian, postgres, mysql \
-or redis; `connection.file` a file in the knowledge root or an upload's path (`connection.path` \
+`import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, obsidian, postgres, mysql, \
+redis, or a web service (notion, airtable, gsheets, confluence, elasticsearch, mongodb, \
+firestore, dynamodb: `connection.uri` default the real API, `connection.api_key`, and its ids \
+`database_id`, `base_id`+`table_id`, `table`, `database`+`collection`, `project`+`collection`); \
+`connection.file` a file in the knowledge root or an upload's path (`connection.path` \
 a folder or a zip of one for markdown and obsidian, which brings attachments and keeps links \
 resolving; `connection.dsn` a database URL such as \
 postgres://user:password@127.0.0.1:5432/db?sslmode=disable, connected without TLS); `query` \
