@@ -256,9 +256,9 @@ pub fn rows(
     }
 }
 
-/// The listing of `/import/browse` for a web service: Elasticsearch's indices, MongoDB's
-/// collections are not listed by the Data API, Notion's databases shared with the key,
-/// Airtable's tables of a base.
+/// The listing of `/import/browse` for a web service: the Notion databases shared with the
+/// key, the tables of an Airtable base, Elasticsearch's indices. (The other services have no
+/// cheap listing here.)
 pub fn tables(kind: SourceKind, service: &Service) -> Result<Vec<String>, ImportError> {
     let client = Client::new(kind, service);
     let mut names = match kind {
