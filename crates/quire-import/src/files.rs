@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::ImportError;
+use crate::{ImportError, Limits};
 
 /// Where uploads are kept, relative to the root.
 pub const UPLOADS_DIR: &str = ".quire/state/uploads";
@@ -182,6 +182,42 @@ fn file_name(name: &str) -> String {
         "upload".to_string()
     } else {
         kept.chars().take(120).collect()
+    }
+}
+
+/// The bytes of a file source, refused when larger than the limit.
+pub(crate) fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
+    let meta = std::fs::metadata(path).map_err(|e| missing(path, &e))?;
+    if !meta.is_file() {
+        return Err(ImportError::BadRequest(format!(
+            "{} is not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > limits.max_bytes {
+        return Err(too_big(meta.len(), limits));
+    }
+    std::fs::read(path).map_err(|e| missing(path, &e))
+}
+
+/// A source past the byte limit.
+pub(crate) fn too_big(len: u64, limits: &Limits) -> ImportError {
+    ImportError::TooLarge(format!(
+        "the source is {len} bytes, more than the {} bytes one import reads",
+        limits.max_bytes
+    ))
+}
+
+/// A file or folder that cannot be read, by why.
+pub(crate) fn missing(path: &Path, e: &std::io::Error) -> ImportError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            ImportError::NotFound(format!("no file or folder {}", path.display()))
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            ImportError::Io(format!("reading {} failed: {e}", path.display()))
+        }
+        _ => ImportError::BadRequest(format!("{} cannot be read: {e}", path.display())),
     }
 }
 

@@ -44,7 +44,7 @@ pub struct Want {
 /// The files below `path`, a folder or a zip of one. Past `limits.max_rows` notes (or files
 /// in all) or `limits.max_bytes` read (inflated, for a zip) is [`ImportError::TooLarge`].
 pub fn read_tree(path: &Path, want: Want, limits: &Limits) -> Result<Tree, ImportError> {
-    let meta = std::fs::metadata(path).map_err(|e| crate::sources::missing(path, &e))?;
+    let meta = std::fs::metadata(path).map_err(|e| crate::files::missing(path, &e))?;
     if meta.is_dir() {
         read_folder(path, want, limits)
     } else {
@@ -68,15 +68,15 @@ fn read_folder(folder: &Path, want: Want, limits: &Limits) -> Result<Tree, Impor
         }
         let path = folder.join(&relative);
         let len = std::fs::metadata(&path)
-            .map_err(|e| crate::sources::missing(&path, &e))?
+            .map_err(|e| crate::files::missing(&path, &e))?
             .len();
         if total + len > limits.max_bytes {
-            return Err(crate::sources::too_big(total + len, limits));
+            return Err(crate::files::too_big(total + len, limits));
         }
-        let bytes = std::fs::read(&path).map_err(|e| crate::sources::missing(&path, &e))?;
+        let bytes = std::fs::read(&path).map_err(|e| crate::files::missing(&path, &e))?;
         total += bytes.len() as u64;
         if total > limits.max_bytes {
-            return Err(crate::sources::too_big(total, limits));
+            return Err(crate::files::too_big(total, limits));
         }
         let entry = Entry {
             path: relative,
@@ -99,9 +99,9 @@ fn walk(
     max: usize,
     all: bool,
 ) -> Result<(), ImportError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| crate::sources::missing(dir, &e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| crate::files::missing(dir, &e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| crate::sources::missing(dir, &e))?;
+        let entry = entry.map_err(|e| crate::files::missing(dir, &e))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if name.starts_with('.') {
@@ -109,7 +109,7 @@ fn walk(
         }
         let kind = entry
             .file_type()
-            .map_err(|e| crate::sources::missing(dir, &e))?;
+            .map_err(|e| crate::files::missing(dir, &e))?;
         let relative = if prefix.is_empty() {
             name.to_string()
         } else {
@@ -134,7 +134,7 @@ fn read_zip(path: &Path, want: Want, limits: &Limits) -> Result<Tree, ImportErro
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let bytes = crate::sources::read_file(path, limits)?;
+    let bytes = crate::files::read_file(path, limits)?;
     if !bytes.starts_with(b"PK") {
         return Err(ImportError::BadRequest(format!(
             "{name} is neither a folder nor a zip of one"

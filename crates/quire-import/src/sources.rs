@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Number, Value};
 
 use crate::dsn::Dsn;
+use crate::files::{missing, read_file, too_big};
 pub use crate::kind::{is_built, Place, SourceKind, SOURCES};
 pub use crate::rows::Cap;
 use crate::rows::{column_names, is_table_name};
@@ -70,40 +71,6 @@ pub fn read(
             let bytes = read_file(path, limits)?;
             rows_from_bytes(kind, &bytes, cap)
         }
-    }
-}
-
-/// The bytes of a file source, refused when larger than the limit.
-pub(crate) fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, ImportError> {
-    let meta = std::fs::metadata(path).map_err(|e| missing(path, &e))?;
-    if !meta.is_file() {
-        return Err(ImportError::BadRequest(format!(
-            "{} is not a file",
-            path.display()
-        )));
-    }
-    if meta.len() > limits.max_bytes {
-        return Err(too_big(meta.len(), limits));
-    }
-    std::fs::read(path).map_err(|e| missing(path, &e))
-}
-
-pub(crate) fn too_big(len: u64, limits: &Limits) -> ImportError {
-    ImportError::TooLarge(format!(
-        "the source is {len} bytes, more than the {} bytes one import reads",
-        limits.max_bytes
-    ))
-}
-
-pub(crate) fn missing(path: &Path, e: &std::io::Error) -> ImportError {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            ImportError::NotFound(format!("no file or folder {}", path.display()))
-        }
-        std::io::ErrorKind::PermissionDenied => {
-            ImportError::Io(format!("reading {} failed: {e}", path.display()))
-        }
-        _ => ImportError::BadRequest(format!("{} cannot be read: {e}", path.display())),
     }
 }
 

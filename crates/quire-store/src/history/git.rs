@@ -56,7 +56,8 @@ impl OpeningGit {
         commit_outside_changes(&self.repo, &known)?;
         let git_dir = self.repo.path().to_path_buf();
         let repo = Arc::new(Repo::new(self.repo));
-        let packer = Some(Packer::start(git_dir, Arc::clone(&repo.stats)));
+        let stats = Arc::clone(&repo.stats);
+        let packer = Some(Packer::start(git_dir, move || stats.read().count));
         let (batcher, saver) = if opts.async_commit {
             let batcher = Batcher::start(Arc::clone(&repo), Bounds::of(opts));
             (Some(batcher), None)

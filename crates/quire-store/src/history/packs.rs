@@ -35,8 +35,6 @@ use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{ObjectType, Odb, Oid, Repository};
 use sha1::{Digest, Sha1};
 
-use super::repo::CommitStats;
-
 /// More packs than this are merged.
 pub(crate) const MAX_PACKS: usize = 8;
 /// More packs than this are merged at once, without waiting for commits to pause.
@@ -380,7 +378,9 @@ struct Shared {
 }
 
 impl Packer {
-    pub(crate) fn start(git_dir: PathBuf, stats: Arc<CommitStats>) -> Packer {
+    /// Starts the thread for the repository at `git_dir`; `commits` counts the commits made
+    /// so far (it tells a pause from a burst).
+    pub(crate) fn start(git_dir: PathBuf, commits: impl Fn() -> u64 + Send + 'static) -> Packer {
         let shared = Arc::new(Shared {
             closing: AtomicBool::new(false),
             lock: Mutex::new(()),
@@ -389,7 +389,7 @@ impl Packer {
         let worker = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("quire-packer".into())
-            .spawn(move || run(&worker, &git_dir, &stats))
+            .spawn(move || run(&worker, &git_dir, &commits))
             .map_err(|e| tracing::error!(error = %e, "cannot start the packer thread"))
             .ok();
         Packer { shared, thread }
@@ -408,11 +408,11 @@ impl Drop for Packer {
     }
 }
 
-fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
+fn run(shared: &Shared, git_dir: &Path, commits: &dyn Fn() -> u64) {
     let pack_dir = Repository::open(git_dir)
         .map(|r| r.commondir().join("objects/pack"))
         .unwrap_or_else(|_| git_dir.join("objects/pack"));
-    let mut tidied_at = stats.read().count;
+    let mut tidied_at = commits();
     let mut seen = tidied_at;
     let mut changed_at = Instant::now();
     let mut first_untidied: Option<Instant> = None;
@@ -431,7 +431,7 @@ fn run(shared: &Shared, git_dir: &Path, stats: &CommitStats) {
             return;
         }
         let now = Instant::now();
-        let count = stats.read().count;
+        let count = commits();
         if count != seen {
             seen = count;
             changed_at = now;
