@@ -98,7 +98,7 @@ Every path below is also served under `/api/quire/{space}/…` for a named space
         (name = "canvas", description = "Canvases (`*.canvas.json`, JSON Canvas 1.0): read, write, patch, query, auto-layout, generate from the link graph"),
         (name = "spaces", description = "The spaces this server hosts: listing, adding and removing them"),
         (name = "mount", description = "The file-system layer, for `quire mount` of a root this server holds: stat, list, read, write, folders, delete, rename, as the server's own FUSE mount calls them (editors' scratch files in memory, renames through the planner)"),
-        (name = "import", description = "Import from files, databases and web services (csv, json, jsonl, yaml, excel, sqlite, markdown and obsidian folders or zips, postgres, mysql, redis, notion, airtable, gsheets, confluence, elasticsearch, mongodb, firestore, dynamodb) as pages in one commit, previews, uploads, the tables of a database (browse), and export as JSON Lines or CSV. Not built yet (501): connections (an empty list), Airbyte, ingestion, document export, parquet")
+        (name = "import", description = "Import from files, databases and web services (csv, json, jsonl, yaml, excel, sqlite, markdown and obsidian folders or zips, postgres, mysql, redis, notion, airtable, gsheets, confluence, elasticsearch, mongodb, firestore, dynamodb) as pages in one commit, previews, uploads, the tables of a source (browse), saved connections and scheduled syncs, ingestion of office documents, web clipping, and export as JSON Lines, CSV, Parquet or documents (HTML, PDF, slides, a static site). Not built (501): the Airbyte routes")
     )
 )]
 struct ApiDoc;

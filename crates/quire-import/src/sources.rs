@@ -1,8 +1,8 @@
 //! Sources → rows. Each reader turns one source into rows (`serde_json::Map`s), in source
 //! order: the files `csv`, `json`, `jsonl`, `yaml`, `excel` (`crate::excel`), `sqlite`, the
-//! folder `markdown`, the servers `postgres`, `mysql`, `redis` (`crate::databases`), and the
-//! web services `notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`, `gsheets`,
-//! `confluence`, `dynamodb` (`crate::web`).
+//! folders (or zips) `markdown` and `obsidian` (`crate::folders`), the servers `postgres`,
+//! `mysql`, `redis` (`crate::databases`), and the web services `notion`, `airtable`,
+//! `elasticsearch`, `mongodb`, `firestore`, `gsheets`, `confluence`, `dynamodb` (`crate::web`).
 //! Malformed input is an [`ImportError::BadRequest`] naming where it is; nothing here panics
 //! on what a user sends.
 
