@@ -4,7 +4,9 @@
 //! Defaults, each taken when its mapping key is absent: the path is `prefix` + the slug of
 //! the row's `title`, else `name`, else its `id_column` value, else `row-<n>` (a `markdown`
 //! row keeps its own `path`); the content is the `content` field, else `body`; the
-//! frontmatter is every other field. `_source` and `_source_id` are always set last.
+//! frontmatter is every other field (but a field the `path` or `content` template takes whole,
+//! and the `links` of a row of quire's own export). `_source` and `_source_id` are always set
+//! last.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -212,8 +214,16 @@ impl Plan {
                 }
             }
             None => {
+                // A field the path or content template takes whole is not repeated.
+                let consumed: Vec<&str> = [&self.path, &self.content]
+                    .into_iter()
+                    .filter_map(|t| t.as_ref()?.sole_field())
+                    .collect();
+                let export = is_quire_export(row);
                 for (key, value) in row {
                     let skipped = Some(key.as_str()) == content_field
+                        || consumed.contains(&key.as_str())
+                        || (export && key == "links")
                         || (self.kind.is_folder() && (key == "path" || key == "content"))
                         || key.starts_with('_') && is_reserved(key)
                         || value.is_null();
@@ -313,6 +323,18 @@ impl Plan {
 
 fn is_reserved(key: &str) -> bool {
     matches!(key, SOURCE_KEY | SOURCE_ID_KEY | ARCHIVED_KEY)
+}
+
+/// A row of quire's own export (`GET /export` with `include-content` and `include-links`):
+/// `path`, `content` and a list `links` — the paths the content's links resolved to, which the
+/// content itself carries, so not frontmatter.
+fn is_quire_export(row: &Row) -> bool {
+    row.get("path").is_some_and(Value::is_string)
+        && row.get("content").is_some_and(Value::is_string)
+        && row
+            .get("links")
+            .and_then(Value::as_array)
+            .is_some_and(|links| links.iter().all(Value::is_string))
 }
 
 fn set(frontmatter: &mut Vec<(String, Value)>, key: &str, value: Value) {
@@ -417,6 +439,53 @@ mod tests {
         assert_eq!(
             fm,
             json!({"title": "Ann Smith!", "role": "dev", "_source": "csv:people.csv", "_source_id": "1"})
+        );
+    }
+
+    #[test]
+    fn fields_taken_whole_by_path_or_content_and_an_exports_links_are_not_frontmatter() {
+        let mapping = Mapping {
+            path: Some("{{path}}".into()),
+            content: Some("{{text}}".into()),
+            ..Mapping::default()
+        };
+        let p = Plan::new(SourceKind::Jsonl, "jsonl:x.jsonl", &mapping, None, None).unwrap();
+        let page = p
+            .render(
+                &row(json!({"path": "a/b.md", "text": "Body", "tags": ["x"], "links": ["c.md"]})),
+                1,
+            )
+            .unwrap();
+        assert_eq!(page.path, "a/b.md");
+        let fm = page.frontmatter_map();
+        assert!(
+            fm.get("path").is_none() && fm.get("text").is_none(),
+            "{fm:?}"
+        );
+        assert_eq!(
+            fm["links"],
+            json!(["c.md"]),
+            "not an export row: `links` is data"
+        );
+        assert_eq!(fm["tags"], json!(["x"]));
+        // quire's own export: path, content, and the list of paths its links reach.
+        let mapping = Mapping {
+            path: Some("{{path}}".into()),
+            ..Mapping::default()
+        };
+        let p = Plan::new(SourceKind::Jsonl, "jsonl:x.jsonl", &mapping, None, None).unwrap();
+        let page = p
+            .render(
+                &row(json!({"path": "a/b.md", "content": "See [[c]].\n", "title": "B", "links": ["c.md"]})),
+                1,
+            )
+            .unwrap();
+        assert_eq!(
+            page.frontmatter_map(),
+            json!({"title": "B", "_source": "jsonl:x.jsonl", "_source_id": "1"})
+                .as_object()
+                .cloned()
+                .unwrap()
         );
     }
 
