@@ -82,11 +82,19 @@ pub struct ImportConnection {
     /// A web service's secret, sent in a header only and never stored or shown: Notion's
     /// integration token, Airtable's personal access token, Elasticsearch's encoded API key
     /// (or `user:password` for basic auth), the MongoDB Data API key, a Google OAuth access
-    /// token for Firestore and Google Sheets, `email:api_token` (basic auth) or a personal
-    /// access token for Confluence, `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` for
-    /// DynamoDB (default the server's AWS environment variables).
+    /// token for Firestore (or `credentials`) and Google Sheets, `email:api_token` (basic
+    /// auth) or a personal access token for Confluence,
+    /// `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` for DynamoDB (default the server's
+    /// AWS environment variables).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// `firestore` without `api_key`: a Google service account key (`{"type":
+    /// "service_account", "client_email", "private_key", "token_uri", …}`), as a JSON object
+    /// or a string holding one. quire signs a JWT with it (RS256, scope `datastore`) and
+    /// exchanges it at `token_uri` for an access token. Never stored or shown; a saved
+    /// connection takes no `credentials`, its runs give `api_key` (an access token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<serde_json::Value>,
     /// `notion`: the database to read; `gsheets`: the spreadsheet (the id in its URL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database_id: Option<String>,
@@ -121,6 +129,7 @@ impl std::fmt::Debug for ImportConnection {
             .field("name", &self.name)
             .field("uri", &self.uri)
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("credentials", &self.credentials.as_ref().map(|_| "***"))
             .field("database_id", &self.database_id)
             .field("base_id", &self.base_id)
             .field("table_id", &self.table_id)
@@ -145,12 +154,13 @@ pub fn redacted_dsn(dsn: &str) -> String {
 }
 
 /// Input of `POST /import/browse`: a server (`dsn`), a SQLite file (`file`) or a web service
-/// (`uri`, `api_key`).
+/// (`uri`, `api_key` or `credentials`).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportBrowseRequest {
     /// `postgres`, `mysql`, `redis` (with `dsn`), `sqlite` (with `file`), `notion` (the
-    /// databases shared with `api_key`), `airtable` (the tables of `base_id`) or
-    /// `elasticsearch` (the indices at `uri`); another is 400.
+    /// databases shared with `api_key`), `airtable` (the tables of `base_id`),
+    /// `elasticsearch` (the indices at `uri`) or `firestore` (the top-level collections of
+    /// `project`'s database, with `api_key` or `credentials`); another is 400.
     pub from: String,
     /// As `connection.dsn` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,7 +168,7 @@ pub struct ImportBrowseRequest {
     /// `sqlite`: a file in the knowledge root, or an upload's path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// `notion`, `airtable`, `elasticsearch`: as `connection.uri` of an import.
+    /// `notion`, `airtable`, `elasticsearch`, `firestore`: as `connection.uri` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// As `connection.api_key` of an import; never stored or shown.
@@ -167,6 +177,16 @@ pub struct ImportBrowseRequest {
     /// `airtable`: the base whose tables are listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_id: Option<String>,
+    /// `firestore`: the Google Cloud project whose collections are listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// `firestore`: the database id (default `(default)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    /// `firestore`: as `connection.credentials` of an import (a service account key, an
+    /// object or a string holding its JSON); never stored or shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for ImportBrowseRequest {
@@ -178,6 +198,9 @@ impl std::fmt::Debug for ImportBrowseRequest {
             .field("uri", &self.uri)
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("base_id", &self.base_id)
+            .field("project", &self.project)
+            .field("database", &self.database)
+            .field("credentials", &self.credentials.as_ref().map(|_| "***"))
             .finish()
     }
 }

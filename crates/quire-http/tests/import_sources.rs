@@ -646,3 +646,99 @@ async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
     assert_nowhere(&s, WEB_KEY);
     s.assert_clean();
 }
+
+#[tokio::test]
+async fn firestore_browse_and_import_with_a_service_account_keep_the_key_nowhere() {
+    const TOKEN: &str = "ya29.fake-http-firestore-token";
+    let private = std::fs::read_to_string(format!(
+        "{}/../quire-gauth/tests/fixtures/test-key.pem",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("the test key");
+    let fake = quire_testkit::fake_api::FakeApi::start(|r| {
+        if r.target == "/token" {
+            let form = String::from_utf8_lossy(&r.body).into_owned();
+            let assertion = form
+                .split('&')
+                .find_map(|p| p.strip_prefix("assertion="))
+                .unwrap_or("");
+            if !form.contains("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
+                || assertion.split('.').count() != 3
+            {
+                return fake_refusal("token request");
+            }
+            return (
+                200,
+                json!({"access_token": TOKEN, "expires_in": 3599}).to_string(),
+            );
+        }
+        if r.header("authorization") != Some(&format!("Bearer {TOKEN}")) {
+            return (401, web_fixture("firestore", "unauthorized"));
+        }
+        let documents = "/v1/projects/demo-project/databases/(default)/documents";
+        match (r.method.as_str(), r.target.strip_prefix(documents)) {
+            ("POST", Some(":listCollectionIds")) => (
+                200,
+                json!({"collectionIds": ["notes", "authors"], "nextPageToken": ""}).to_string(),
+            ),
+            ("GET", Some("/notes?pageSize=300")) => (200, web_fixture("firestore", "page1")),
+            ("GET", Some("/notes?pageSize=300&pageToken=AFTOeJyAbCdEf0123")) => {
+                (200, web_fixture("firestore", "page2"))
+            }
+            _ => fake_refusal("route"),
+        }
+    });
+    let account = json!({
+        "type": "service_account",
+        "project_id": "demo-project",
+        "client_email": "quire@demo-project.iam.gserviceaccount.com",
+        "private_key": private,
+        "token_uri": format!("{}/token", fake.url()),
+    });
+    let s = server(&[]);
+    // Browse: the credentials as an object.
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "firestore", "uri": fake.url(), "project": "demo-project",
+            "credentials": account}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "authors"}, {"name": "notes"}]}),
+        "{}",
+        r.text()
+    );
+    // An import: the credentials as a string holding the JSON.
+    let r = post(
+        &s,
+        "import",
+        json!({"source": "firestore", "prefix": "fs", "connection": {"uri": fake.url(),
+            "project": "demo-project", "collection": "notes",
+            "credentials": account.to_string()},
+            "id_column": "id", "mapping": {"path": "{{id}}", "title": "{{title}}"}}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["imported"], json!(2), "{}", r.text());
+    // A bad key: a 400 without its text.
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "firestore", "uri": fake.url(), "project": "demo-project",
+            "credentials": {"client_email": "a@b", "private_key": "-----BEGIN PRIVATE KEY-----\nNotAKey77Qx\n-----END PRIVATE KEY-----\n"}}),
+    )
+    .await;
+    let message = r.expect_error(400);
+    assert!(message.contains("credentials"), "{message}");
+    assert!(
+        !message.contains("NotAKey77Qx") && !message.contains("PRIVATE"),
+        "{message}"
+    );
+    let key_line = private.lines().nth(1).expect("a key line");
+    assert_nowhere(&s, key_line);
+    assert_nowhere(&s, "PRIVATE KEY");
+    assert_nowhere(&s, TOKEN);
+    s.assert_clean();
+}

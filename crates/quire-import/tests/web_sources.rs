@@ -1000,3 +1000,249 @@ fn dynamodb_items_scan_signed_with_sigv4_and_paged_by_last_evaluated_key() {
     .unwrap();
     assert_eq!(real.host(), "dynamodb.eu-west-1.amazonaws.com");
 }
+
+// ---- Firestore: browse, and a service account as `credentials` ------------------------------
+
+const ACCESS_TOKEN: &str = "ya29.fake-firestore-access-token";
+
+/// The test key pair of `quire-gauth` (made with `openssl genpkey`; it grants nothing).
+fn gauth_key(name: &str) -> String {
+    let path = format!(
+        "{}/../quire-gauth/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A service account key whose token endpoint is the fake's `/token`.
+fn service_account(url: &str) -> String {
+    json!({
+        "type": "service_account",
+        "project_id": "demo-project",
+        "client_email": "quire@demo-project.iam.gserviceaccount.com",
+        "private_key": gauth_key("test-key.pem"),
+        "token_uri": format!("{url}/token"),
+    })
+    .to_string()
+}
+
+/// Form decoding: `+` is a space, `%XX` a byte.
+fn form(body: &[u8]) -> std::collections::HashMap<String, String> {
+    let decode = |s: &str| {
+        let bytes = s.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' if i + 2 < bytes.len() => {
+                    out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap_or(b'?'));
+                    i += 2;
+                }
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    String::from_utf8_lossy(body)
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), decode(v)))
+        .collect()
+}
+
+/// The token endpoint: an access token for a JWT grant signed (RS256) by the test key with
+/// the datastore scope, the account as issuer and this endpoint as audience; else 400.
+fn token_endpoint(r: &Received) -> (u16, String) {
+    if r.method != "POST" || r.header("content-type") != Some("application/x-www-form-urlencoded") {
+        return bad("token request");
+    }
+    let form = form(&r.body);
+    if form.get("grant_type").map(String::as_str)
+        != Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+    {
+        return bad("grant_type");
+    }
+    let assertion = form.get("assertion").cloned().unwrap_or_default();
+    match jsonwebtoken::decode_header(&assertion) {
+        Ok(header) if header.alg == jsonwebtoken::Algorithm::RS256 => {}
+        _ => return bad("no RS256 JWT"),
+    }
+    let public = gauth_key("test-key.pub.pem");
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_audience(&[format!("http://{}/token", r.header("host").unwrap_or(""))]);
+    let Ok(data) = jsonwebtoken::decode::<Value>(
+        &assertion,
+        &jsonwebtoken::DecodingKey::from_rsa_pem(public.as_bytes()).expect("public key"),
+        &validation,
+    ) else {
+        return bad("signature or audience");
+    };
+    let claims = data.claims;
+    if claims["iss"] != "quire@demo-project.iam.gserviceaccount.com"
+        || claims["scope"] != "https://www.googleapis.com/auth/datastore"
+        || claims["exp"].as_u64() != claims["iat"].as_u64().map(|iat| iat + 3600)
+    {
+        return bad("claims");
+    }
+    (
+        200,
+        json!({"access_token": ACCESS_TOKEN, "expires_in": 3599, "token_type": "Bearer"})
+            .to_string(),
+    )
+}
+
+#[test]
+fn firestore_browse_lists_the_collections_over_two_pages() {
+    let fake = FakeApi::start(|r| {
+        let route = "/v1/projects/demo-project/databases/(default)/documents:listCollectionIds";
+        if r.method != "POST" || r.target != route {
+            return bad("route");
+        }
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("firestore", "unauthorized"));
+        }
+        let page = body(r);
+        if page == json!({"pageSize": 300}) {
+            (
+                200,
+                json!({"collectionIds": ["notes", "authors"], "nextPageToken": "CgVub3Rlcw"})
+                    .to_string(),
+            )
+        } else if page == json!({"pageSize": 300, "pageToken": "CgVub3Rlcw"}) {
+            (200, json!({"collectionIds": ["archive"]}).to_string())
+        } else {
+            bad("paging")
+        }
+    });
+    let fields = Service {
+        api_key: Some(KEY.to_string()),
+        project: Some("demo-project".to_string()),
+        collection: Some("-".to_string()),
+        ..Default::default()
+    };
+    let service = Service::new(SourceKind::Firestore, Some(&fake.url()), fields).unwrap();
+    let names = quire_import::web::tables(SourceKind::Firestore, &service).unwrap();
+    assert_eq!(names, vec!["archive", "authors", "notes"]);
+    assert_eq!(fake.received().len(), 2);
+}
+
+#[test]
+fn firestore_credentials_are_exchanged_for_a_token_the_documents_are_read_with() {
+    let fake = FakeApi::start(|r| {
+        if r.target == "/token" {
+            return token_endpoint(r);
+        }
+        if r.header("authorization") != Some(&format!("Bearer {ACCESS_TOKEN}")) {
+            return (401, fixture("firestore", "unauthorized"));
+        }
+        let prefix = "/v1/projects/demo-project/databases/(default)/documents/notes?";
+        match r.target.strip_prefix(prefix).filter(|_| r.method == "GET") {
+            Some("pageSize=300") => (200, fixture("firestore", "page1")),
+            Some("pageSize=300&pageToken=AFTOeJyAbCdEf0123") => {
+                (200, fixture("firestore", "page2"))
+            }
+            _ => bad("route or paging"),
+        }
+    });
+    let fields = Service {
+        credentials: Some(service_account(&fake.url())),
+        project: Some("demo-project".to_string()),
+        collection: Some("notes".to_string()),
+        ..Default::default()
+    };
+    assert!(!format!("{fields:?}").contains("PRIVATE KEY"));
+    let rows = all(&source(SourceKind::Firestore, &fake.url(), fields, None)).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], "alpha");
+    let received = fake.received();
+    let statuses: Vec<(&str, u16)> = received
+        .iter()
+        .map(|r| (r.target.split('?').next().unwrap_or(""), r.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("/token", 200),
+            (
+                "/v1/projects/demo-project/databases/(default)/documents/notes",
+                200
+            ),
+            (
+                "/v1/projects/demo-project/databases/(default)/documents/notes",
+                200
+            ),
+        ]
+    );
+}
+
+#[test]
+fn firestore_bad_credentials_are_a_clear_400_without_the_key() {
+    let fake = FakeApi::start(|r| {
+        if r.target == "/token" {
+            return (
+                400,
+                json!({"error": "invalid_grant", "error_description": "Invalid JWT"}).to_string(),
+            );
+        }
+        bad("no documents without a token")
+    });
+    let private = gauth_key("test-key.pem");
+    let body_line = private.lines().nth(1).expect("a key line").to_string();
+    let broken_key = json!({
+        "type": "service_account",
+        "client_email": "quire@demo-project.iam.gserviceaccount.com",
+        "private_key": "-----BEGIN PRIVATE KEY-----\nNotAKeyZq8x3v9secretish\n-----END PRIVATE KEY-----\n",
+        "token_uri": format!("{}/token", fake.url()),
+    })
+    .to_string();
+    let cases = [
+        (
+            "{\"private_key\": \"-----BEGIN",
+            "not a service account key",
+        ),
+        ("[1, 2]", "not a service account key"),
+        (
+            &*json!({"type": "service_account", "private_key": private.clone()}).to_string(),
+            "no client_email",
+        ),
+        (&*broken_key, "private key of `credentials` is unreadable"),
+        (
+            &*service_account(&fake.url()),
+            "token endpoint answered 400",
+        ),
+    ];
+    for (credentials, expected) in cases {
+        let fields = Service {
+            credentials: Some(credentials.to_string()),
+            project: Some("demo-project".to_string()),
+            collection: Some("notes".to_string()),
+            ..Default::default()
+        };
+        let err = all(&source(SourceKind::Firestore, &fake.url(), fields, None)).unwrap_err();
+        let ImportError::BadRequest(message) = err else {
+            panic!("{err:?}")
+        };
+        assert!(message.contains(expected), "{message}");
+        assert!(
+            message.contains("credentials") || message.contains("token"),
+            "{message}"
+        );
+        for secret in [body_line.as_str(), "NotAKeyZq8x3v9secretish", "PRIVATE KEY"] {
+            assert!(!message.contains(secret), "{message}");
+        }
+    }
+    // Only the last case reached the token endpoint, and nothing else was asked.
+    let received = fake.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].target, "/token");
+    // Neither a key nor credentials: the error names both.
+    let fields = Service {
+        project: Some("demo-project".to_string()),
+        collection: Some("notes".to_string()),
+        ..Default::default()
+    };
+    let err = Service::new(SourceKind::Firestore, Some(&fake.url()), fields).unwrap_err();
+    assert!(err.to_string().contains("connection.credentials"), "{err}");
+}

@@ -274,6 +274,8 @@ fn import_request(spec: &ConnectionSpec, password: Option<&str>) -> ImportReques
             } else {
                 None
             },
+            // A service account key is never stored: a Firestore run gives `api_key`.
+            credentials: None,
             database_id: spec.database_id.clone(),
             base_id: spec.base_id.clone(),
             table_id: spec.table_id.clone(),

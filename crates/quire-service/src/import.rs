@@ -111,7 +111,8 @@ impl Import<'_> {
 
     /// The tables of a database (`postgres`, `mysql`, `sqlite`), the key prefixes of a Redis
     /// database (each usable as an import's `query`), the databases a Notion key sees, the
-    /// tables of an Airtable base, or Elasticsearch's indices. Another `from` is 400.
+    /// tables of an Airtable base, Elasticsearch's indices, or a Firestore database's
+    /// top-level collections. Another `from` is 400.
     pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
         let from = request.from.trim();
         let kind = SourceKind::parse(from).ok().filter(|k| {
@@ -124,12 +125,14 @@ impl Import<'_> {
                     | SourceKind::Notion
                     | SourceKind::Airtable
                     | SourceKind::Elasticsearch
+                    | SourceKind::Firestore
             )
         });
         let Some(kind) = kind else {
             return Err(Error::bad_request(format!(
                 "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, Notion's \
-                 databases, Airtable's tables or Elasticsearch's indices, not {from:?}"
+                 databases, Airtable's tables, Elasticsearch's indices or Firestore's \
+                 collections, not {from:?}"
             )));
         };
         let names = if kind.place() == Place::Service {
@@ -777,6 +780,7 @@ fn web_service(
         connection.uri.as_deref(),
         quire_import::web::Service {
             api_key: connection.api_key.clone(),
+            credentials: credentials_text(connection.credentials.as_ref())?,
             database_id: field(&connection.database_id),
             base_id: field(&connection.base_id),
             table_id: field(&connection.table_id),
@@ -800,13 +804,33 @@ fn browse_service(
         request.uri.as_deref(),
         quire_import::web::Service {
             api_key: request.api_key.clone(),
+            credentials: credentials_text(request.credentials.as_ref())?,
             database_id: stand_in.clone(),
             base_id: request.base_id.clone(),
             table_id: stand_in.clone(),
-            table: stand_in,
+            table: stand_in.clone(),
+            collection: stand_in,
+            project: request.project.clone(),
+            database: request.database.clone(),
             ..Default::default()
         },
     )
+}
+
+/// A service account key given as `credentials` (Firestore): a JSON object, or a string
+/// holding one, as JSON text.
+fn credentials_text(
+    given: Option<&serde_json::Value>,
+) -> std::result::Result<Option<String>, ImportError> {
+    match given {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(text)) => Ok(Some(text.clone())),
+        Some(key @ serde_json::Value::Object(_)) => Ok(Some(key.to_string())),
+        Some(_) => Err(ImportError::BadRequest(
+            "`credentials` is a service account key: a JSON object, or a string holding one"
+                .to_string(),
+        )),
+    }
 }
 
 /// `given`, trimmed, or a 400 saying `missing` when it is absent or blank.

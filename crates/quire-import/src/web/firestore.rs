@@ -3,17 +3,40 @@
 //! `nextPageToken` given back as `pageToken=`. The database is `connection.database`
 //! (default `(default)`). A document is a row of its decoded `fields` plus `id` (the last
 //! segment of its name), `name`, `createTime` and `updateTime`.
+//!
+//! Browse lists the database's top-level collections: `POST …/documents:listCollectionIds`
+//! with `{"pageSize": 300}`, then `pageToken` while the answer's `nextPageToken` is not
+//! empty. Without `api_key`, `credentials` (a service account key) is exchanged for an access
+//! token with the `datastore` scope first ([`token`]).
 
-use serde_json::{Map, Number, Value};
+use std::time::Duration;
 
-use super::{encode, malformed, page_size, Client, Service};
+use serde_json::{json, Map, Number, Value};
+
+use super::{encode, malformed, page_size, Client, Service, TIMEOUT_SECS};
 use crate::kind::SourceKind;
 use crate::rows::Cap;
 use crate::{ImportError, Row};
 
 const PAGE_MOST: usize = 300;
 
-pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<Row>, ImportError> {
+/// An access token for `credentials`, a service account key's JSON text. Its errors name
+/// `credentials`, never the key.
+pub(super) fn token(credentials: &str) -> Result<String, ImportError> {
+    let account = quire_gauth::Account::from_json(
+        credentials,
+        "`credentials`",
+        quire_gauth::DATASTORE,
+        Duration::from_secs(TIMEOUT_SECS),
+    )
+    .map_err(|e| ImportError::BadRequest(format!("Firestore: {e}")))?;
+    account
+        .token()
+        .map_err(|e| ImportError::BadRequest(format!("Firestore: {e}")))
+}
+
+/// `{base}/v1/projects/{project}/databases/{database}/documents`.
+fn documents_url(service: &Service) -> String {
     let project = service.project.as_deref().unwrap_or("").trim();
     let database = service
         .database
@@ -21,19 +44,47 @@ pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<R
         .map(str::trim)
         .filter(|d| !d.is_empty())
         .unwrap_or("(default)");
-    let collection = service.collection.as_deref().unwrap_or("").trim();
-    let collection: Vec<String> = collection.split('/').map(encode).collect();
     let database = if database == "(default)" {
         database.to_string()
     } else {
         encode(database)
     };
-    let url = format!(
-        "{}/v1/projects/{}/databases/{database}/documents/{}",
+    format!(
+        "{}/v1/projects/{}/databases/{database}/documents",
         service.base,
-        encode(project),
-        collection.join("/")
-    );
+        encode(project)
+    )
+}
+
+/// The ids of the database's top-level collections.
+pub(super) fn collections(client: &Client, service: &Service) -> Result<Vec<String>, ImportError> {
+    let url = format!("{}:listCollectionIds", documents_url(service));
+    let bearer = format!("Bearer {}", service.api_key.as_deref().unwrap_or(""));
+    let mut names = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let mut body = json!({"pageSize": PAGE_MOST});
+        if let Some(token) = &token {
+            body["pageToken"] = Value::String(token.clone());
+        }
+        let answer = client.send(client.post(&url).set("Authorization", &bearer), Some(&body))?;
+        let ids = match answer.get("collectionIds") {
+            Some(Value::Array(ids)) => ids.as_slice(),
+            None if answer.is_object() => &[],
+            _ => return Err(malformed(SourceKind::Firestore, "a list of collection ids")),
+        };
+        names.extend(ids.iter().filter_map(Value::as_str).map(str::to_string));
+        match answer.get("nextPageToken").and_then(Value::as_str) {
+            Some(next) if !next.is_empty() && !ids.is_empty() => token = Some(next.to_string()),
+            _ => return Ok(names),
+        }
+    }
+}
+
+pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<Row>, ImportError> {
+    let collection = service.collection.as_deref().unwrap_or("").trim();
+    let collection: Vec<String> = collection.split('/').map(encode).collect();
+    let url = format!("{}/{}", documents_url(service), collection.join("/"));
     let size = page_size(&cap, PAGE_MOST);
     let bearer = format!("Bearer {}", service.api_key.as_deref().unwrap_or(""));
     let mut rows = Vec::new();

@@ -56,6 +56,9 @@ pub struct Service {
     pub database: Option<String>,
     /// `firestore`: the Google Cloud project.
     pub project: Option<String>,
+    /// `firestore` without `api_key`: a service account key's JSON text, exchanged for an
+    /// access token before the first request (`quire-gauth`); never shown.
+    pub credentials: Option<String>,
 }
 
 impl std::fmt::Debug for Service {
@@ -70,6 +73,7 @@ impl std::fmt::Debug for Service {
             .field("collection", &self.collection)
             .field("database", &self.database)
             .field("project", &self.project)
+            .field("credentials", &self.credentials.as_ref().map(|_| "***"))
             .finish()
     }
 }
@@ -157,6 +161,7 @@ impl Service {
         }
         fields.base = base.trim_end_matches('/').to_string();
         fields.api_key = fields.api_key.filter(|k| !k.trim().is_empty());
+        fields.credentials = fields.credentials.filter(|c| !c.trim().is_empty());
         let needed: &[(&str, &Option<String>)] = match kind {
             SourceKind::Notion | SourceKind::Gsheets => &[("database_id", &fields.database_id)],
             SourceKind::Airtable => &[("base_id", &fields.base_id), ("table_id", &fields.table_id)],
@@ -190,10 +195,16 @@ impl Service {
                 | SourceKind::Gsheets
                 | SourceKind::Confluence
         ) && fields.api_key.is_none()
+            && !(kind == SourceKind::Firestore && fields.credentials.is_some())
         {
             return Err(ImportError::BadRequest(format!(
-                "a `{}` import needs `connection.api_key`",
-                kind.id()
+                "a `{}` import needs `connection.api_key`{}",
+                kind.id(),
+                if kind == SourceKind::Firestore {
+                    " (an access token) or `connection.credentials` (a service account key)"
+                } else {
+                    ""
+                }
             )));
         }
         Ok(fields)
@@ -239,6 +250,7 @@ pub fn rows(
     query: Option<&str>,
     cap: Cap,
 ) -> Result<Vec<Row>, ImportError> {
+    let service = &authorized(kind, service)?;
     let client = Client::new(kind, service);
     match kind {
         SourceKind::Notion => notion::rows(&client, service, query, cap),
@@ -257,14 +269,16 @@ pub fn rows(
 }
 
 /// The listing of `/import/browse` for a web service: the Notion databases shared with the
-/// key, the tables of an Airtable base, Elasticsearch's indices. (The other services have no
-/// cheap listing here.)
+/// key, the tables of an Airtable base, Elasticsearch's indices, the top-level collections
+/// of a Firestore database. (The other services have no cheap listing here.)
 pub fn tables(kind: SourceKind, service: &Service) -> Result<Vec<String>, ImportError> {
+    let service = &authorized(kind, service)?;
     let client = Client::new(kind, service);
     let mut names = match kind {
         SourceKind::Notion => notion::databases(&client, service)?,
         SourceKind::Airtable => airtable::tables(&client, service)?,
         SourceKind::Elasticsearch => elasticsearch::indices(&client, service)?,
+        SourceKind::Firestore => firestore::collections(&client, service)?,
         other => {
             return Err(ImportError::BadRequest(format!(
                 "browse does not list `{}`",
@@ -274,6 +288,22 @@ pub fn tables(kind: SourceKind, service: &Service) -> Result<Vec<String>, Import
     };
     names.sort();
     Ok(names)
+}
+
+/// `service` with an access token as its key: a Firestore service account (`credentials`,
+/// when there is no `api_key`) is exchanged for one first, which the client then scrubs from
+/// its messages like a key.
+fn authorized(kind: SourceKind, service: &Service) -> Result<Service, ImportError> {
+    match &service.credentials {
+        Some(credentials) if kind == SourceKind::Firestore && service.api_key.is_none() => {
+            Ok(Service {
+                api_key: Some(firestore::token(credentials)?),
+                credentials: None,
+                ..service.clone()
+            })
+        }
+        _ => Ok(service.clone()),
+    }
 }
 
 /// How many records to ask for per page: the service's most, fewer for a preview.
