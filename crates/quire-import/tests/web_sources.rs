@@ -980,6 +980,17 @@ fn dynamodb_items_scan_signed_with_sigv4_and_paged_by_last_evaluated_key() {
         "{message}"
     );
     assert!(!message.contains("wrongSecretKey123456"), "{message}");
+    // No key in the request: refused before anything is sent, whatever the server's own
+    // AWS environment holds (it never signs an import).
+    let mut fields = dynamodb_fields();
+    fields.api_key = None;
+    let sent = fake.received().len();
+    let err = all(&source(SourceKind::Dynamodb, &fake.url(), fields, None)).unwrap_err();
+    assert!(
+        err.to_string().contains("never used for an import"),
+        "{err}"
+    );
+    assert_eq!(fake.received().len(), sent, "nothing sent");
     let message = refused(
         SourceKind::Dynamodb,
         dynamodb_fields(),

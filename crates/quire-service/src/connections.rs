@@ -244,9 +244,9 @@ fn is_web_service(from: &str) -> bool {
 }
 
 /// Whether a web service source cannot be read without a key (Elasticsearch can, on a
-/// server without security; DynamoDB with the server's AWS environment credentials).
+/// server without security).
 fn needs_api_key(from: &str) -> bool {
-    is_web_service(from) && !matches!(from.trim(), "elasticsearch" | "dynamodb")
+    is_web_service(from) && from.trim() != "elasticsearch"
 }
 
 /// The `POST /import` body a connection stands for, with `password` put back into its URL

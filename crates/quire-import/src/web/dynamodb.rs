@@ -5,8 +5,10 @@
 //! `LastEvaluatedKey` given back as `ExclusiveStartKey` until there is none.
 //!
 //! Credentials: `connection.api_key` as `ACCESS_KEY_ID:SECRET_ACCESS_KEY` (a third
-//! `:SESSION_TOKEN` part for temporary credentials), else the environment's
-//! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. The region: the URL's
+//! `:SESSION_TOKEN` part for temporary credentials), always given by the request: the
+//! server's own AWS credentials (which the `bedrock` embedder may use) never sign an import,
+//! or anyone allowed to import could read every table the server's identity reaches. The
+//! region: the URL's
 //! when it is AWS's (`dynamodb.eu-west-1.amazonaws.com`), else `AWS_REGION`,
 //! `AWS_DEFAULT_REGION`, else `us-east-1`. An item is a row of its attributes decoded (see
 //! [`decode`]).
@@ -62,13 +64,11 @@ fn credentials(service: &Service) -> Result<quire_sigv4::Credentials, ImportErro
                 .map(str::to_string),
         });
     }
-    quire_sigv4::Credentials::from_env().ok_or_else(|| {
-        ImportError::BadRequest(
-            "a `dynamodb` import needs `connection.api_key` (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`) \
-             or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the server's environment"
-                .to_string(),
-        )
-    })
+    Err(ImportError::BadRequest(
+        "a `dynamodb` import needs `connection.api_key` (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`); \
+         the server's own AWS credentials are never used for an import"
+            .to_string(),
+    ))
 }
 
 pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<Row>, ImportError> {
