@@ -2,12 +2,11 @@
 //! handler that checks it (method, path, headers, body) and answers a status and a JSON body,
 //! as the real service would; every request is recorded.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 pub use crate::receiver::Received;
 
@@ -73,44 +72,8 @@ impl Drop for FakeApi {
 }
 
 fn serve(stream: TcpStream, handler: &Handler, received: &Mutex<Vec<Received>>) -> io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let target = parts.next().unwrap_or_default().to_string();
-    if method.is_empty() {
+    let Some(mut request) = crate::receiver::read_request(&stream)? else {
         return Ok(());
-    }
-    let mut headers = Vec::new();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            let name = name.trim().to_ascii_lowercase();
-            let value = value.trim().to_string();
-            if name == "content-length" {
-                length = value.parse().unwrap_or(0);
-            }
-            headers.push((name, value));
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body)?;
-    let mut request = Received {
-        method,
-        target,
-        headers,
-        body,
-        status: 0,
     };
     let (status, answer) = handler(&request);
     request.status = status;

@@ -135,6 +135,30 @@ impl Drop for Receiver {
 }
 
 fn serve(stream: TcpStream, shared: &(Mutex<Shared>, Condvar)) -> io::Result<()> {
+    let Some(mut request) = read_request(&stream)? else {
+        return Ok(());
+    };
+    let (lock, cond) = shared;
+    let status = {
+        let mut shared = lock.lock().unwrap();
+        let status = shared.script.pop_front().unwrap_or(200);
+        request.status = status;
+        shared.received.push(request);
+        status
+    };
+    cond.notify_all();
+    let mut stream = stream;
+    write!(
+        stream,
+        "HTTP/1.1 {status} Status\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )?;
+    stream.flush()
+}
+
+/// Reads one HTTP/1.1 request from `stream` (a 5 s read timeout): its method, target, headers
+/// and `Content-Length` body; `None` when the client sent nothing. `status` is left 0 for the
+/// caller to set once it answers.
+pub(crate) fn read_request(stream: &TcpStream) -> io::Result<Option<Received>> {
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
@@ -143,7 +167,7 @@ fn serve(stream: TcpStream, shared: &(Mutex<Shared>, Condvar)) -> io::Result<()>
     let method = parts.next().unwrap_or_default().to_string();
     let target = parts.next().unwrap_or_default().to_string();
     if method.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let mut headers = Vec::new();
     let mut length = 0usize;
@@ -167,24 +191,11 @@ fn serve(stream: TcpStream, shared: &(Mutex<Shared>, Condvar)) -> io::Result<()>
     }
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body)?;
-    let (lock, cond) = shared;
-    let status = {
-        let mut shared = lock.lock().unwrap();
-        let status = shared.script.pop_front().unwrap_or(200);
-        shared.received.push(Received {
-            method,
-            target,
-            headers,
-            body,
-            status,
-        });
-        status
-    };
-    cond.notify_all();
-    let mut stream = stream;
-    write!(
-        stream,
-        "HTTP/1.1 {status} Status\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )?;
-    stream.flush()
+    Ok(Some(Received {
+        method,
+        target,
+        headers,
+        body,
+        status: 0,
+    }))
 }
