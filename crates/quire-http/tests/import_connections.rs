@@ -19,28 +19,6 @@ async fn post(s: &TestServer, route: &str, body: Value) -> support::Reply {
     s.post_json(&format!("/api/quire/{route}"), body).await
 }
 
-/// No file of the root (`.git` and `.quire` included) holds `secret`.
-fn assert_nowhere(s: &TestServer, secret: &str) {
-    fn walk(dir: &std::path::Path, secret: &[u8]) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() {
-                walk(&path, secret);
-            } else if kind.is_file() {
-                let bytes = std::fs::read(&path).unwrap_or_default();
-                assert!(
-                    !bytes.windows(secret.len()).any(|w| w == secret),
-                    "{} holds the password",
-                    path.display()
-                );
-            }
-        }
-    }
-    s.service.flush();
-    walk(s.dir.path(), secret.as_bytes());
-}
-
 #[tokio::test]
 async fn a_file_connection_is_saved_listed_run_scheduled_and_deleted() {
     let s = server(&[("data/people.csv", "id,name\n1,Ada\n2,Grace\n")]);
@@ -175,7 +153,7 @@ async fn a_database_connection_keeps_no_password_and_runs_with_the_runs_credenti
     let id = saved["id"].as_str().unwrap().to_owned();
     assert_eq!(saved["needs_secret"], true);
     assert!(saved["dsn"].as_str().unwrap().contains("sslmode=disable"));
-    assert_nowhere(&s, PASSWORD);
+    support::assert_nowhere(&s, PASSWORD);
 
     // Without the password: refused, nothing written.
     let commits = s.commit_count();
@@ -191,7 +169,7 @@ async fn a_database_connection_keeps_no_password_and_runs_with_the_runs_credenti
     .await;
     assert!(r.status.as_u16() >= 400, "{}", r.text());
     assert!(!r.text().contains("not-the-password"));
-    assert_nowhere(&s, "not-the-password");
+    support::assert_nowhere(&s, "not-the-password");
     // The right one: the rows are pages, the password still nowhere.
     let r = post(
         &s,
@@ -202,7 +180,7 @@ async fn a_database_connection_keeps_no_password_and_runs_with_the_runs_credenti
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["imported"], 2);
     assert!(s.disk("notes/1.md").unwrap().contains("First note"));
-    assert_nowhere(&s, PASSWORD);
+    support::assert_nowhere(&s, PASSWORD);
 
     // Scheduled: it cannot run without its password, and the status says so.
     let r = post(
@@ -218,5 +196,5 @@ async fn a_database_connection_keeps_no_password_and_runs_with_the_runs_credenti
         "{syncs}"
     );
     assert!(syncs[0].get("next_run").is_none(), "{syncs}");
-    assert_nowhere(&s, PASSWORD);
+    support::assert_nowhere(&s, PASSWORD);
 }

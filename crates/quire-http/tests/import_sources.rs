@@ -31,28 +31,6 @@ fn frontmatter(s: &TestServer, path: &str) -> Value {
     serde_yaml_ng::from_str(yaml).expect("the frontmatter is YAML")
 }
 
-/// No file of the root (`.git` and `.quire` included) holds `secret`.
-fn assert_nowhere(s: &TestServer, secret: &str) {
-    fn walk(dir: &std::path::Path, secret: &[u8]) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() {
-                walk(&path, secret);
-            } else if kind.is_file() {
-                let bytes = std::fs::read(&path).unwrap_or_default();
-                assert!(
-                    !bytes.windows(secret.len()).any(|w| w == secret),
-                    "{} holds the password",
-                    path.display()
-                );
-            }
-        }
-    }
-    s.service.flush();
-    walk(s.dir.path(), secret.as_bytes());
-}
-
 /// Keeps `bytes` as an upload; answers its path for `connection.file`.
 async fn upload(s: &TestServer, name: &str, bytes: &[u8]) -> String {
     let boundary = "quireboundary7MA4YWxkTrZu0gW";
@@ -280,8 +258,8 @@ async fn database_import(server: &DbServer, source: &str, query: &str, expect_so
     assert!(!r.text().contains(wrong), "{}", r.text());
     assert_eq!(s.commit_count(), commits + 1);
     assert!(!s.dir.path().join("refused").exists());
-    assert_nowhere(&s, PASSWORD);
-    assert_nowhere(&s, wrong);
+    support::assert_nowhere(&s, PASSWORD);
+    support::assert_nowhere(&s, wrong);
     s.assert_clean();
 }
 
@@ -376,7 +354,7 @@ async fn redis_keys_import_as_pages_and_browse_lists_their_prefixes() {
         "{}",
         r.text()
     );
-    assert_nowhere(&s, PASSWORD);
+    support::assert_nowhere(&s, PASSWORD);
     s.assert_clean();
 }
 
@@ -559,8 +537,8 @@ async fn notion_pages_import_over_two_pages_and_the_key_is_kept_nowhere() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["skipped"], json!(2), "{}", r.text());
     assert_eq!(s.commit_count(), commits + 1);
-    assert_nowhere(&s, WEB_KEY);
-    assert_nowhere(&s, wrong);
+    support::assert_nowhere(&s, WEB_KEY);
+    support::assert_nowhere(&s, wrong);
     s.assert_clean();
 }
 
@@ -643,7 +621,7 @@ async fn airtable_records_import_over_two_pages_and_a_refusal_writes_nothing() {
     assert!(!message.contains(WEB_KEY), "{message}");
     assert!(!s.dir.path().join("refused").exists());
     assert_eq!(s.commit_count(), commits + 1);
-    assert_nowhere(&s, WEB_KEY);
+    support::assert_nowhere(&s, WEB_KEY);
     s.assert_clean();
 }
 
@@ -737,8 +715,8 @@ async fn firestore_browse_and_import_with_a_service_account_keep_the_key_nowhere
         "{message}"
     );
     let key_line = private.lines().nth(1).expect("a key line");
-    assert_nowhere(&s, key_line);
-    assert_nowhere(&s, "PRIVATE KEY");
-    assert_nowhere(&s, TOKEN);
+    support::assert_nowhere(&s, key_line);
+    support::assert_nowhere(&s, "PRIVATE KEY");
+    support::assert_nowhere(&s, TOKEN);
     s.assert_clean();
 }

@@ -346,6 +346,29 @@ impl TestServer {
 }
 
 /// Percent-encodes a query value.
+/// No file of the root (`.git` and `.quire` included) holds `secret` (a password, a key),
+/// once everything queued is committed.
+pub fn assert_nowhere(s: &TestServer, secret: &str) {
+    fn walk(dir: &std::path::Path, secret: &[u8]) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                walk(&path, secret);
+            } else if kind.is_file() {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                assert!(
+                    !bytes.windows(secret.len()).any(|w| w == secret),
+                    "{} holds the password",
+                    path.display()
+                );
+            }
+        }
+    }
+    s.service.flush();
+    walk(s.dir.path(), secret.as_bytes());
+}
+
 /// The `path` of each of `v["results"]`, in order (search answers).
 pub fn result_paths(v: &serde_json::Value) -> Vec<String> {
     v["results"]
