@@ -177,6 +177,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let took = start.elapsed();
     service.flush();
     let flushed = start.elapsed();
+    // The search index has every write too (with `--async-index` it may lag the writes:
+    // this says by how much).
+    if let Some(space) = service.space("default") {
+        space.find().flush();
+    }
+    let indexed = start.elapsed();
 
     // Every write is in git, with its bytes; nothing is left uncommitted.
     let repo = git2::Repository::open(dir.path())?;
@@ -200,8 +206,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let commits = commit_count(dir.path())? - commits_before;
     println!(
         "put ({:?}{}): {} writes by {} clients into a {}-file repository: {:.2} s = {:.0} writes/s; \
-         latency p50 {:.1} ms, p99 {:.1} ms; {} commits; all committed after {:.2} s; every write \
-         in HEAD, git status clean (open: {:.1} s)",
+         latency p50 {:.1} ms, p99 {:.1} ms; {} commits; all committed after {:.2} s, all indexed \
+         after {:.2} s; every write in HEAD, git status clean (open: {:.1} s)",
         args.mode,
         if args.async_index { ", async index" } else { "" },
         args.writes,
@@ -213,6 +219,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         percentile(0.99),
         commits,
         flushed.as_secs_f64(),
+        indexed.as_secs_f64(),
         open.as_secs_f64(),
     );
     runtime.shutdown_timeout(Duration::from_secs(1));

@@ -77,7 +77,8 @@ const DEFAULT_CONFIG_TOML: &str = r#"# quire configuration.
 # engine = "sqlite"
 # Writes never wait for the index: changes within index_window_ms are indexed together, at
 # most index_batch_max at a time. By default a search or query made after a write waits for
-# it (read-your-writes); async_index = true lets reads go on without waiting.
+# it (read-your-writes); async_index = true lets reads go on without waiting, and the index
+# then yields the CPU to writes during bursts (it catches up after them).
 # async_index = false
 # index_window_ms = 200
 # index_batch_max = 50

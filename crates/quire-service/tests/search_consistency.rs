@@ -228,3 +228,43 @@ fn with_async_index_a_search_does_not_wait_for_the_batch() {
     space.find().flush();
     assert_eq!(finds(&space, "zqeventual"), vec!["notes/n.md".to_string()]);
 }
+
+/// With `[search] async_index` no reader waits for the index thread, so it yields the CPU to
+/// writers: on Linux its nice value is 10 once the first pass is done.
+#[cfg(target_os = "linux")]
+#[test]
+fn with_async_index_the_index_thread_yields_the_cpu() {
+    let (_dir, _space) = slow_index_space(true);
+    let nice_of_index_threads = || -> Vec<i64> {
+        let mut nice = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").expect("tasks") {
+            let task = task.expect("task").path();
+            let name = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+            if name.trim() != "quire-index" {
+                continue;
+            }
+            let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
+            // Fields after the name in parentheses start with the third (state); nice is
+            // the nineteenth.
+            if let Some(n) = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(16))
+                .and_then(|n| n.parse().ok())
+            {
+                nice.push(n);
+            }
+        }
+        nice
+    };
+    // The thread lowers its priority after the first pass, which `slow_index_space` waited
+    // for; the call itself comes right after, so give it a moment.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !nice_of_index_threads().contains(&10) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no index thread at nice 10: {:?}",
+            nice_of_index_threads()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -152,6 +152,7 @@ impl Indexer {
             window: settings.window,
             batch_max: settings.batch_max.max(1),
             listeners,
+            yields: settings.async_index,
             searched: Vec::new(),
             heard: Instant::now(),
             upkeep: Upkeep::new(settings.checkpoint_idle),
@@ -274,6 +275,9 @@ struct Worker {
     window: Duration,
     batch_max: usize,
     listeners: Vec<Listener>,
+    /// `[search] async_index`: no reader waits for this thread, so after the first pass it
+    /// yields the CPU to writers ([`yield_to_writers`]).
+    yields: bool,
     /// Searches answered and not yet written to the log.
     searched: Vec<SearchLogged>,
     /// When the last message came.
@@ -342,6 +346,9 @@ impl Worker {
                     "indexing the pages failed: {e}; search answers 503 until a reindex"
                 )
             }
+        }
+        if self.yields {
+            yield_to_writers();
         }
         while let Some(first) = self.next_message(&receiver) {
             // A search to log is kept for later; nothing waits for it.
@@ -652,6 +659,29 @@ impl Worker {
         }
         sources.retain(|s| !changed.contains(s) && s.is_page());
         Ok(sources)
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (Linux: nice 10 for this thread alone),
+/// for the index thread under `[search] async_index`. No reader waits for that thread there,
+/// so when writes keep both cores busy the CPU goes to answering them, and the index, given
+/// about a tenth of a busy core, catches up once the burst ends, in larger batches (a batch
+/// takes every change waiting when it starts). Elsewhere, or if the call is refused, the
+/// priority stays: this changes only how the CPU is shared, never what is indexed.
+fn yield_to_writers() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain system calls on this thread's own id, no memory handed over.
+        let refused = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, 10) != 0
+        };
+        if refused {
+            tracing::debug!(
+                "the index thread keeps its priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
     }
 }
 
