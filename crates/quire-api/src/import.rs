@@ -74,9 +74,11 @@ pub struct ImportConnection {
     /// `https://sheets.googleapis.com`, `https://dynamodb.<AWS_REGION>.amazonaws.com`);
     /// `confluence` the site's (required,
     /// `https://<site>.atlassian.net/wiki`); `elasticsearch` its
-    /// server (`https://host:9200`), `mongodb` its Atlas Data API endpoint
-    /// (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1?dataSource=Cluster0`).
-    /// No user or password in it: the secret is `api_key`.
+    /// server (`https://host:9200`). `mongodb`: the server's URI,
+    /// `mongodb://user:password@host:27017/db` or `mongodb+srv://user:password@cluster/db`
+    /// (the wire protocol; the password is never stored or shown), or an Atlas Data API
+    /// endpoint (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1?dataSource=Cluster0`).
+    /// An `http(s)://` URI holds no user or password: the secret is `api_key`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// A web service's secret, sent in a header only and never stored or shown: Notion's
@@ -127,7 +129,7 @@ impl std::fmt::Debug for ImportConnection {
             .field("path", &self.path)
             .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
             .field("name", &self.name)
-            .field("uri", &self.uri)
+            .field("uri", &self.uri.as_deref().map(redacted_uri))
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("credentials", &self.credentials.as_ref().map(|_| "***"))
             .field("database_id", &self.database_id)
@@ -153,14 +155,31 @@ pub fn redacted_dsn(dsn: &str) -> String {
     format!("{scheme}://…@{host}/{path}")
 }
 
+/// A URI as it may be printed: as given when it holds no user information, else as
+/// [`redacted_dsn`] (a `mongodb://user:password@…` URI).
+pub fn redacted_uri(uri: &str) -> String {
+    let authority = uri
+        .split_once("://")
+        .map_or(uri, |(_, rest)| rest)
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or("");
+    if authority.contains('@') {
+        redacted_dsn(uri)
+    } else {
+        uri.to_string()
+    }
+}
+
 /// Input of `POST /import/browse`: a server (`dsn`), a SQLite file (`file`) or a web service
 /// (`uri`, `api_key` or `credentials`).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct ImportBrowseRequest {
     /// `postgres`, `mysql`, `redis` (with `dsn`), `sqlite` (with `file`), `notion` (the
     /// databases shared with `api_key`), `airtable` (the tables of `base_id`),
-    /// `elasticsearch` (the indices at `uri`) or `firestore` (the top-level collections of
-    /// `project`'s database, with `api_key` or `credentials`); another is 400.
+    /// `elasticsearch` (the indices at `uri`), `firestore` (the top-level collections of
+    /// `project`'s database, with `api_key` or `credentials`) or `mongodb` (the collections
+    /// of `database` at a `mongodb://` or `mongodb+srv://` `uri`); another is 400.
     pub from: String,
     /// As `connection.dsn` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,7 +187,8 @@ pub struct ImportBrowseRequest {
     /// `sqlite`: a file in the knowledge root, or an upload's path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// `notion`, `airtable`, `elasticsearch`, `firestore`: as `connection.uri` of an import.
+    /// `notion`, `airtable`, `elasticsearch`, `firestore`, `mongodb`: as `connection.uri` of
+    /// an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// As `connection.api_key` of an import; never stored or shown.
@@ -180,7 +200,8 @@ pub struct ImportBrowseRequest {
     /// `firestore`: the Google Cloud project whose collections are listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
-    /// `firestore`: the database id (default `(default)`).
+    /// `firestore`: the database id (default `(default)`); `mongodb`: the database whose
+    /// collections are listed (default the URI's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database: Option<String>,
     /// `firestore`: as `connection.credentials` of an import (a service account key, an
@@ -195,7 +216,7 @@ impl std::fmt::Debug for ImportBrowseRequest {
             .field("from", &self.from)
             .field("dsn", &self.dsn.as_deref().map(redacted_dsn))
             .field("file", &self.file)
-            .field("uri", &self.uri)
+            .field("uri", &self.uri.as_deref().map(redacted_uri))
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("base_id", &self.base_id)
             .field("project", &self.project)

@@ -378,7 +378,7 @@ async fn browse_lists_sqlite_tables_and_refuses_other_sources() {
         "{}",
         r.text()
     );
-    for from in ["csv", "mongodb", "floppy", ""] {
+    for from in ["csv", "floppy", ""] {
         let r = post(&s, "import/browse", json!({"from": from, "dsn": "x://y"})).await;
         let message = r.expect_error(400);
         assert!(message.contains("browse lists"), "{from}: {message}");
@@ -718,5 +718,149 @@ async fn firestore_browse_and_import_with_a_service_account_keep_the_key_nowhere
     support::assert_nowhere(&s, key_line);
     support::assert_nowhere(&s, "PRIVATE KEY");
     support::assert_nowhere(&s, TOKEN);
+    s.assert_clean();
+}
+
+// ---- MongoDB over the wire protocol, against a loopback fake server ----------------------
+
+const MONGO_PASSWORD: &str = "Mongo4Wire7Secret";
+
+fn fake_mongo() -> quire_testkit::fake_mongo::FakeMongo {
+    use quire_testkit::fake_mongo::bson::{doc, oid::ObjectId, DateTime};
+    use quire_testkit::fake_mongo::{Fake, FakeMongo};
+    let id = |hex: &str| ObjectId::parse_str(hex).unwrap();
+    FakeMongo::start(Fake {
+        database: "shop".to_string(),
+        collections: vec![
+            (
+                "notes".to_string(),
+                vec![
+                    doc! {"_id": id("65f1a2b3c4d5e6f708091a01"), "title": "First note",
+                    "body": "Hello", "stars": 5_i32,
+                    "created": DateTime::from_millis(1_709_285_400_000)},
+                    doc! {"_id": id("65f1a2b3c4d5e6f708091a02"), "title": "Second",
+                    "body": "Two", "stars": 3_i32},
+                    doc! {"_id": id("65f1a2b3c4d5e6f708091a03"), "title": "Third",
+                    "body": "Three", "stars": 1_i32},
+                ],
+            ),
+            ("authors".to_string(), Vec::new()),
+        ],
+        batch: 2,
+        user: Some(("ann".to_string(), MONGO_PASSWORD.to_string())),
+    })
+}
+
+#[tokio::test]
+async fn mongodb_documents_import_over_the_wire_protocol_and_the_password_is_kept_nowhere() {
+    let fake = fake_mongo();
+    let s = server_root();
+    let commits = s.commit_count();
+    let uri = fake.uri(Some(("ann", MONGO_PASSWORD)));
+    let mapping = json!({"title": "{{title}}", "content": "{{body}}",
+        "frontmatter": {"stars": "{{stars}}", "created": "{{created}}"}});
+    let body = json!({"source": "mongodb", "id_column": "_id", "prefix": "mongo",
+        "mapping": mapping,
+        "connection": {"uri": uri, "database": "shop", "collection": "notes"}});
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let expect_source = format!("mongodb:{}/shop/notes", fake.host());
+    assert_eq!(r.json()["imported"], json!(3), "{}", r.text());
+    assert_eq!(r.json()["source"], json!(expect_source));
+    assert_eq!(s.commit_count(), commits + 1);
+    let fm = frontmatter(&s, "mongo/first-note.md");
+    assert_eq!(fm["_source"], json!(expect_source));
+    assert_eq!(fm["_source_id"], json!("65f1a2b3c4d5e6f708091a01"));
+    assert_eq!(fm["stars"], json!(5));
+    assert_eq!(fm["created"], json!("2024-03-01T09:30:00Z"));
+    assert!(s.disk("mongo/third.md").is_some());
+    // Read over two batches, sorted by `_id`.
+    assert_eq!(fake.commands_named("getMore").len(), 1);
+    // Unchanged: every row skipped, no commit.
+    let r = post(&s, "import", body.clone()).await;
+    assert_eq!(
+        (r.json()["imported"].clone(), r.json()["skipped"].clone()),
+        (json!(0), json!(3)),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.commit_count(), commits + 1);
+    // Browse lists the database's collections.
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "mongodb", "uri": uri, "database": "shop"}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "authors"}, {"name": "notes"}]}),
+        "{}",
+        r.text()
+    );
+    // A wrong password, and nothing listening: 400 without the password, nothing written.
+    let wrong = "Wrong3Mongo8Pass";
+    let mut refused = body.clone();
+    refused["connection"]["uri"] = json!(fake.uri(Some(("ann", wrong))));
+    refused["prefix"] = json!("refused");
+    let r = post(&s, "import", refused.clone()).await;
+    let message = r.expect_error(400);
+    assert!(
+        message.contains("cannot connect to mongodb://ann@"),
+        "{message}"
+    );
+    assert!(!r.text().contains(wrong), "{}", r.text());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    refused["connection"]["uri"] =
+        json!(format!("mongodb://ann:{MONGO_PASSWORD}@127.0.0.1:{port}/"));
+    let started = std::time::Instant::now();
+    let r = post(&s, "import", refused).await;
+    let message = r.expect_error(400);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        message.contains(&format!("127.0.0.1:{port}")) && !message.contains(MONGO_PASSWORD),
+        "{message}"
+    );
+    assert!(!s.dir.path().join("refused").exists());
+    assert_eq!(s.commit_count(), commits + 1);
+    // A saved connection keeps the URI without its password; each run gives it.
+    let r = post(
+        &s,
+        "import/connections",
+        json!({"from": "mongodb", "name": "notes", "uri": uri, "database": "shop",
+            "collection": "notes", "id_column": "_id", "prefix": "mongo", "mapping": mapping}),
+    )
+    .await;
+    assert!(r.status.is_success(), "{}", r.text());
+    assert_eq!(r.json()["needs_secret"], json!(true), "{}", r.text());
+    assert_eq!(
+        r.json()["uri"],
+        json!(format!("mongodb://ann@{}/", fake.host())),
+        "{}",
+        r.text()
+    );
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let r = post(&s, &format!("import/connections/{id}/run"), json!({})).await;
+    let message = r.expect_error(400);
+    assert!(message.contains("credentials.password"), "{message}");
+    let r = post(
+        &s,
+        &format!("import/connections/{id}/run"),
+        json!({"credentials": {"password": MONGO_PASSWORD}}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["skipped"], json!(3), "{}", r.text());
+    assert_eq!(s.commit_count(), commits + 1);
+    support::assert_nowhere(&s, MONGO_PASSWORD);
+    support::assert_nowhere(&s, wrong);
     s.assert_clean();
 }

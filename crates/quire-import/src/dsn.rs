@@ -1,9 +1,12 @@
-//! A database's address (`postgres://u:p@host:5432/db`, `mysql://…`, `redis://…`), kept so
+//! A database's address (`postgres://u:p@host:5432/db`, `mysql://…`, `redis://…`,
+//! `mongodb://…`), kept so
 //! that its password never leaves: [`Dsn`] prints without it, and every message a driver
 //! answers passes through [`Dsn::scrub`] before it becomes an [`ImportError`].
 //!
 //! Connections are made without TLS; a DSN asking for TLS is refused here rather than
-//! silently connected in clear (`sslmode=require`, `rediss://`, `require_ssl=true`…).
+//! silently connected in clear (`sslmode=require`, `rediss://`, `require_ssl=true`…). The
+//! exception is MongoDB's URI (`mongodb://`, `mongodb+srv://`): its driver brings TLS
+//! (rustls), so `tls=true` is kept and honoured.
 
 use std::fmt;
 
@@ -39,9 +42,13 @@ impl Dsn {
     pub fn parse(text: &str, schemes: &[&str]) -> Result<Dsn, ImportError> {
         let text = text.trim();
         let expected = schemes.first().copied().unwrap_or("");
+        // MongoDB's URI is `connection.uri` (its Data API URL is `https://`); TLS is the
+        // driver's own there, so a URI asking for it is kept.
+        let mongodb = expected == "mongodb";
+        let field = if mongodb { "uri" } else { "dsn" };
         let bad = |why: &str| {
             ImportError::BadRequest(format!(
-                "`connection.dsn` is not a {expected} URL ({expected}://user:password@host:port/database): {why}"
+                "`connection.{field}` is not a {expected} URL ({expected}://user:password@host:port/database): {why}"
             ))
         };
         let Some((scheme, rest)) = text.split_once("://") else {
@@ -64,8 +71,12 @@ impl Dsn {
             Some((u, p)) => (decode(u), Some(decode(p))),
             None => (decode(userinfo), None),
         };
-        let (host, port) =
-            split_host_port(hostport).ok_or_else(|| bad("the port is not a number"))?;
+        let (host, port) = if mongodb && hostport.contains(',') {
+            // A replica set's seed list, `a:27017,b:27017`: named as written.
+            (decode(hostport), None)
+        } else {
+            split_host_port(hostport).ok_or_else(|| bad("the port is not a number"))?
+        };
         if host.is_empty() {
             return Err(bad("it names no host"));
         }
@@ -86,7 +97,7 @@ impl Dsn {
                 }
                 _ => false,
             };
-            if wants_tls {
+            if wants_tls && !mongodb {
                 return Err(tls_refused(&format!("`{key}={value}` asks for TLS")));
             }
         }

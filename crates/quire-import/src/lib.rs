@@ -14,6 +14,7 @@ pub mod files;
 pub mod folders;
 pub mod kind;
 pub mod mapping;
+pub mod mongo;
 pub mod obsidian;
 mod rows;
 pub mod sources;

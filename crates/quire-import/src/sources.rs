@@ -2,7 +2,8 @@
 //! order: the files `csv`, `json`, `jsonl`, `yaml`, `excel` (`crate::excel`), `sqlite`, the
 //! folders (or zips) `markdown` and `obsidian` (`crate::folders`), the servers `postgres`,
 //! `mysql`, `redis` (`crate::databases`), and the web services `notion`, `airtable`,
-//! `elasticsearch`, `mongodb`, `firestore`, `gsheets`, `confluence`, `dynamodb` (`crate::web`).
+//! `elasticsearch`, `mongodb`, `firestore`, `gsheets`, `confluence`, `dynamodb` (`crate::web`;
+//! `mongodb` over the wire protocol in `crate::mongo`).
 //! Malformed input is an [`ImportError::BadRequest`] naming where it is; nothing here panics
 //! on what a user sends.
 
@@ -34,9 +35,11 @@ pub enum Location {
     Path(PathBuf),
     /// A database server.
     Server(Dsn),
-    /// A web service (`notion`, `airtable`, `elasticsearch`, `mongodb`, `firestore`,
-    /// `gsheets`, `confluence`, `dynamodb`).
+    /// A web service (`notion`, `airtable`, `elasticsearch`, `mongodb` through the Data API,
+    /// `firestore`, `gsheets`, `confluence`, `dynamodb`).
     Service(crate::web::Service),
+    /// A MongoDB collection over the wire protocol (`mongodb://`, `mongodb+srv://`).
+    Mongo(crate::mongo::Target),
 }
 
 /// Reads `source`: every row (more than `limits.max_rows` is [`ImportError::TooLarge`]), or
@@ -54,6 +57,7 @@ pub fn read(
     let path = match &source.location {
         Location::Server(dsn) => return crate::databases::rows(source.kind, dsn, query, cap),
         Location::Service(service) => return crate::web::rows(source.kind, service, query, cap),
+        Location::Mongo(target) => return crate::mongo::rows(target, query, cap),
         Location::Path(path) => path,
     };
     match source.kind {

@@ -3,7 +3,8 @@
 //!
 //! Secrets are never written: a `dsn` or `uri` is stored with its password taken out (the
 //! authority's `user:password@` and a `password=` parameter), and a run that needs it must
-//! give `credentials.password`, which goes into the URL for that run only. A scheduled sync
+//! give `credentials.password`, which goes into the URL for that run only (a `mongodb://` or
+//! `mongodb+srv://` URI too). A scheduled sync
 //! of such a connection cannot run (nothing holds its password) and says so in
 //! `/import/sync/status`. The connections of a space live in
 //! `.quire/state/import-connections.json` (owner-only, not versioned).
@@ -60,7 +61,7 @@ impl Connections<'_> {
             needs_secret |= had;
         }
         // A web service's key is never part of the spec (an `api_key` field is not kept).
-        needs_secret |= needs_api_key(&spec.from);
+        needs_secret |= needs_api_key(&spec);
         if spec.name.trim().is_empty() {
             let place = spec
                 .file
@@ -107,7 +108,7 @@ impl Connections<'_> {
             .and_then(|c| c.password.clone())
             .or_else(|| request.api_key.clone())
             .filter(|p| !p.is_empty());
-        if saved.needs_secret && password.is_none() && is_web_service(&saved.spec.from) {
+        if saved.needs_secret && password.is_none() && reads_over_http(&saved.spec) {
             return Err(Error::bad_request(format!(
                 "connection {} needs its API key for each run (`api_key`): secrets are never \
                  stored",
@@ -243,16 +244,34 @@ fn is_web_service(from: &str) -> bool {
     quire_import::SourceKind::parse(from).is_ok_and(|k| k.place() == quire_import::Place::Service)
 }
 
+/// Whether a connection is `mongodb` over the wire protocol (`mongodb://`,
+/// `mongodb+srv://`): a server whose password is in its URI, like the database sources,
+/// rather than the Data API's key.
+fn is_mongo_wire(spec: &ConnectionSpec) -> bool {
+    spec.from.trim() == "mongodb"
+        && [&spec.uri, &spec.dsn]
+            .into_iter()
+            .flatten()
+            .any(|u| quire_import::mongo::is_wire_uri(u))
+}
+
+/// Whether a connection reads a web service over HTTP, its secret an API key.
+fn reads_over_http(spec: &ConnectionSpec) -> bool {
+    is_web_service(&spec.from) && !is_mongo_wire(spec)
+}
+
 /// Whether a web service source cannot be read without a key (Elasticsearch can, on a
-/// server without security).
-fn needs_api_key(from: &str) -> bool {
-    is_web_service(from) && from.trim() != "elasticsearch"
+/// server without security; MongoDB over the wire protocol needs a password only when its
+/// URI had one).
+fn needs_api_key(spec: &ConnectionSpec) -> bool {
+    reads_over_http(spec) && spec.from.trim() != "elasticsearch"
 }
 
 /// The `POST /import` body a connection stands for, with `password` put back into its URL
-/// (a web service: given as `connection.api_key`).
+/// (a web service: given as `connection.api_key`; MongoDB over the wire protocol: into its
+/// URI, given as `connection.dsn`).
 fn import_request(spec: &ConnectionSpec, password: Option<&str>) -> ImportRequest {
-    let web = is_web_service(&spec.from);
+    let web = reads_over_http(spec);
     let with = |url: &Option<String>| {
         url.as_deref()
             .map(|u| password.map_or_else(|| u.to_owned(), |p| with_password(u, p)))
@@ -284,7 +303,7 @@ fn import_request(spec: &ConnectionSpec, password: Option<&str>) -> ImportReques
             database: spec.database.clone(),
             project: spec.project.clone(),
         },
-        query: if web {
+        query: if web || is_mongo_wire(spec) {
             spec.query.clone()
         } else {
             spec.query.clone().or_else(|| spec.table.clone())

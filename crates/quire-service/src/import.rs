@@ -111,8 +111,9 @@ impl Import<'_> {
 
     /// The tables of a database (`postgres`, `mysql`, `sqlite`), the key prefixes of a Redis
     /// database (each usable as an import's `query`), the databases a Notion key sees, the
-    /// tables of an Airtable base, Elasticsearch's indices, or a Firestore database's
-    /// top-level collections. Another `from` is 400.
+    /// tables of an Airtable base, Elasticsearch's indices, a Firestore database's
+    /// top-level collections, or a MongoDB database's collections (over the wire protocol).
+    /// Another `from` is 400.
     pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
         let from = request.from.trim();
         let kind = SourceKind::parse(from).ok().filter(|k| {
@@ -126,16 +127,27 @@ impl Import<'_> {
                     | SourceKind::Airtable
                     | SourceKind::Elasticsearch
                     | SourceKind::Firestore
+                    | SourceKind::Mongodb
             )
         });
         let Some(kind) = kind else {
             return Err(Error::bad_request(format!(
                 "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, Notion's \
-                 databases, Airtable's tables, Elasticsearch's indices or Firestore's \
-                 collections, not {from:?}"
+                 databases, Airtable's tables, Elasticsearch's indices, Firestore's or \
+                 MongoDB's collections, not {from:?}"
             )));
         };
-        let names = if kind.place() == Place::Service {
+        let names = if kind == SourceKind::Mongodb {
+            let uri = mongo_wire_uri(kind, request.uri.as_deref(), request.dsn.as_deref())
+                .ok_or_else(|| {
+                    Error::bad_request(
+                        "a `mongodb` browse needs `uri`: `mongodb://…` or `mongodb+srv://…` \
+                         (the Data API has no listing)",
+                    )
+                })?;
+            quire_import::mongo::Target::new(uri, request.database.as_deref(), "")
+                .and_then(|target| quire_import::mongo::collections(&target))
+        } else if kind.place() == Place::Service {
             browse_service(kind, request)
                 .and_then(|service| quire_import::web::tables(kind, &service))
         } else if kind == SourceKind::Sqlite {
@@ -483,10 +495,25 @@ impl Import<'_> {
             given,
             &format!("a `{}` import needs `connection.{field}`", kind.id()),
         )?;
-        let location = match kind.place() {
-            Place::Server => Location::Server(Dsn::parse(given, kind.schemes()).map_err(error)?),
-            Place::Service => Location::Service(web_service(kind, connection).map_err(error)?),
-            _ => Location::Path(quire_import::locate(self.0.root.dir(), given).map_err(error)?),
+        let wire = mongo_wire_uri(kind, connection.uri.as_deref(), connection.dsn.as_deref());
+        let location = match (wire, kind.place()) {
+            (Some(uri), _) => Location::Mongo(
+                quire_import::mongo::Target::new(
+                    uri,
+                    connection.database.as_deref(),
+                    connection.collection.as_deref().unwrap_or(""),
+                )
+                .map_err(error)?,
+            ),
+            (None, Place::Server) => {
+                Location::Server(Dsn::parse(given, kind.schemes()).map_err(error)?)
+            }
+            (None, Place::Service) => {
+                Location::Service(web_service(kind, connection).map_err(error)?)
+            }
+            (None, _) => {
+                Location::Path(quire_import::locate(self.0.root.dir(), given).map_err(error)?)
+            }
         };
         let query = request
             .query
@@ -740,6 +767,7 @@ fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> St
             .unwrap_or_else(|| "root".to_string()),
         Location::Server(dsn) => format!("{}/{}", dsn.place(), dsn.database()),
         Location::Service(service) => return service.source_name(kind),
+        Location::Mongo(target) => return target.source_name(),
     };
     let is_sql = matches!(
         kind,
@@ -762,6 +790,20 @@ fn source_name(kind: SourceKind, location: &Location, query: Option<&str>) -> St
         }
         _ => format!("{kind_id}:{name}"),
     }
+}
+
+/// The URI of a `mongodb` source read over the wire protocol: `uri` when it is
+/// `mongodb://` or `mongodb+srv://` (an `https://` one is the Data API), else `dsn`.
+fn mongo_wire_uri<'a>(
+    kind: SourceKind,
+    uri: Option<&'a str>,
+    dsn: Option<&'a str>,
+) -> Option<&'a str> {
+    if kind != SourceKind::Mongodb {
+        return None;
+    }
+    uri.filter(|u| quire_import::mongo::is_wire_uri(u))
+        .or_else(|| dsn.map(str::trim).filter(|d| !d.is_empty()))
 }
 
 /// The web service an import's connection names (`uri`, `api_key` and the source's fields).

@@ -23,6 +23,7 @@ use std::path::Path;
 mod binary;
 mod calendar;
 pub mod fake_api;
+pub mod fake_mongo;
 mod json;
 mod layout;
 mod links;

@@ -1,4 +1,5 @@
-//! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API,
+//! Web services → rows: Notion, Airtable, Elasticsearch, the MongoDB Atlas Data API (MongoDB's
+//! wire protocol is `crate::mongo`),
 //! Firestore, Google Sheets, Confluence and DynamoDB, each read over its public HTTP API (blocking `ureq`, TLS by rustls, 30 s
 //! timeouts) and paged until the last page or the [`Cap`].
 //!
@@ -130,7 +131,7 @@ impl Service {
                         SourceKind::Confluence => {
                             "the site's Confluence URL (`https://<site>.atlassian.net/wiki`)"
                         }
-                        _ => "the Data API's URL (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1`)",
+                        _ => "the server's URI (`mongodb://user:password@host:27017/db`) or the Data API's URL (`https://data.mongodb-api.com/app/<app-id>/endpoint/data/v1`)",
                     }
                 )))
             }

@@ -1,5 +1,6 @@
-//! MongoDB through the Atlas Data API (the wire protocol needs a driver this build does not
-//! carry): `POST {uri}/action/find` with header `api-key: <key>` and body `{dataSource,
+//! MongoDB through the Atlas Data API, for an `http(s)://` `connection.uri` (older setups:
+//! MongoDB has retired the Data API; a `mongodb://` or `mongodb+srv://` URI is read over the
+//! wire protocol by `crate::mongo` instead): `POST {uri}/action/find` with header `api-key: <key>` and body `{dataSource,
 //! database, collection, filter, sort: {_id: 1}, limit, skip}`, paged by `skip` until a page
 //! comes back short. The cluster is the URL's `dataSource=` parameter (default `Cluster0`,
 //! Atlas's first cluster). Extended JSON is decoded: `{"$oid": …}` → its hex text,
