@@ -99,7 +99,7 @@ impl Target {
     }
 
     fn refused(&self, e: &mongodb::error::Error) -> ImportError {
-        self.uri.refused(&message(e))
+        self.uri.refused(&reason(e))
     }
 
     /// A failure after connecting: a refused login or an unreachable server is still "cannot
@@ -113,14 +113,28 @@ impl Target {
             | ErrorKind::ConnectionPoolCleared { .. }
             | ErrorKind::DnsResolve { .. }
             | ErrorKind::InvalidTlsConfig { .. } => self.refused(e),
-            _ => self.uri.failed(&message(e)),
+            _ => self.uri.failed(&reason(e)),
         }
     }
 }
 
-/// The driver's message; for a command the server refused, its `errmsg` and code name.
-fn message(e: &mongodb::error::Error) -> String {
-    e.to_string()
+/// The driver's words for `e`, without its labels; a server selection that timed out names
+/// the time and the server's own error (`Connection refused (os error 111)`), not the whole
+/// topology.
+fn reason(e: &mongodb::error::Error) -> String {
+    let text = e.kind.to_string();
+    if !matches!(*e.kind, mongodb::error::ErrorKind::ServerSelection { .. }) {
+        return text;
+    }
+    let waited = format!("no server answered within {} s", CONNECT_TIMEOUT.as_secs());
+    match text
+        .split("Error: Kind: ")
+        .nth(1)
+        .and_then(|rest| rest.split(", labels:").next())
+    {
+        Some(cause) => format!("{waited}: {cause}"),
+        None => waited,
+    }
 }
 
 /// The collections of the target's database, sorted.

@@ -243,6 +243,10 @@ fn nothing_listening_is_a_bad_request_within_seconds() {
         "{message}"
     );
     assert!(!message.contains(PASSWORD), "{message}");
+    assert!(
+        message.contains("no server answered within 4 s") && message.contains("refused"),
+        "{message}"
+    );
     // A URI that is none: refused before anything is sent, without its text.
     let err = Target::new(
         &format!("mongodb://ann:{PASSWORD}@127.0.0.1:x/"),

@@ -90,7 +90,9 @@ impl Operation for Import {
 `import`). `source`: csv, json, jsonl, yaml, excel, sqlite, markdown, obsidian, postgres, mysql, \
 redis, or a web service (notion, airtable, gsheets, confluence, elasticsearch, mongodb, \
 firestore, dynamodb: `connection.uri` default the real API, `connection.api_key`, and its ids \
-`database_id`, `base_id`+`table_id`, `table`, `database`+`collection`, `project`+`collection`); \
+`database_id`, `base_id`+`table_id`, `table`, `database`+`collection`, `project`+`collection`; \
+mongodb reads a server when `connection.uri` is mongodb://user:password@host:27017 or \
+mongodb+srv://…, with `query` a JSON filter); \
 `connection.file` a file in the knowledge root or an upload's path (`connection.path` \
 a folder or a zip of one for markdown and obsidian, which brings attachments and keeps links \
 resolving; `connection.dsn` a database URL such as \

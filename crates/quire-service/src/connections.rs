@@ -512,6 +512,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mongodb_uri_keeps_its_password_like_a_dsn_and_a_data_api_url_takes_a_key() {
+        let spec = |uri: &str| ConnectionSpec {
+            from: "mongodb".to_owned(),
+            name: String::new(),
+            dsn: None,
+            uri: Some(uri.to_owned()),
+            file: None,
+            path: None,
+            table: None,
+            collection: Some("notes".to_owned()),
+            database: Some("shop".to_owned()),
+            database_id: None,
+            base_id: None,
+            table_id: None,
+            project: None,
+            query: Some(r#"{"tags": "rust"}"#.to_owned()),
+            sheet: None,
+            prefix: None,
+            id_column: None,
+            columns: None,
+            mapping: None,
+            full_sync: false,
+        };
+        let wire = spec("mongodb+srv://ann@cluster0.example.net/");
+        assert!(is_mongo_wire(&wire) && !needs_api_key(&wire));
+        let run = import_request(&wire, Some("pw 1"));
+        assert_eq!(
+            run.connection.dsn.as_deref(),
+            Some("mongodb+srv://ann:pw%201@cluster0.example.net/")
+        );
+        assert_eq!(run.connection.api_key, None);
+        assert_eq!(run.query.as_deref(), Some(r#"{"tags": "rust"}"#));
+        let data_api = spec("https://data.mongodb-api.com/app/x/endpoint/data/v1");
+        assert!(!is_mongo_wire(&data_api) && needs_api_key(&data_api));
+        let run = import_request(&data_api, Some("key"));
+        assert_eq!(run.connection.api_key.as_deref(), Some("key"));
+        assert_eq!(run.connection.dsn, None);
+    }
+
+    #[test]
     fn intervals_are_a_number_and_a_unit() {
         assert_eq!(parse_interval("30s"), Some(Duration::from_secs(30)));
         assert_eq!(parse_interval(" 15m "), Some(Duration::from_secs(900)));
