@@ -56,6 +56,16 @@ fn values(rows: Vec<quire_import::Row>) -> Vec<Value> {
     rows.into_iter().map(Value::Object).collect()
 }
 
+/// The driver's dependencies must leave `serde_json`'s maps sorted by key, as the rest of quire
+/// relies on (answers, signed request bodies): `bson` 2 turned on `preserve_order` for the whole
+/// build, which is why the driver is built with `bson` 3. A dependency that turns it on again
+/// fails here, in this crate's own tests, not only in a workspace run.
+#[test]
+fn the_driver_leaves_json_maps_sorted_by_key() {
+    let value = json!({"zeta": 1, "alpha": 2, "mid": 3});
+    assert_eq!(value.to_string(), r#"{"alpha":2,"mid":3,"zeta":1}"#);
+}
+
 #[test]
 fn documents_are_read_over_two_batches_with_their_types_converted() {
     let fake = fake(false);

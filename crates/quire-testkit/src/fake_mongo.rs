@@ -497,7 +497,7 @@ fn sasl_start(state: &State, body: &Document, login: &mut Login) -> Document {
     let Some((user, _)) = &state.fake.user else {
         return auth_failed();
     };
-    if body.get_str("mechanism") != Ok("SCRAM-SHA-256") {
+    if body.get_str("mechanism").ok() != Some("SCRAM-SHA-256") {
         return refusal(2, "BadValue", "the fake speaks SCRAM-SHA-256 only");
     }
     let Ok(client_first) = body.get_binary_generic("payload") else {
