@@ -178,8 +178,11 @@ pub struct ImportBrowseRequest {
     /// `postgres`, `mysql`, `redis` (with `dsn`), `sqlite` (with `file`), `notion` (the
     /// databases shared with `api_key`), `airtable` (the tables of `base_id`),
     /// `elasticsearch` (the indices at `uri`), `firestore` (the top-level collections of
-    /// `project`'s database, with `api_key` or `credentials`) or `mongodb` (the collections
-    /// of `database` at a `mongodb://` or `mongodb+srv://` `uri`); another is 400.
+    /// `project`'s database, with `api_key` or `credentials`), `mongodb` (the collections
+    /// of `database` at a `mongodb://` or `mongodb+srv://` `uri`), `gsheets` (the sheets of
+    /// the spreadsheet `database_id`, with `api_key`), `confluence` (the keys of the spaces
+    /// `api_key` sees at `uri`) or `dynamodb` (the tables `api_key` sees in the region); another
+    /// is 400, and so is a missing field the source needs (the message names it).
     pub from: String,
     /// As `connection.dsn` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,8 +190,8 @@ pub struct ImportBrowseRequest {
     /// `sqlite`: a file in the knowledge root, or an upload's path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// `notion`, `airtable`, `elasticsearch`, `firestore`, `mongodb`: as `connection.uri` of
-    /// an import.
+    /// `notion`, `airtable`, `elasticsearch`, `firestore`, `mongodb`, `gsheets`,
+    /// `confluence`, `dynamodb`: as `connection.uri` of an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
     /// As `connection.api_key` of an import; never stored or shown.
@@ -197,6 +200,10 @@ pub struct ImportBrowseRequest {
     /// `airtable`: the base whose tables are listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_id: Option<String>,
+    /// `gsheets`: the spreadsheet whose sheets are listed (the id in its URL), as
+    /// `connection.database_id` of an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_id: Option<String>,
     /// `firestore`: the Google Cloud project whose collections are listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
@@ -219,6 +226,7 @@ impl std::fmt::Debug for ImportBrowseRequest {
             .field("uri", &self.uri.as_deref().map(redacted_uri))
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("base_id", &self.base_id)
+            .field("database_id", &self.database_id)
             .field("project", &self.project)
             .field("database", &self.database)
             .field("credentials", &self.credentials.as_ref().map(|_| "***"))

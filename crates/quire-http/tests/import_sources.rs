@@ -864,3 +864,162 @@ async fn mongodb_documents_import_over_the_wire_protocol_and_the_password_is_kep
     support::assert_nowhere(&s, wrong);
     s.assert_clean();
 }
+
+/// `POST /import/browse` of `gsheets` (the spreadsheet's sheets), `confluence` (the space
+/// keys) and `dynamodb` (the tables, `ListTables` signed with SigV4) through fakes of their
+/// APIs; a missing field each needs is a 400 naming it, nothing sent and nothing written.
+#[tokio::test]
+async fn browse_lists_sheets_spaces_and_dynamodb_tables_and_names_a_missing_field() {
+    const SHEET: &str = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms";
+    const AWS_ID: &str = "AKIDEXAMPLE";
+    const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    let sheets = quire_testkit::fake_api::FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {WEB_KEY}")) {
+            return (401, web_fixture("gsheets", "unauthorized"));
+        }
+        let route = format!("/v4/spreadsheets/{SHEET}?fields=sheets.properties.title");
+        if r.method != "GET" || r.target != route {
+            return fake_refusal("route");
+        }
+        (
+            200,
+            json!({"sheets": [{"properties": {"title": "Reading list"}},
+                {"properties": {"title": "Authors"}}]})
+            .to_string(),
+        )
+    });
+    let confluence = quire_testkit::fake_api::FakeApi::start(|r| {
+        if r.header("authorization") != Some(&format!("Bearer {WEB_KEY}")) {
+            return (401, web_fixture("confluence", "unauthorized"));
+        }
+        match (r.method.as_str(), r.target.as_str()) {
+            ("GET", "/wiki/rest/api/space?limit=100&start=0") => (
+                200,
+                json!({"results": [{"key": "ENG"}], "start": 0, "limit": 100, "size": 1,
+                    "_links": {"next": "/rest/api/space?limit=100&start=1"}})
+                .to_string(),
+            ),
+            ("GET", "/wiki/rest/api/space?limit=100&start=1") => (
+                200,
+                json!({"results": [{"key": "DOCS"}], "start": 1, "limit": 100, "size": 1,
+                    "_links": {}})
+                .to_string(),
+            ),
+            _ => fake_refusal("route"),
+        }
+    });
+    let dynamo = quire_testkit::fake_api::FakeApi::start(|r| {
+        let signed = r.header("authorization").is_some_and(|a| {
+            a.starts_with(&format!("AWS4-HMAC-SHA256 Credential={AWS_ID}/"))
+                && a.contains("/dynamodb/aws4_request")
+                && a.contains("x-amz-target")
+        });
+        if !signed || r.header("x-amz-date").is_none() {
+            return (400, web_fixture("dynamodb", "unauthorized"));
+        }
+        if r.method != "POST"
+            || r.target != "/"
+            || r.header("x-amz-target") != Some("DynamoDB_20120810.ListTables")
+        {
+            return fake_refusal("request");
+        }
+        let page: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        if page == json!({"Limit": 100}) {
+            (
+                200,
+                json!({"TableNames": ["notes"], "LastEvaluatedTableName": "notes"}).to_string(),
+            )
+        } else if page == json!({"Limit": 100, "ExclusiveStartTableName": "notes"}) {
+            (200, json!({"TableNames": ["authors"]}).to_string())
+        } else {
+            fake_refusal("paging")
+        }
+    });
+    let s = server_root();
+    let commits = s.commit_count();
+    let aws_key = format!("{AWS_ID}:{AWS_SECRET}");
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "gsheets", "uri": sheets.url(), "api_key": WEB_KEY,
+            "database_id": SHEET}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "Authors"}, {"name": "Reading list"}]}),
+        "{}",
+        r.text()
+    );
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "confluence", "uri": format!("{}/wiki", confluence.url()),
+            "api_key": WEB_KEY}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "DOCS"}, {"name": "ENG"}]}),
+        "{}",
+        r.text()
+    );
+    let r = post(
+        &s,
+        "import/browse",
+        json!({"from": "dynamodb", "uri": dynamo.url(), "api_key": aws_key}),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"tables": [{"name": "authors"}, {"name": "notes"}]}),
+        "{}",
+        r.text()
+    );
+    assert_eq!(dynamo.received().len(), 2);
+    // A missing field: a 400 JSON error naming it, nothing sent, nothing written.
+    let sent = (
+        sheets.received().len(),
+        confluence.received().len(),
+        dynamo.received().len(),
+    );
+    for (body, field) in [
+        (
+            json!({"from": "gsheets", "uri": sheets.url(), "api_key": WEB_KEY}),
+            "`database_id`",
+        ),
+        (
+            json!({"from": "gsheets", "uri": sheets.url(), "database_id": SHEET}),
+            "`api_key`",
+        ),
+        (json!({"from": "confluence", "api_key": WEB_KEY}), "`uri`"),
+        (
+            json!({"from": "dynamodb", "uri": dynamo.url()}),
+            "`api_key`",
+        ),
+    ] {
+        let r = post(&s, "import/browse", body.clone()).await;
+        assert!(
+            r.header("content-type").starts_with("application/json"),
+            "{body}"
+        );
+        let message = r.expect_error(400);
+        assert!(
+            message.contains(field) && message.contains("browse needs"),
+            "{body}: {message}"
+        );
+    }
+    assert_eq!(
+        (
+            sheets.received().len(),
+            confluence.received().len(),
+            dynamo.received().len()
+        ),
+        sent,
+        "nothing sent"
+    );
+    assert_eq!(s.commit_count(), commits);
+    support::assert_nowhere(&s, WEB_KEY);
+    support::assert_nowhere(&s, AWS_SECRET);
+    s.assert_clean();
+}

@@ -1257,3 +1257,205 @@ fn firestore_bad_credentials_are_a_clear_400_without_the_key() {
     let err = Service::new(SourceKind::Firestore, Some(&fake.url()), fields).unwrap_err();
     assert!(err.to_string().contains("connection.credentials"), "{err}");
 }
+
+// ---- Browse: Google Sheets' sheets, Confluence's spaces, DynamoDB's tables -----------------
+
+#[test]
+fn gsheets_browse_lists_the_sheets_of_the_spreadsheet() {
+    let fake = FakeApi::start(|r| {
+        let route = format!("/v4/spreadsheets/{SHEET_ID}?fields=sheets.properties.title");
+        if r.method != "GET" || r.target != route {
+            return bad("route");
+        }
+        if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
+            return (401, fixture("gsheets", "unauthorized"));
+        }
+        // The API answers every sheet at once (no paging), in tab order.
+        (
+            200,
+            json!({"sheets": [
+                {"properties": {"title": "Reading list"}},
+                {"properties": {"title": "Authors"}},
+                {"properties": {"title": "Notes"}},
+            ]})
+            .to_string(),
+        )
+    });
+    let fields = Service {
+        table: None,
+        ..gsheets_fields()
+    };
+    let service = Service::new(SourceKind::Gsheets, Some(&fake.url()), fields.clone()).unwrap();
+    let names = quire_import::web::tables(SourceKind::Gsheets, &service).unwrap();
+    assert_eq!(names, vec!["Authors", "Notes", "Reading list"]);
+    assert_eq!(fake.received().len(), 1);
+    // A wrong token: a 400 naming the service and the status, without the token.
+    let wrong = Service {
+        api_key: Some("ya29.wrongToken4477".to_string()),
+        ..service.clone()
+    };
+    let message = quire_import::web::tables(SourceKind::Gsheets, &wrong)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("Google Sheets") && message.contains("401"),
+        "{message}"
+    );
+    assert!(!message.contains("wrongToken4477"), "{message}");
+    // No spreadsheet, or no token: a BadRequest naming the field, nothing sent.
+    let sent = fake.received().len();
+    for (missing, field) in [
+        (
+            Service {
+                database_id: None,
+                ..fields.clone()
+            },
+            "database_id",
+        ),
+        (
+            Service {
+                api_key: None,
+                ..fields.clone()
+            },
+            "api_key",
+        ),
+    ] {
+        let err = Service::new(SourceKind::Gsheets, Some(&fake.url()), missing).unwrap_err();
+        let ImportError::BadRequest(message) = err else {
+            panic!("{err:?}")
+        };
+        assert!(message.contains(field), "{message}");
+    }
+    assert_eq!(fake.received().len(), sent, "nothing sent");
+}
+
+#[test]
+fn confluence_browse_lists_the_space_keys_over_two_pages() {
+    let fake = FakeApi::start(|r| {
+        if r.header("authorization")
+            != Some("Basic YW5uQGV4YW1wbGUuY29tOkFUQVRUM3hGZkdGMHNlY3JldFRva2VuOQ==")
+        {
+            return (401, fixture("confluence", "unauthorized"));
+        }
+        let Some(paging) = r
+            .target
+            .strip_prefix("/wiki/rest/api/space?limit=100")
+            .filter(|_| r.method == "GET")
+        else {
+            return bad("route");
+        };
+        let space = |key: &str, name: &str| {
+            json!({"id": 98306, "key": key, "name": name, "type": "global",
+                "_links": {"webui": format!("/spaces/{key}")}})
+        };
+        match paging {
+            "&start=0" => (
+                200,
+                json!({"results": [space("ENG", "Engineering"), space("~ann", "Ann")],
+                    "start": 0, "limit": 100, "size": 2,
+                    "_links": {"base": "https://example.atlassian.net/wiki",
+                        "next": "/rest/api/space?limit=100&start=2"}})
+                .to_string(),
+            ),
+            "&start=2" => (
+                200,
+                json!({"results": [space("DOCS", "Documentation")],
+                    "start": 2, "limit": 100, "size": 1,
+                    "_links": {"base": "https://example.atlassian.net/wiki"}})
+                .to_string(),
+            ),
+            _ => bad("paging"),
+        }
+    });
+    let uri = format!("{}/wiki", fake.url());
+    let fields = Service {
+        table: Some("-".to_string()),
+        ..confluence_fields()
+    };
+    let service = Service::new(SourceKind::Confluence, Some(&uri), fields.clone()).unwrap();
+    let names = quire_import::web::tables(SourceKind::Confluence, &service).unwrap();
+    assert_eq!(names, vec!["DOCS", "ENG", "~ann"]);
+    assert_eq!(fake.received().len(), 2);
+    // No site URL, or no key: a BadRequest naming the field.
+    let err = Service::new(SourceKind::Confluence, None, fields.clone()).unwrap_err();
+    let ImportError::BadRequest(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("uri"), "{message}");
+    let no_key = Service {
+        api_key: None,
+        ..fields
+    };
+    let err = Service::new(SourceKind::Confluence, Some(&uri), no_key).unwrap_err();
+    let ImportError::BadRequest(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("api_key"), "{message}");
+    assert_eq!(fake.received().len(), 2, "nothing sent");
+}
+
+#[test]
+fn dynamodb_browse_lists_the_tables_over_two_pages_signed_with_sigv4() {
+    let fake = FakeApi::start(|r| {
+        if !signed_right(r) {
+            return (400, fixture("dynamodb", "unauthorized"));
+        }
+        if r.method != "POST"
+            || r.target != "/"
+            || r.header("x-amz-target") != Some("DynamoDB_20120810.ListTables")
+            || r.header("content-type") != Some("application/x-amz-json-1.0")
+        {
+            return bad("request");
+        }
+        let page = body(r);
+        if page == json!({"Limit": 100}) {
+            (
+                200,
+                json!({"TableNames": ["notes", "authors"], "LastEvaluatedTableName": "notes"})
+                    .to_string(),
+            )
+        } else if page == json!({"Limit": 100, "ExclusiveStartTableName": "notes"}) {
+            (200, json!({"TableNames": ["archive"]}).to_string())
+        } else {
+            bad("paging")
+        }
+    });
+    let fields = Service {
+        table: Some("-".to_string()),
+        ..dynamodb_fields()
+    };
+    let service = Service::new(SourceKind::Dynamodb, Some(&fake.url()), fields.clone()).unwrap();
+    let names = quire_import::web::tables(SourceKind::Dynamodb, &service).unwrap();
+    assert_eq!(names, vec!["archive", "authors", "notes"]);
+    assert_eq!(fake.received().len(), 2);
+    // A wrong secret fails the fake's signature check; the secret is in no message.
+    let wrong = Service {
+        api_key: Some(format!("{AWS_ID}:wrongSecretKey123456")),
+        ..service.clone()
+    };
+    let message = quire_import::web::tables(SourceKind::Dynamodb, &wrong)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("DynamoDB") && message.contains("400"),
+        "{message}"
+    );
+    assert!(!message.contains("wrongSecretKey123456"), "{message}");
+    // No key: a BadRequest naming it, nothing sent (the server's AWS identity never lists).
+    let sent = fake.received().len();
+    let no_key = Service::new(
+        SourceKind::Dynamodb,
+        Some(&fake.url()),
+        Service {
+            api_key: None,
+            ..fields
+        },
+    )
+    .unwrap();
+    let err = quire_import::web::tables(SourceKind::Dynamodb, &no_key).unwrap_err();
+    let ImportError::BadRequest(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("api_key"), "{message}");
+    assert_eq!(fake.received().len(), sent, "nothing sent");
+}

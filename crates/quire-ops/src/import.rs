@@ -172,7 +172,7 @@ impl Operation for ImportBrowseOp {
     const META: Meta = Meta::read(
         "import_browse",
         AREA,
-        "The tables of a database (postgres, mysql, sqlite) or the key prefixes of a Redis database",
+        "The tables of a source: a database (postgres, mysql, sqlite), the key prefixes of a Redis database, or the tables, collections, sheets or spaces of a web service",
     )
     .rest(Rest::post("/import/browse"));
 

@@ -112,8 +112,10 @@ impl Import<'_> {
     /// The tables of a database (`postgres`, `mysql`, `sqlite`), the key prefixes of a Redis
     /// database (each usable as an import's `query`), the databases a Notion key sees, the
     /// tables of an Airtable base, Elasticsearch's indices, a Firestore database's
-    /// top-level collections, or a MongoDB database's collections (over the wire protocol).
-    /// Another `from` is 400.
+    /// top-level collections, a MongoDB database's collections (over the wire protocol),
+    /// the sheets of a Google spreadsheet, the Confluence spaces a key sees (their keys) or
+    /// the DynamoDB tables of a region. Another `from` is 400, and so is a missing field the
+    /// source needs, named.
     pub fn browse(&self, request: &ImportBrowseRequest) -> Result<ImportBrowse> {
         let from = request.from.trim();
         let kind = SourceKind::parse(from).ok().filter(|k| {
@@ -128,13 +130,17 @@ impl Import<'_> {
                     | SourceKind::Elasticsearch
                     | SourceKind::Firestore
                     | SourceKind::Mongodb
+                    | SourceKind::Gsheets
+                    | SourceKind::Confluence
+                    | SourceKind::Dynamodb
             )
         });
         let Some(kind) = kind else {
             return Err(Error::bad_request(format!(
                 "browse lists the tables of `postgres`, `mysql`, `sqlite` or `redis`, Notion's \
                  databases, Airtable's tables, Elasticsearch's indices, Firestore's or \
-                 MongoDB's collections, not {from:?}"
+                 MongoDB's collections, a Google spreadsheet's sheets, Confluence's spaces or \
+                 DynamoDB's tables, not {from:?}"
             )));
         };
         let names = if kind == SourceKind::Mongodb {
@@ -148,6 +154,7 @@ impl Import<'_> {
             quire_import::mongo::Target::new(uri, request.database.as_deref(), "")
                 .and_then(|target| quire_import::mongo::collections(&target))
         } else if kind.place() == Place::Service {
+            browse_needs(kind, request)?;
             browse_service(kind, request)
                 .and_then(|service| quire_import::web::tables(kind, &service))
         } else if kind == SourceKind::Sqlite {
@@ -835,7 +842,53 @@ fn web_service(
     )
 }
 
-/// The web service a browse names: its fields stand in where browse needs none.
+/// The fields a browse of a web service cannot do without, each a 400 naming it (as browse
+/// names it: `database_id`, not `connection.database_id`) before anything is sent.
+/// (Firestore's `api_key` or `credentials` is checked by `Service::new`, which names both.)
+fn browse_needs(kind: SourceKind, request: &ImportBrowseRequest) -> Result<()> {
+    let needed: &[(&str, &Option<String>, &str)] = match kind {
+        SourceKind::Notion => &[("api_key", &request.api_key, "")],
+        SourceKind::Airtable => &[
+            ("base_id", &request.base_id, ""),
+            ("api_key", &request.api_key, ""),
+        ],
+        SourceKind::Elasticsearch => &[("uri", &request.uri, " (the server's URL)")],
+        SourceKind::Firestore => &[("project", &request.project, "")],
+        SourceKind::Gsheets => &[
+            (
+                "database_id",
+                &request.database_id,
+                " (the spreadsheet's id)",
+            ),
+            ("api_key", &request.api_key, " (an OAuth access token)"),
+        ],
+        SourceKind::Confluence => &[
+            (
+                "uri",
+                &request.uri,
+                " (the site's Confluence URL, `https://<site>.atlassian.net/wiki`)",
+            ),
+            ("api_key", &request.api_key, ""),
+        ],
+        SourceKind::Dynamodb => &[(
+            "api_key",
+            &request.api_key,
+            " (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`; the server's own AWS credentials are never \
+             used)",
+        )],
+        _ => &[],
+    };
+    for (name, given, what) in needed {
+        required(
+            given.as_deref(),
+            &format!("a `{}` browse needs `{name}`{what}", kind.id()),
+        )?;
+    }
+    Ok(())
+}
+
+/// The web service a browse names: its fields stand in where browse needs none
+/// (`browse_needs` has checked the ones it needs; the stand-ins never hide those).
 fn browse_service(
     kind: SourceKind,
     request: &ImportBrowseRequest,
@@ -847,7 +900,10 @@ fn browse_service(
         quire_import::web::Service {
             api_key: request.api_key.clone(),
             credentials: credentials_text(request.credentials.as_ref())?,
-            database_id: stand_in.clone(),
+            database_id: match kind {
+                SourceKind::Gsheets => request.database_id.clone(),
+                _ => stand_in.clone(),
+            },
             base_id: request.base_id.clone(),
             table_id: stand_in.clone(),
             table: stand_in.clone(),

@@ -6,6 +6,10 @@
 //! personal access token). A page is a row of `id`, `title`, `space` (its key), `body` (the
 //! storage format's XHTML as markdown: headings, lists, tables, links, emphasis, by
 //! `quire-ingest`'s HTML converter), `version`, `updated` and `url`.
+//!
+//! Browse lists the spaces the key sees: `GET {uri}/rest/api/space?limit=100&start=0`, paged
+//! by `start` while the answer has `_links.next`; the names are the space keys (what
+//! `connection.table` takes).
 
 use base64::Engine;
 use serde_json::Value;
@@ -16,6 +20,8 @@ use crate::rows::Cap;
 use crate::{ImportError, Row};
 
 const PAGE_MOST: usize = 50;
+/// Spaces asked for per page of a browse.
+const SPACES_MOST: usize = 100;
 
 /// The `Authorization` header of the key.
 pub(crate) fn authorization(service: &Service) -> String {
@@ -65,6 +71,39 @@ pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<R
             .is_some_and(Value::is_string);
         if !more || results.is_empty() {
             return Ok(rows);
+        }
+        start += results.len();
+    }
+}
+
+/// The keys of the spaces the key sees, every page.
+pub(super) fn spaces(client: &Client, service: &Service) -> Result<Vec<String>, ImportError> {
+    let auth = authorization(service);
+    let mut keys = Vec::new();
+    let mut start = 0usize;
+    loop {
+        let url = format!(
+            "{}/rest/api/space?limit={SPACES_MOST}&start={start}",
+            service.base
+        );
+        let answer = client.send(client.get(&url).set("Authorization", &auth), None)?;
+        let results = answer
+            .get("results")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed(SourceKind::Confluence, "a list of spaces"))?;
+        for space in results {
+            let key = space
+                .get("key")
+                .and_then(Value::as_str)
+                .ok_or_else(|| malformed(SourceKind::Confluence, "a list of spaces"))?;
+            keys.push(key.to_string());
+        }
+        let more = answer
+            .get("_links")
+            .and_then(|l| l.get("next"))
+            .is_some_and(Value::is_string);
+        if !more || results.is_empty() {
+            return Ok(keys);
         }
         start += results.len();
     }

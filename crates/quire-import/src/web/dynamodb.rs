@@ -4,6 +4,10 @@
 //! AWS Signature Version 4 (`quire-sigv4`, service `dynamodb`), paged by the answer's
 //! `LastEvaluatedKey` given back as `ExclusiveStartKey` until there is none.
 //!
+//! Browse lists the tables with `ListTables` (`X-Amz-Target: DynamoDB_20120810.ListTables`,
+//! body `{Limit: 100}`, then `{Limit: 100, ExclusiveStartTableName}` from each answer's
+//! `LastEvaluatedTableName` until there is none), signed the same way; names: `TableNames`.
+//!
 //! Credentials: `connection.api_key` as `ACCESS_KEY_ID:SECRET_ACCESS_KEY` (a third
 //! `:SESSION_TOKEN` part for temporary credentials), always given by the request: the
 //! server's own AWS credentials (which the `bedrock` embedder may use) never sign an import,
@@ -21,7 +25,10 @@ use crate::rows::Cap;
 use crate::{ImportError, Row};
 
 const PAGE_MOST: usize = 1000;
+/// Table names asked for per `ListTables` page (the API's most).
+const LIST_MOST: usize = 100;
 pub(crate) const TARGET: &str = "DynamoDB_20120810.Scan";
+const LIST_TARGET: &str = "DynamoDB_20120810.ListTables";
 pub(crate) const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
 /// The region of the environment (`AWS_REGION`, `AWS_DEFAULT_REGION`), else `us-east-1`.
@@ -71,17 +78,69 @@ fn credentials(service: &Service) -> Result<quire_sigv4::Credentials, ImportErro
     ))
 }
 
+/// Signed calls of one service's JSON protocol: `POST` of a body with an `X-Amz-Target`.
+struct Signer<'a> {
+    client: &'a Client,
+    credentials: quire_sigv4::Credentials,
+    host: String,
+    region: String,
+    /// The path signed: the base URL's, `/` when it has none.
+    path: String,
+    url: String,
+}
+
+impl<'a> Signer<'a> {
+    /// The signer of `service`; no `api_key` is a 400 before anything is sent.
+    fn new(client: &'a Client, service: &Service) -> Result<Signer<'a>, ImportError> {
+        let credentials = credentials(service)?;
+        let host = service.host().to_string();
+        let path = service
+            .base
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+            .unwrap_or("/")
+            .to_string();
+        let url = format!("{}{}", service.base, if path == "/" { "/" } else { "" });
+        Ok(Signer {
+            client,
+            credentials,
+            region: region_of(&host),
+            host,
+            path,
+            url,
+        })
+    }
+
+    /// Sends `body` as the operation `target` names, signed, and reads the JSON answer.
+    fn call(&self, target: &str, body: &Value) -> Result<Value, ImportError> {
+        let text = body.to_string();
+        let signed = quire_sigv4::sign(
+            &quire_sigv4::Request {
+                method: "POST",
+                host: &self.host,
+                path: &self.path,
+                headers: &[("content-type", CONTENT_TYPE), ("x-amz-target", target)],
+                body: text.as_bytes(),
+            },
+            &self.credentials,
+            &self.region,
+            "dynamodb",
+            &quire_sigv4::now(),
+        );
+        let mut request = self
+            .client
+            .post(&self.url)
+            .set("Content-Type", CONTENT_TYPE)
+            .set("X-Amz-Target", target);
+        for (name, value) in &signed {
+            request = request.set(name, value);
+        }
+        self.client.send_text(request, Some(&text))
+    }
+}
+
 pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<Row>, ImportError> {
-    let credentials = credentials(service)?;
-    let host = service.host().to_string();
-    let region = region_of(&host);
-    let path = service
-        .base
-        .split_once("://")
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-        .unwrap_or("/")
-        .to_string();
-    let url = format!("{}{}", service.base, if path == "/" { "/" } else { "" });
+    let signer = Signer::new(client, service)?;
     let table = service.table.as_deref().unwrap_or("").trim();
     let limit = page_size(&cap, PAGE_MOST);
     let mut rows = Vec::new();
@@ -91,28 +150,7 @@ pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<R
         if let Some(key) = &start {
             body["ExclusiveStartKey"] = key.clone();
         }
-        let text = body.to_string();
-        let signed = quire_sigv4::sign(
-            &quire_sigv4::Request {
-                method: "POST",
-                host: &host,
-                path: &path,
-                headers: &[("content-type", CONTENT_TYPE), ("x-amz-target", TARGET)],
-                body: text.as_bytes(),
-            },
-            &credentials,
-            &region,
-            "dynamodb",
-            &quire_sigv4::now(),
-        );
-        let mut request = client
-            .post(&url)
-            .set("Content-Type", CONTENT_TYPE)
-            .set("X-Amz-Target", TARGET);
-        for (name, value) in &signed {
-            request = request.set(name, value);
-        }
-        let answer = client.send_text(request, Some(&text))?;
+        let answer = signer.call(TARGET, &body)?;
         let items = answer
             .get("Items")
             .and_then(Value::as_array)
@@ -134,6 +172,37 @@ pub(super) fn rows(client: &Client, service: &Service, cap: Cap) -> Result<Vec<R
         match answer.get("LastEvaluatedKey") {
             Some(key @ Value::Object(_)) => start = Some(key.clone()),
             _ => return Ok(rows),
+        }
+    }
+}
+
+/// The names of the tables the credentials see in the region (`ListTables`, every page).
+pub(super) fn tables(client: &Client, service: &Service) -> Result<Vec<String>, ImportError> {
+    let signer = Signer::new(client, service)?;
+    let mut names = Vec::new();
+    let mut start: Option<String> = None;
+    loop {
+        let mut body = json!({ "Limit": LIST_MOST });
+        if let Some(name) = &start {
+            body["ExclusiveStartTableName"] = Value::String(name.clone());
+        }
+        let answer = signer.call(LIST_TARGET, &body)?;
+        let page = answer
+            .get("TableNames")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed(SourceKind::Dynamodb, "a list of table names"))?;
+        for name in page {
+            let name = name
+                .as_str()
+                .ok_or_else(|| malformed(SourceKind::Dynamodb, "a list of table names"))?;
+            names.push(name.to_string());
+        }
+        match answer.get("LastEvaluatedTableName").and_then(Value::as_str) {
+            // A repeated name would page forever.
+            Some(last) if !last.is_empty() && start.as_deref() != Some(last) => {
+                start = Some(last.to_string());
+            }
+            _ => return Ok(names),
         }
     }
 }

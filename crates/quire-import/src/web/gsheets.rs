@@ -6,6 +6,9 @@
 //! `<name>_<n>` for a repeat); each later row is a record keyed by it, an empty cell no value,
 //! a blank row skipped. `connection.table` is the sheet (default `Sheet1`), or an A1 range
 //! with `!` (`Notes!A1:D50`) read in one request.
+//!
+//! Browse lists the spreadsheet's sheets (tabs): `GET /v4/spreadsheets/{spreadsheet}
+//! ?fields=sheets.properties.title`, one request (the API does not page it), the titles.
 
 use serde_json::Value;
 
@@ -92,4 +95,33 @@ fn cell_text(cell: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// The titles of the spreadsheet's sheets (each usable as `connection.table`).
+pub(super) fn sheets(client: &Client, service: &Service) -> Result<Vec<String>, ImportError> {
+    let spreadsheet = service.database_id.as_deref().unwrap_or("").trim();
+    let bearer = format!("Bearer {}", service.api_key.as_deref().unwrap_or(""));
+    let url = format!(
+        "{}/v4/spreadsheets/{}?fields=sheets.properties.title",
+        service.base,
+        encode(spreadsheet)
+    );
+    let answer = client.send(client.get(&url).set("Authorization", &bearer), None)?;
+    let sheets = match answer.get("sheets") {
+        Some(Value::Array(sheets)) => sheets.as_slice(),
+        // A spreadsheet's answer with no sheet has no `sheets` at all.
+        None if answer.is_object() => &[],
+        _ => return Err(malformed(SourceKind::Gsheets, "a list of sheets")),
+    };
+    sheets
+        .iter()
+        .map(|sheet| {
+            sheet
+                .get("properties")
+                .and_then(|p| p.get("title"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| malformed(SourceKind::Gsheets, "a list of sheets"))
+        })
+        .collect()
 }

@@ -269,9 +269,12 @@ pub fn rows(
     }
 }
 
-/// The listing of `/import/browse` for a web service: the Notion databases shared with the
-/// key, the tables of an Airtable base, Elasticsearch's indices, the top-level collections
-/// of a Firestore database. (The other services have no cheap listing here.)
+/// The listing of `/import/browse` for a web service, sorted: the Notion databases shared
+/// with the key, the tables of an Airtable base, Elasticsearch's indices, the top-level
+/// collections of a Firestore database, the sheets of a Google spreadsheet (`database_id`),
+/// the Confluence spaces the key sees (their keys), the DynamoDB tables of the region. Each
+/// name is what the source's import takes (`table`, `table_id`, `collection`, …). The Data
+/// API of MongoDB has no listing (its wire protocol lists, in `crate::mongo`).
 pub fn tables(kind: SourceKind, service: &Service) -> Result<Vec<String>, ImportError> {
     let service = &authorized(kind, service)?;
     let client = Client::new(kind, service);
@@ -280,6 +283,9 @@ pub fn tables(kind: SourceKind, service: &Service) -> Result<Vec<String>, Import
         SourceKind::Airtable => airtable::tables(&client, service)?,
         SourceKind::Elasticsearch => elasticsearch::indices(&client, service)?,
         SourceKind::Firestore => firestore::collections(&client, service)?,
+        SourceKind::Gsheets => gsheets::sheets(&client, service)?,
+        SourceKind::Confluence => confluence::spaces(&client, service)?,
+        SourceKind::Dynamodb => dynamodb::tables(&client, service)?,
         other => {
             return Err(ImportError::BadRequest(format!(
                 "browse does not list `{}`",
