@@ -64,8 +64,61 @@ pub(crate) struct GraphCache {
 /// the file).
 type Changes = Vec<(PagePath, Option<Vec<u8>>)>;
 
+/// Changes handed over and not taken by the thread yet. Writers add to it and wake the thread
+/// only when it starts to fill (the thread may be idle) and when it holds a full batch; the
+/// thread takes it whole when its gathering ends. (A message per write woke the thread once
+/// per write during bursts, a context switch each.)
+#[derive(Default)]
+struct Inbox {
+    state: Mutex<InboxState>,
+}
+
+#[derive(Default)]
+struct InboxState {
+    /// A later change of a path replaces an earlier one.
+    changed: BTreeMap<PagePath, Option<Vec<u8>>>,
+    /// The [`Indexer::changed`] calls gathered here (each counted once in `sent`).
+    calls: u64,
+    /// Whether the thread was told the batch is full.
+    full_told: bool,
+}
+
+impl Inbox {
+    fn state(&self) -> std::sync::MutexGuard<'_, InboxState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds one call's changes; whether the thread must be woken.
+    fn add(&self, files: Changes, batch_max: usize) -> bool {
+        let mut state = self.state();
+        let opened = state.calls == 0;
+        state.changed.extend(files);
+        state.calls += 1;
+        let full = !state.full_told && state.changed.len() >= batch_max;
+        if full {
+            state.full_told = true;
+        }
+        opened || full
+    }
+
+    fn len(&self) -> usize {
+        self.state().changed.len()
+    }
+
+    /// Everything gathered, and how many calls it came from.
+    fn take(&self) -> (BTreeMap<PagePath, Option<Vec<u8>>>, u64) {
+        let mut state = self.state();
+        state.full_told = false;
+        (
+            std::mem::take(&mut state.changed),
+            std::mem::take(&mut state.calls),
+        )
+    }
+}
+
 enum Message {
-    Changed(Changes),
+    /// Changes wait in the [`Inbox`].
+    Wake,
     /// Answered once everything sent before is indexed.
     Flush(Sender<()>),
     /// Rebuild from the files; answered with the number of pages.
@@ -115,6 +168,8 @@ pub(crate) struct Progress {
 /// The handle the pipeline and the services hold.
 pub(crate) struct Indexer {
     sender: Mutex<Option<Sender<Message>>>,
+    inbox: Arc<Inbox>,
+    batch_max: usize,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Read-your-writes (not `[search] async_index`): a reader waits for the changes sent
     /// before it ([`Indexer::catch_up`]).
@@ -141,8 +196,10 @@ impl Indexer {
         let catalog = Arc::new(Catalog::default());
         let progress = Arc::new(Progress::default());
         let indexed = Arc::new(AtomicU64::new(0));
+        let inbox = Arc::new(Inbox::default());
         let worker = Worker {
             indexed: indexed.clone(),
+            inbox: inbox.clone(),
             index: index.clone(),
             root,
             links,
@@ -166,6 +223,8 @@ impl Indexer {
         }
         Indexer {
             sender: Mutex::new(thread.as_ref().map(|_| sender)),
+            inbox,
+            batch_max: settings.batch_max.max(1),
             thread: Mutex::new(thread),
             sync: !settings.async_index,
             sent: AtomicU64::new(0),
@@ -196,10 +255,19 @@ impl Indexer {
         if files.is_empty() {
             return;
         }
-        // Counted before it is sent: a reader never sees the change indexed and not sent.
+        if self
+            .sender
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+        {
+            return;
+        }
+        // Counted before it is handed over: a reader never sees the change indexed and not
+        // sent. In the inbox before the write is answered, so a flush after the answer takes it.
         self.sent.fetch_add(1, Ordering::AcqRel);
-        if !self.send(Message::Changed(files)) {
-            self.sent.fetch_sub(1, Ordering::AcqRel);
+        if self.inbox.add(files, self.batch_max) {
+            self.send(Message::Wake);
         }
     }
 
@@ -263,8 +331,9 @@ impl Drop for Indexer {
 }
 
 struct Worker {
-    /// Changed messages indexed so far (see [`Indexer::catch_up`]).
+    /// `Indexer::changed` calls indexed so far (see [`Indexer::catch_up`]).
     indexed: Arc<AtomicU64>,
+    inbox: Arc<Inbox>,
     index: Arc<Index>,
     root: Root,
     links: Arc<LinkModel>,
@@ -368,22 +437,17 @@ impl Worker {
             let mut next = Some(first);
             while let Some(message) = next.take() {
                 match message {
-                    Message::Changed(paths) => {
-                        messages += 1;
-                        changed.extend(paths)
-                    }
+                    Message::Wake => {}
                     Message::Flush(done) => waiting.push(done),
                     Message::Rebuild(done) => rebuilds.push(done),
                     Message::Searched { query, results, at } => self.searched(query, results, at),
                 }
                 // A flush or a rebuild ends the gathering: someone waits.
-                if !waiting.is_empty() || !rebuilds.is_empty() || changed.len() >= self.batch_max {
+                if !waiting.is_empty() || !rebuilds.is_empty() || self.inbox.len() >= self.batch_max
+                {
                     while let Ok(more) = receiver.try_recv() {
                         match more {
-                            Message::Changed(paths) => {
-                                messages += 1;
-                                changed.extend(paths)
-                            }
+                            Message::Wake => {}
                             Message::Flush(done) => waiting.push(done),
                             Message::Rebuild(done) => rebuilds.push(done),
                             Message::Searched { query, results, at } => {
@@ -400,6 +464,10 @@ impl Worker {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
+            // Everything handed over until now, the writes of whoever waits among them.
+            let (taken, calls) = self.inbox.take();
+            changed.extend(taken);
+            messages += calls;
             let wrote = !rebuilds.is_empty() || !changed.is_empty();
             if !rebuilds.is_empty() {
                 let result = self.first_pass();

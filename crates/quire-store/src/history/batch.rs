@@ -436,6 +436,7 @@ impl Batcher {
     ) -> Result<(), StoreError> {
         let mut queue = self.shared.queue();
         queue.pending.push(actor, message, changes);
+        let opened = queue.first_at.is_none();
         queue.first_at.get_or_insert_with(Instant::now);
         if self.thread.is_none() {
             // Without a thread (it could not be started) every record commits at once.
@@ -464,7 +465,10 @@ impl Batcher {
                     .0;
             }
             queue.waiting -= 1;
-        } else {
+        } else if opened || queue.pending.len() >= self.shared.bounds.max_size {
+            // The commit thread waits without a deadline while nothing is queued, and until the
+            // window's end or a full batch otherwise: only these two writes change what it
+            // waits for. (Waking it on every write cost a context switch per write in bursts.)
             self.shared.wake.notify_one();
         }
         result
