@@ -420,7 +420,9 @@ fn fake_refusal(why: &str) -> (u16, String) {
     (400, json!({"message": format!("fake: {why}")}).to_string())
 }
 
-/// Notion's `POST /v1/databases/{id}/query`, two pages by `start_cursor`, only with the key.
+/// Notion's `POST /v1/databases/{id}/query`, two pages by `start_cursor`, and each page's
+/// blocks (`GET /v1/blocks/{id}/children?page_size=100[&start_cursor=…]`, the recorded
+/// `notion/blocks/<id>[.<cursor>]`), only with the key.
 fn fake_notion() -> quire_testkit::fake_api::FakeApi {
     quire_testkit::fake_api::FakeApi::start(|r| {
         if r.header("authorization") != Some(&format!("Bearer {WEB_KEY}")) {
@@ -430,6 +432,18 @@ fn fake_notion() -> quire_testkit::fake_api::FakeApi {
             return fake_refusal("Notion-Version");
         }
         let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        if let Some(rest) = r.target.strip_prefix("/v1/blocks/") {
+            let name = rest
+                .split_once("/children?page_size=100")
+                .map(|(id, after)| match after.strip_prefix("&start_cursor=") {
+                    Some(cursor) => format!("{id}.{cursor}"),
+                    None => id.to_string(),
+                });
+            return match name {
+                Some(name) if r.method == "GET" => (200, web_fixture("notion/blocks", &name)),
+                _ => fake_refusal("blocks route"),
+            };
+        }
         match (r.method.as_str(), r.target.as_str()) {
             ("POST", "/v1/search") => (200, web_fixture("notion", "search")),
             ("POST", "/v1/databases/668d797c-76fa-4934-9b05-ad288df2d136/query") => {
@@ -452,7 +466,7 @@ async fn notion_pages_import_over_two_pages_and_the_key_is_kept_nowhere() {
     let s = server_root();
     let commits = s.commit_count();
     let body = json!({"source": "notion", "id_column": "id", "prefix": "notion",
-        "mapping": {"path": "{{Name}}", "title": "{{Name}}", "content": "{{Notes}}",
+        "mapping": {"path": "{{Name}}", "title": "{{Name}}",
             "frontmatter": {"stars": "{{Stars}}", "tags": "{{Tags}}", "done": "{{Done}}"}},
         "connection": {"uri": fake.url(), "api_key": WEB_KEY,
             "database_id": "668d797c-76fa-4934-9b05-ad288df2d136"}});
@@ -474,11 +488,22 @@ async fn notion_pages_import_over_two_pages_and_the_key_is_kept_nowhere() {
     assert_eq!(fm["stars"], json!(5));
     assert_eq!(fm["tags"], json!(["rust", "notes"]));
     assert_eq!(fm["done"], json!(true));
-    assert!(s
-        .disk("notion/First note.md")
-        .unwrap()
-        .ends_with("---\nHello world\n"));
-    assert!(s.disk("notion/Second.md").is_some());
+    // The page's body (its blocks as markdown) is the page's content by default.
+    let first = s.disk("notion/First note.md").unwrap();
+    assert!(
+        first.contains("---\n# Overview\n\nPlain, **bold**, *italic* ,"),
+        "{first}"
+    );
+    assert!(
+        first.ends_with("- [ ] Write\n- [x] Ship\n- [ ] Test\n\n### Code\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n---\n\n$$E = mc^2$$\n\n![A cat](https://example.com/cat.png)\n\n[report.pdf](https://files.example.com/report.pdf?sig=1)\n\n[https://example.com/paper.pdf](https://example.com/paper.pdf)\n\n[Bookmarked](https://example.com/bm)\n\n[https://example.com/embed](https://example.com/embed)\n\n[https://example.com/v.mp4](https://example.com/v.mp4)\n"),
+        "{first}"
+    );
+    let second = s.disk("notion/Second.md").unwrap();
+    assert!(
+        second.contains("---\n- Fruit\n  - Apple\n  - Pear\n    1. Ripe\n- Veg\n\n> Said once\n"),
+        "{second}"
+    );
+    assert!(frontmatter(&s, "notion/Second.md").get("body").is_none());
     // Again, unchanged: every row skipped, no commit.
     let r = post(&s, "import", body.clone()).await;
     assert_eq!(

@@ -73,17 +73,30 @@ fn notion_fields() -> Service {
     }
 }
 
+const NOTION_FIRST: &str = "59833787-2cf9-4fdf-8782-e53db20768a5";
+const NOTION_SECOND: &str = "dd456007-6c66-4bba-957e-ea501dcda3a6";
+
 fn notion_fake() -> FakeApi {
-    FakeApi::start(|r| {
-        if r.method != "POST" || r.target != format!("/v1/databases/{NOTION_DB}/query") {
-            return bad("wrong route");
-        }
+    notion_fake_hiding(None)
+}
+
+/// The Notion fake; the blocks of `unshared` (a page or block id) answer 404, as Notion does
+/// for a page not shared with the integration.
+fn notion_fake_hiding(unshared: Option<&'static str>) -> FakeApi {
+    FakeApi::start(move |r| {
         if r.header("authorization") != Some(&format!("Bearer {KEY}")) {
             return (401, fixture("notion", "unauthorized"));
         }
-        if r.header("notion-version") != Some("2022-06-28")
-            || r.header("content-type") != Some("application/json")
-        {
+        if r.header("notion-version") != Some("2022-06-28") {
+            return bad("headers");
+        }
+        if r.method == "GET" && r.target.starts_with("/v1/blocks/") {
+            return notion_blocks(&r.target, unshared);
+        }
+        if r.method != "POST" || r.target != format!("/v1/databases/{NOTION_DB}/query") {
+            return bad("wrong route");
+        }
+        if r.header("content-type") != Some("application/json") {
             return bad("headers");
         }
         let b = body(r);
@@ -99,8 +112,115 @@ fn notion_fake() -> FakeApi {
     })
 }
 
+/// `GET /v1/blocks/{id}/children?page_size=100[&start_cursor=…]`: the recorded children
+/// (`fixtures/notion/blocks/<id>[.<cursor>].json`); a block without any is Notion's 404.
+fn notion_blocks(target: &str, unshared: Option<&str>) -> (u16, String) {
+    let Some((id, query)) = target
+        .strip_prefix("/v1/blocks/")
+        .and_then(|rest| rest.split_once("/children?"))
+    else {
+        return bad("blocks route");
+    };
+    let name = match query.strip_prefix("page_size=100") {
+        Some("") => id.to_string(),
+        Some(rest) => match rest.strip_prefix("&start_cursor=") {
+            Some(cursor) => format!("{id}.{cursor}"),
+            None => return bad("blocks query"),
+        },
+        None => return bad("page_size"),
+    };
+    let path = format!(
+        "{}/tests/fixtures/notion/blocks/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(text) if unshared != Some(id) => (200, text),
+        _ => (
+            404,
+            json!({"object": "error", "status": 404, "code": "object_not_found",
+                "message": format!("Could not find block with ID: {id}. Make sure the relevant \
+                    pages and databases are shared with your integration.")})
+            .to_string(),
+        ),
+    }
+}
+
+/// The block ids whose children were asked for, in order.
+fn block_requests(seen: &[Received]) -> Vec<String> {
+    seen.iter()
+        .filter_map(|r| r.target.strip_prefix("/v1/blocks/"))
+        .map(|rest| rest.split('/').next().unwrap_or("").to_string())
+        .collect()
+}
+
+const FIRST_BODY: &str = "# Overview
+
+Plain, **bold**, *italic* , ~~gone~~, `x = 1`, a [link](https://example.com/l) and @Ann Smith.
+
+## Steps
+
+1. First
+1. Second
+
+- [ ] Write
+- [x] Ship
+- [ ] Test
+
+### Code
+
+```rust
+fn main() {
+    println!(\"hi\");
+}
+```
+
+---
+
+$$E = mc^2$$
+
+![A cat](https://example.com/cat.png)
+
+[report.pdf](https://files.example.com/report.pdf?sig=1)
+
+[https://example.com/paper.pdf](https://example.com/paper.pdf)
+
+[Bookmarked](https://example.com/bm)
+
+[https://example.com/embed](https://example.com/embed)
+
+[https://example.com/v.mp4](https://example.com/v.mp4)";
+
+const SECOND_BODY: &str = "- Fruit
+  - Apple
+  - Pear
+    1. Ripe
+- Veg
+
+> Said once
+>
+> And again
+
+> 💡 Mind this
+
+More
+
+  Hidden text
+
+| Name | Qty |
+| --- | --- |
+| Apple | 3 |
+| a\\|b |  |
+
+Page: Sub page
+
+Database: Tasks
+
+Left
+
+Right";
+
 #[test]
-fn notion_pages_read_over_two_pages_with_plain_property_values() {
+fn notion_page_bodies_are_read_as_markdown_over_block_pages_and_nested_children() {
     let fake = notion_fake();
     let rows = all(&source(
         SourceKind::Notion,
@@ -109,6 +229,166 @@ fn notion_pages_read_over_two_pages_with_plain_property_values() {
         None,
     ))
     .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["body"], json!(FIRST_BODY), "{}", rows[0]["body"]);
+    assert_eq!(rows[1]["body"], json!(SECOND_BODY), "{}", rows[1]["body"]);
+    let seen = fake.received();
+    assert!(seen.iter().all(|r| r.status == 200));
+    // The first body over two block pages; nested children by their own ids, depth first;
+    // the child page and the duplicate synced block are not followed.
+    assert_eq!(
+        block_requests(&seen),
+        [
+            NOTION_FIRST,
+            NOTION_FIRST,
+            NOTION_SECOND,
+            "b0000000-0000-4000-8000-00000000f001",
+            "b0000000-0000-4000-8000-00000000f002",
+            "b0000000-0000-4000-8000-00000000f003",
+            "b0000000-0000-4000-8000-00000000f004",
+            "b0000000-0000-4000-8000-00000000f005",
+            "b0000000-0000-4000-8000-00000000f006",
+            "b0000000-0000-4000-8000-00000000f007",
+            "b0000000-0000-4000-8000-00000000f008",
+        ]
+    );
+    assert_eq!(
+        seen[3].target,
+        format!("/v1/blocks/{NOTION_FIRST}/children?page_size=100&start_cursor=a1b2c3d4-0000-4000-8000-00000000c0de")
+    );
+    // The default mapping makes the body the page's content, not frontmatter.
+    let plan = quire_import::Plan::new(
+        SourceKind::Notion,
+        "notion:test/db",
+        &quire_import::Mapping::default(),
+        Some("notion"),
+        Some("id"),
+    )
+    .unwrap();
+    let Value::Object(row) = rows[1].clone() else {
+        panic!()
+    };
+    let page = plan.render(&row, 2).unwrap();
+    assert_eq!(page.body, SECOND_BODY);
+    assert!(!page.frontmatter_map().contains_key("body"));
+}
+
+#[test]
+fn notion_preview_reads_the_bodies_of_its_rows_only() {
+    let fake = notion_fake();
+    let rows = first(
+        &source(SourceKind::Notion, &fake.url(), notion_fields(), None),
+        1,
+    );
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["body"], json!(FIRST_BODY));
+    let seen = fake.received();
+    assert_eq!(block_requests(&seen), [NOTION_FIRST, NOTION_FIRST]);
+    assert_eq!(seen.len(), 3, "one query, the two block pages of its row");
+    // More rows than an import takes: refused before any body is read.
+    let fake = notion_fake();
+    let small = Limits {
+        max_bytes: 1 << 20,
+        max_rows: 1,
+    };
+    let err = read(
+        &source(SourceKind::Notion, &fake.url(), notion_fields(), None),
+        &small,
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ImportError::TooLarge(_)), "{err:?}");
+    assert!(block_requests(&fake.received()).is_empty());
+}
+
+#[test]
+fn notion_nested_blocks_are_read_eight_levels_deep_and_no_deeper() {
+    // Every block has a child: the read stops 8 levels below the page's own blocks.
+    let fake = FakeApi::start(|r| {
+        if r.method == "POST" {
+            return (200, fixture("notion", "page2"));
+        }
+        let Some(id) = r
+            .target
+            .strip_prefix("/v1/blocks/")
+            .and_then(|t| t.strip_suffix("/children?page_size=100"))
+        else {
+            return bad("route");
+        };
+        let level = id
+            .strip_prefix("level-")
+            .map_or(0, |n| n.parse::<u32>().unwrap() + 1);
+        let item = json!({"object": "block", "id": format!("level-{level}"), "has_children": true,
+            "type": "bulleted_list_item", "bulleted_list_item": {"rich_text": [
+                {"type": "text", "plain_text": format!("level {level}"), "href": null}]}});
+        (
+            200,
+            json!({"object": "list", "results": [item], "has_more": false,
+            "next_cursor": null})
+            .to_string(),
+        )
+    });
+    let rows = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap();
+    let expected: Vec<String> = (0..=8)
+        .map(|n| format!("{}- level {n}", "  ".repeat(n)))
+        .collect();
+    assert_eq!(rows[0]["body"], json!(expected.join("\n")));
+    assert_eq!(block_requests(&fake.received()).len(), 9);
+}
+
+#[test]
+fn notion_body_the_integration_cannot_read_is_a_clear_error_naming_the_page() {
+    let fake = notion_fake_hiding(Some(NOTION_SECOND));
+    let err = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap_err();
+    let ImportError::BadRequest(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        message.contains("body of Notion page \"Second\"")
+            && message.contains(NOTION_SECOND)
+            && message.contains("HTTP 404")
+            && message.contains("shared with the integration"),
+        "{message}"
+    );
+    assert!(!message.contains(KEY), "{message}");
+    // A nested block it cannot read fails the same way, naming the page.
+    let fake = notion_fake_hiding(Some("b0000000-0000-4000-8000-00000000f002"));
+    let err = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains(NOTION_SECOND), "{err}");
+}
+
+#[test]
+fn notion_pages_read_over_two_pages_with_plain_property_values() {
+    let fake = notion_fake();
+    let mut rows = all(&source(
+        SourceKind::Notion,
+        &fake.url(),
+        notion_fields(),
+        None,
+    ))
+    .unwrap();
+    // The bodies are checked on their own below.
+    for row in &mut rows {
+        assert!(row.as_object_mut().unwrap().remove("body").is_some());
+    }
     assert_eq!(
         rows,
         vec![
@@ -134,9 +414,10 @@ fn notion_pages_read_over_two_pages_with_plain_property_values() {
         ]
     );
     let seen = fake.received();
-    assert_eq!(seen.len(), 2);
+    let queries: Vec<&Received> = seen.iter().filter(|r| r.method == "POST").collect();
+    assert_eq!(queries.len(), 2);
     assert!(seen.iter().all(|r| r.status == 200));
-    assert_eq!(body(&seen[0]), json!({"page_size": 100}));
+    assert_eq!(body(queries[0]), json!({"page_size": 100}));
     // A filter given as `query` goes into the body; a preview asks for its rows only.
     let fake = notion_fake();
     let filtered = source(
@@ -147,7 +428,11 @@ fn notion_pages_read_over_two_pages_with_plain_property_values() {
     );
     assert_eq!(first(&filtered, 1).len(), 1);
     let seen = fake.received();
-    assert_eq!(seen.len(), 1, "a preview stops paging once it has its rows");
+    assert_eq!(
+        seen.iter().filter(|r| r.method == "POST").count(),
+        1,
+        "a preview stops paging once it has its rows"
+    );
     assert_eq!(
         body(&seen[0]),
         json!({"page_size": 1, "filter": {"property": "Done", "checkbox": {"equals": true}}})

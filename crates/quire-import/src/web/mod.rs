@@ -377,6 +377,25 @@ impl Client {
         request: ureq::Request,
         body: Option<&str>,
     ) -> Result<Value, ImportError> {
+        self.answer(request, body, "check the names in `connection`")
+    }
+
+    /// Sends a GET-like `request` without a body; a 404 is explained by `not_found` (what to
+    /// check) instead of the names in `connection`.
+    pub(crate) fn send_explained(
+        &self,
+        request: ureq::Request,
+        not_found: &str,
+    ) -> Result<Value, ImportError> {
+        self.answer(request, None, not_found)
+    }
+
+    fn answer(
+        &self,
+        request: ureq::Request,
+        body: Option<&str>,
+        not_found: &str,
+    ) -> Result<Value, ImportError> {
         let answer = match body {
             Some(body) => request.send_string(body),
             None => request.call(),
@@ -417,7 +436,7 @@ impl Client {
                 }
                 match status {
                     401 | 403 => message.push_str(" (check `connection.api_key`)"),
-                    404 => message.push_str(" (check the names in `connection`)"),
+                    404 => message.push_str(&format!(" ({not_found})")),
                     _ => {}
                 }
                 Err(ImportError::BadRequest(self.scrub(&message)))

@@ -1,7 +1,13 @@
 //! Notion: `POST /v1/databases/{database_id}/query` (`Authorization: Bearer <key>`,
 //! `Notion-Version: 2022-06-28`), `page_size` 100, paged by `start_cursor` while `has_more`.
 //! A page is a row of `id`, `url`, `created_time`, `last_edited_time` and its properties as
-//! plain values (see [`plain`]).
+//! plain values (see [`plain`]), and `body`: the page's blocks as markdown (see [`blocks`]),
+//! which the default mapping takes as the page's content. Bodies are read once the rows are
+//! known, one page after another, so a preview reads only the bodies of the rows it shows and
+//! an import past the row cap reads none. A property named `body` gives way to the page body,
+//! as properties named `id` or `url` do.
+
+mod blocks;
 
 use serde_json::{json, Map, Value};
 
@@ -12,6 +18,8 @@ use crate::{ImportError, Row};
 
 pub(crate) const VERSION: &str = "2022-06-28";
 const PAGE_MOST: usize = 100;
+/// The row field holding a page's body as markdown.
+pub(crate) const BODY: &str = "body";
 
 fn authorized(request: ureq::Request, service: &Service) -> ureq::Request {
     request
@@ -32,6 +40,7 @@ pub(super) fn rows(
     let url = format!("{}/v1/databases/{}/query", service.base, encode(database));
     let filter = json_query(query, "a Notion database filter")?;
     let mut rows = Vec::new();
+    let mut pages: Vec<(Option<String>, String)> = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
         let mut body = json!({ "page_size": page_size(&cap, PAGE_MOST) });
@@ -46,17 +55,47 @@ pub(super) fn rows(
             .get("results")
             .and_then(Value::as_array)
             .ok_or_else(|| malformed(SourceKind::Notion, "a list of pages"))?;
+        let mut full = false;
         for page in results {
+            pages.push((
+                page.get("id").and_then(Value::as_str).map(str::to_string),
+                title(page),
+            ));
             if cap.push(&mut rows, page_row(page))? {
-                return Ok(rows);
+                full = true;
+                break;
             }
         }
         let more = answer.get("has_more").and_then(Value::as_bool) == Some(true);
         match answer.get("next_cursor").and_then(Value::as_str) {
-            Some(next) if more && !results.is_empty() => cursor = Some(next.to_string()),
-            _ => return Ok(rows),
+            Some(next) if !full && more && !results.is_empty() => cursor = Some(next.to_string()),
+            _ => break,
         }
     }
+    for (row, (id, title)) in rows.iter_mut().zip(&pages) {
+        let Some(id) = id else { continue };
+        let blocks = blocks::read(client, service, id, 0).map_err(|e| match e {
+            ImportError::BadRequest(why) => ImportError::BadRequest(client.scrub(&format!(
+                "cannot read the body of Notion page {title:?} ({id}): {why}"
+            ))),
+            other => other,
+        })?;
+        row.insert(BODY.to_string(), Value::String(blocks::markdown(&blocks)));
+    }
+    Ok(rows)
+}
+
+/// A page's title: its `title` property's text.
+fn title(page: &Value) -> String {
+    page.get("properties")
+        .and_then(Value::as_object)
+        .and_then(|p| {
+            p.values()
+                .find(|v| v.get("type").and_then(Value::as_str) == Some("title"))
+        })
+        .and_then(plain)
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// One Notion page as a row.
