@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::repo::{actor_name, Author, Repo};
+use super::repo::{actor_name, Author, IndexSave, Repo};
 use super::{trailer, ChangeAction, PathChange};
 use crate::error::StoreError;
 
@@ -283,6 +283,9 @@ struct Shared {
     /// Wakes waiting records: a commit attempt ended.
     caught_up: Condvar,
     bounds: Bounds,
+    /// How a batch commit saves `.git/index`: deferred to the saver thread when one runs
+    /// (during a burst the whole index was rewritten and hashed at every batch), else at once.
+    save: IndexSave,
 }
 
 impl Shared {
@@ -321,7 +324,9 @@ impl Shared {
                         Some(actor) => Author::Actor(actor),
                         None => Author::Batch,
                     };
-                    Repo::commit_in(state, &c.changes, author, &c.message).map(drop)
+                    self.repo
+                        .commit_in(state, &c.changes, author, &c.message, self.save)
+                        .map(drop)
                 }
                 None => Ok(()),
             };
@@ -407,13 +412,14 @@ pub(crate) struct Batcher {
 }
 
 impl Batcher {
-    pub(crate) fn start(repo: Arc<Repo>, bounds: Bounds) -> Batcher {
+    pub(crate) fn start(repo: Arc<Repo>, bounds: Bounds, save: IndexSave) -> Batcher {
         let shared = Arc::new(Shared {
             repo,
             queue: Mutex::new(Queue::default()),
             wake: Condvar::new(),
             caught_up: Condvar::new(),
             bounds,
+            save,
         });
         let worker = Arc::clone(&shared);
         let thread = std::thread::Builder::new()

@@ -58,12 +58,18 @@ impl OpeningGit {
         let repo = Arc::new(Repo::new(self.repo));
         let stats = Arc::clone(&repo.stats);
         let packer = Some(Packer::start(git_dir, move || stats.read().count));
-        let (batcher, saver) = if opts.async_commit {
-            let batcher = Batcher::start(Arc::clone(&repo), Bounds::of(opts));
-            (Some(batcher), None)
+        // `.git/index` is saved at most every `INDEX_SAVE_DELAY` during bursts, with or
+        // without batching; `flush` and every history query save it at once.
+        let saver = IndexSaver::start(Arc::clone(&repo));
+        let save = if saver.running() {
+            IndexSave::Deferred
         } else {
-            (None, Some(IndexSaver::start(Arc::clone(&repo))))
+            IndexSave::Now
         };
+        let batcher = opts
+            .async_commit
+            .then(|| Batcher::start(Arc::clone(&repo), Bounds::of(opts), save));
+        let saver = Some(saver);
         Ok(GitHistory {
             repo,
             batcher,
@@ -247,7 +253,10 @@ impl GitHistory {
     /// the root) sees every recorded change.
     pub(crate) fn flush(&self) -> Result<(), StoreError> {
         match &self.batcher {
-            Some(batcher) => batcher.flush(),
+            Some(batcher) => {
+                batcher.flush()?;
+                self.repo.save_index()
+            }
             None => self.repo.save_index(),
         }
     }

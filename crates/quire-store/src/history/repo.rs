@@ -180,14 +180,21 @@ impl Repo {
         result
     }
 
-    /// Like [`Repo::commit`] for a caller that already holds the lock.
+    /// Like [`Repo::commit`] for a caller that already holds the lock. A deferred save is
+    /// left to the saver thread, which this wakes.
     pub(crate) fn commit_in(
+        &self,
         state: &mut RepoState,
         changes: &[PathChange],
         author: Author<'_>,
         message: &str,
+        save: IndexSave,
     ) -> Result<Oid, StoreError> {
-        commit_locked(state, changes, author, message, IndexSave::Now)
+        let result = commit_locked(state, changes, author, message, save);
+        if state.index_unsaved {
+            self.index_due.notify_one();
+        }
+        result
     }
 
     /// Moves HEAD from `from` to `to` and stages `paths` from disk, which the caller has just
@@ -251,7 +258,7 @@ impl IndexSaver {
     pub(crate) fn start(repo: Arc<Repo>) -> IndexSaver {
         let worker = Arc::clone(&repo);
         let thread = std::thread::Builder::new()
-            .name("quire-index".into())
+            .name("quire-git-index".into())
             .spawn(move || worker.run_index_saver())
             .map_err(|e| tracing::error!(error = %e, "cannot start the index saver thread"))
             .ok();
