@@ -38,6 +38,10 @@ pub struct Args {
     /// server's default).
     #[arg(long)]
     pub index_batch_max: Option<usize>,
+    /// `[history] batch_max_size`: files after which an async batch is committed (default:
+    /// the server's default, 50).
+    #[arg(long)]
+    pub batch_max_size: Option<usize>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
@@ -51,6 +55,7 @@ impl Default for Args {
             mode: Mode::Sync,
             async_index: false,
             index_batch_max: None,
+            batch_max_size: None,
             seed: 42,
         }
     }
@@ -79,6 +84,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         root: dir.path().to_path_buf(),
         history: HistoryOptions {
             async_commit: args.mode == Mode::Async,
+            batch_max_size: args
+                .batch_max_size
+                .unwrap_or(HistoryOptions::default().batch_max_size),
             ..HistoryOptions::default()
         },
         assets: AssetRules::default(),
