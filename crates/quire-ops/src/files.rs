@@ -187,6 +187,20 @@ impl WriteFile {
             .files()
             .write(path, bytes, &caller.write_options(message, if_match))
     }
+
+    /// [`WriteFile::bytes`] on an async executor's thread, when nothing can make the write
+    /// wait; `None` (nothing done) when it could, and the caller runs [`WriteFile::bytes`] on
+    /// a blocking thread (`Files::try_write_at_once`).
+    pub fn bytes_at_once(
+        space: &Space,
+        path: &str,
+        bytes: &[u8],
+        caller: &Caller,
+    ) -> Option<Result<WriteResult>> {
+        space
+            .files()
+            .try_write_at_once(path, bytes, &caller.write_options(None, None))
+    }
 }
 
 impl Operation for WriteFile {

@@ -8,7 +8,7 @@ use quire_api::{
 use quire_store::etag;
 use quire_vault::{PagePath, Resolution};
 
-use crate::change::{Announce, Change, CommitMode, Expect, FileOp, WriteOptions};
+use crate::change::{Announce, Applied, Change, CommitMode, Expect, FileOp, WriteOptions};
 use crate::core::SpaceCore;
 use crate::error::{Error, Result};
 
@@ -114,13 +114,39 @@ impl Files<'_> {
             opts,
             String::new,
         ))?;
-        let file = &applied.files[0];
-        Ok(WriteResult {
-            path: file.path.to_string(),
-            etag: file.etag.clone().unwrap_or_default(),
-            created: file.created,
-            commit: applied.commit.clone(),
-        })
+        Ok(written(&applied))
+    }
+
+    /// [`Files::write`] for a caller that must not block (an async executor's thread): done
+    /// where it is called when nothing can make it wait (a small file, no other write
+    /// under way, commits batched and keeping up, no fsync), else `None` with nothing done,
+    /// and the caller runs [`Files::write`] on a thread that may block. Either way the write
+    /// passes the same pipeline and ends the same.
+    pub fn try_write_at_once(
+        &self,
+        path: &str,
+        content: &[u8],
+        opts: &WriteOptions,
+    ) -> Option<Result<WriteResult>> {
+        let path = match PagePath::new(path) {
+            Ok(path) => path,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let content = with_derived_from(&path, content.to_vec(), opts.derived_from.as_deref());
+        let change = Change::one(
+            FileOp {
+                path,
+                content: Some(content),
+                expect: opts.expect.clone(),
+            },
+            opts,
+            String::new,
+        );
+        let applied = match self.0.try_apply_at_once(change)? {
+            Ok(applied) => applied,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(written(&applied)))
     }
 
     /// Writes one of the server's own settings files ([`crate::SERVER_FILES`]: the
@@ -151,13 +177,7 @@ impl Files<'_> {
             )
             .committed_now(),
         )?;
-        let file = &applied.files[0];
-        Ok(WriteResult {
-            path: file.path.to_string(),
-            etag: file.etag.clone().unwrap_or_default(),
-            created: file.created,
-            commit: applied.commit.clone(),
-        })
+        Ok(written(&applied))
     }
 
     /// Deletes one file.
@@ -417,6 +437,17 @@ fn bare_target(link: &str) -> &str {
     let t = t.strip_suffix("]]").unwrap_or(t);
     let t = t.split('|').next().unwrap_or(t);
     t.split('#').next().unwrap_or(t).trim()
+}
+
+/// The answer to a write of one file.
+fn written(applied: &Applied) -> WriteResult {
+    let file = &applied.files[0];
+    WriteResult {
+        path: file.path.to_string(),
+        etag: file.etag.clone().unwrap_or_default(),
+        created: file.created,
+        commit: applied.commit.clone(),
+    }
 }
 
 #[cfg(test)]

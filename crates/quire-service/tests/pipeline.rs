@@ -279,3 +279,110 @@ fn concurrent_writers_are_announced_in_the_order_of_their_commits() {
     assert_eq!(announced.len(), 90);
     assert_eq!(announced, committed);
 }
+
+/// Batched commits that wait for a flush (the window is ten minutes).
+fn batched() -> quire_service::HistoryOptions {
+    quire_service::HistoryOptions {
+        async_commit: true,
+        batch_window: std::time::Duration::from_secs(600),
+        batch_max_size: 100_000,
+        ..quire_service::HistoryOptions::default()
+    }
+}
+
+#[test]
+fn a_small_write_at_once_passes_the_whole_pipeline() {
+    let t = TestSpace::with(batched(), Default::default(), &[("a.md", "# A\n")]);
+    let mut events = t.space.events().subscribe();
+    let written = t
+        .space
+        .files()
+        .try_write_at_once(
+            "b.md",
+            b"See [[a]].\n",
+            &quire_service::WriteOptions::by("alice"),
+        )
+        .expect("nothing makes it wait")
+        .unwrap();
+    assert!(written.created);
+    assert_eq!(t.disk("b.md").as_deref(), Some("See [[a]].\n"));
+    assert!(t.space.vault().contains(&PagePath::new("b.md").unwrap()));
+    assert!(matches!(
+        events.try_recv(),
+        Ok(Event::Write { path, actor, .. }) if path == "b.md" && actor == "alice"
+    ));
+    // Queued, then committed with the batch under its actor.
+    assert_eq!(written.commit, None);
+    t.space.flush().unwrap();
+    assert_eq!(t.last_author("b.md"), "alice");
+    assert_eq!(t.last_message("b.md"), "Create b.md");
+}
+
+#[test]
+fn a_write_at_once_refuses_what_the_pipeline_refuses_and_writes_nothing() {
+    let t = TestSpace::with(batched(), Default::default(), &[("a.md", "# A\n")]);
+    let files = t.space.files();
+    let stale = quire_service::WriteOptions {
+        expect: Expect::Etag("0000000000000000000000000000000000000000".into()),
+        ..quire_service::WriteOptions::by("alice")
+    };
+    let err = files
+        .try_write_at_once("a.md", b"new", &stale)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert_eq!(t.disk("a.md").as_deref(), Some("# A\n"));
+    for (path, actor) in [(".git/config", "alice"), ("b.md", "eve <e@x>")] {
+        let err = files
+            .try_write_at_once(path, b"x", &quire_service::WriteOptions::by(actor))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadRequest, "{}", err.message);
+    }
+    assert!(t.disk("b.md").is_none());
+}
+
+#[test]
+fn a_write_that_could_wait_is_left_to_a_blocking_thread() {
+    let opts = quire_service::WriteOptions::by("alice");
+    // Each write committed before the answer.
+    let sync = TestSpace::new(&[]);
+    assert!(sync
+        .space
+        .files()
+        .try_write_at_once("a.md", b"x", &opts)
+        .is_none());
+    assert!(sync.disk("a.md").is_none());
+
+    let t = TestSpace::with(batched(), Default::default(), &[]);
+    let files = t.space.files();
+    // A large file.
+    let large = vec![b'x'; 65 * 1024];
+    assert!(files.try_write_at_once("big.md", &large, &opts).is_none());
+    assert!(t.disk("big.md").is_none());
+    // Another actor's queued version is committed first: a commit on this thread.
+    files
+        .write(
+            "shared.md",
+            b"bob's".to_vec(),
+            &quire_service::WriteOptions::by("bob"),
+        )
+        .unwrap();
+    assert!(files
+        .try_write_at_once("shared.md", b"alice's", &opts)
+        .is_none());
+    assert_eq!(t.disk("shared.md").as_deref(), Some("bob's"));
+    files
+        .write("shared.md", b"alice's".to_vec(), &opts)
+        .unwrap();
+    t.space.flush().unwrap();
+    let authors: Vec<String> = t
+        .space
+        .versions()
+        .of("shared.md")
+        .unwrap()
+        .into_iter()
+        .map(|v| v.author)
+        .collect();
+    assert_eq!(authors, ["alice", "bob"]);
+}

@@ -186,6 +186,11 @@ impl Root {
         }
     }
 
+    /// Whether a write fsyncs the file and its folder ([`Durability::Fsync`]).
+    pub fn fsyncs(&self) -> bool {
+        self.durability == Durability::Fsync
+    }
+
     /// The same root with another durability for writes.
     pub fn with_durability(mut self, durability: Durability) -> Root {
         self.durability = durability;

@@ -588,3 +588,38 @@ fn drop_commits_every_actors_queued_writes_under_their_names() {
     assert_eq!(history.versions(&p("b.md")).unwrap()[0].author, "bob");
     assert_ne!(head, Oid::zero());
 }
+
+/// `records_at_once` says when `commit_others_before` and `record` return without committing
+/// or waiting: what lets a small write run on an async executor's thread.
+#[test]
+fn records_at_once_only_while_nothing_would_be_committed_or_waited_for() {
+    let f = Fixture::new(batched(Duration::from_millis(200), 100_000));
+    let name = |s: &str| f.root.disk_name(&p(s)).unwrap();
+    let (shared, own) = (name("shared.md"), name("own.md"));
+    assert!(f.history.records_at_once(&[&shared], "alice"));
+    let start = f.commit_count();
+    f.write("shared.md", "alice's version", "alice");
+    // Her own path again, or another path: queued at once.
+    assert!(f.history.records_at_once(&[&shared], "alice"));
+    assert!(f.history.records_at_once(&[&own], "bob"));
+    // Another actor's queued write of the path would be committed first.
+    assert!(!f.history.records_at_once(&[&shared], "bob"));
+    // Once the oldest queued write is older than the lag bound, a record waits for a commit.
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!f.history.records_at_once(&[&own], "alice"));
+    // Asking commits nothing and changes nothing.
+    assert_eq!(f.commit_count(), start);
+    assert_eq!(f.history.backlog().files, 1);
+    f.history.flush().unwrap();
+    assert!(f.history.records_at_once(&[&shared], "bob"));
+}
+
+#[test]
+fn a_history_that_commits_each_write_never_records_at_once() {
+    let f = Fixture::new(HistoryOptions {
+        async_commit: false,
+        ..HistoryOptions::default()
+    });
+    let page = f.root.disk_name(&p("a.md")).unwrap();
+    assert!(!f.history.records_at_once(&[&page], "alice"));
+}

@@ -257,6 +257,18 @@ impl Queue {
         self.pending.len() + self.in_flight.as_ref().map_or(0, |f| f.pending.len())
     }
 
+    /// Whether a path is queued, or being committed, by an actor other than `actor`.
+    fn held_by_other(&self, paths: &[&str], actor: &str) -> bool {
+        let actor = actor_name(actor);
+        paths.iter().any(|path| {
+            self.pending.is_queued_by_other(path, &actor)
+                || self
+                    .in_flight
+                    .as_ref()
+                    .is_some_and(|f| f.pending.is_queued_by_other(path, &actor))
+        })
+    }
+
     /// When the oldest uncommitted write arrived.
     fn oldest(&self) -> Option<Instant> {
         match (&self.in_flight, self.first_at) {
@@ -480,17 +492,22 @@ impl Batcher {
         result
     }
 
+    /// Whether a write of `paths` by `actor` would be queued without waiting: the commit
+    /// thread runs, the commits keep up (no backpressure), and no other actor's queued write
+    /// of these paths must be committed first.
+    pub(crate) fn queues_at_once(&self, paths: &[&str], actor: &str) -> bool {
+        if self.thread.is_none() {
+            return false;
+        }
+        let queue = self.shared.queue();
+        !queue.shutdown
+            && !self.shared.behind(&queue, Instant::now())
+            && !queue.held_by_other(paths, actor)
+    }
+
     /// Whether a path is queued, or being committed, by an actor other than `actor`.
     pub(crate) fn queued_by_other(&self, paths: &[&str], actor: &str) -> bool {
-        let actor = actor_name(actor);
-        let queue = self.shared.queue();
-        paths.iter().any(|path| {
-            queue.pending.is_queued_by_other(path, &actor)
-                || queue
-                    .in_flight
-                    .as_ref()
-                    .is_some_and(|f| f.pending.is_queued_by_other(path, &actor))
-        })
+        self.shared.queue().held_by_other(paths, actor)
     }
 
     /// Commits everything queued now, on the calling thread (after a batch being committed).

@@ -185,6 +185,14 @@ impl GitHistory {
         self.repo.adopt(paths, id(from)?, id(to)?)
     }
 
+    /// Whether `commit_others_before` and `record` of a write of `paths` by `actor` return
+    /// at once: the write is queued for a batch commit, with no commit made first.
+    pub(crate) fn records_at_once(&self, paths: &[&str], actor: &str) -> bool {
+        self.batcher
+            .as_ref()
+            .is_some_and(|batcher| batcher.queues_at_once(paths, actor))
+    }
+
     /// Before `actor` overwrites paths another actor's queued write still holds, that write
     /// is committed, so every actor's version stays in history.
     pub(crate) fn commit_others_before(

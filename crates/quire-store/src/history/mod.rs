@@ -434,6 +434,26 @@ impl History {
         }
     }
 
+    /// Whether [`History::commit_others_before`] and [`History::record`] of a write of `paths`
+    /// by `actor` would return at once, committing nothing and waiting for no commit: true
+    /// with async batching while the commits keep up and no other actor's queued write holds
+    /// these paths, and without a history. For a caller that must not block (an async
+    /// executor's thread) deciding whether to run a small write where it is; the answer may
+    /// be stale a moment later, which costs that write a wait, nothing else.
+    pub fn records_at_once(&self, paths: &[&DiskName], actor: &str) -> bool {
+        if self.read_only {
+            return false;
+        }
+        match &self.backend {
+            Backend::Git(git) => {
+                let paths: Vec<&str> = paths.iter().map(|p| p.as_str()).collect();
+                git.records_at_once(&paths, actor)
+            }
+            Backend::Cow(_) => false,
+            Backend::None => true,
+        }
+    }
+
     /// Call before overwriting the files named `paths` on disk as `actor`: with async batching,
     /// a queued write of one of them by another actor is committed first, so it is not folded
     /// into this actor's commit and lost from history. A no-op otherwise.
