@@ -81,16 +81,14 @@ impl SpaceCore {
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
             Err(std::sync::TryLockError::WouldBlock) => return None,
         };
-        let checked = validate(&change, false)
-            .and_then(|()| self.hooks.before_write(&self.root, &change.ops))
-            .and_then(|()| {
-                change
-                    .ops
-                    .iter()
-                    .map(|op| self.root.disk_name(&op.path).map_err(Error::from))
-                    .collect::<Result<Vec<DiskName>>>()
-            });
-        let names = match checked {
+        // The names on disk first: whether the history records at once is the cheap refusal
+        // (a history that commits each write refuses every write here).
+        let names = match change
+            .ops
+            .iter()
+            .map(|op| self.root.disk_name(&op.path).map_err(Error::from))
+            .collect::<Result<Vec<DiskName>>>()
+        {
             Ok(names) => names,
             Err(e) => return Some(Err(e)),
         };
@@ -99,6 +97,11 @@ impl SpaceCore {
             .records_at_once(&names.iter().collect::<Vec<_>>(), &change.actor)
         {
             return None;
+        }
+        if let Err(e) =
+            validate(&change, false).and_then(|()| self.hooks.before_write(&self.root, &change.ops))
+        {
+            return Some(Err(e));
         }
         let files = change.ops.len() as u64;
         let record = Record::Commit(change.commit);
