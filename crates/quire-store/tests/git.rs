@@ -616,6 +616,25 @@ fn loose_objects(dir: &std::path::Path) -> usize {
     n
 }
 
+/// Runs `git args` in `dir` and asserts it succeeds (skipped where no `git` is installed).
+fn git_checks(dir: &std::path::Path, args: &[&str]) {
+    let Ok(out) = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+    else {
+        eprintln!("no git command here: `git {}` skipped", args.join(" "));
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "git {} failed: {}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
     let f = Fixture::new(sync_git());
@@ -680,6 +699,14 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
     assert_eq!(reflog.get(0).unwrap().message(), Some("commit: Many notes"));
     f.history.flush().unwrap();
     assert_clean(&repo);
+    // Git itself finds the pack, its index, the trees and the commit well formed.
+    git_checks(f.dir.path(), &["fsck", "--strict", "--no-dangling"]);
+    for idx in fs::read_dir(f.dir.path().join(".git/objects/pack")).unwrap() {
+        let idx = idx.unwrap().path();
+        if idx.extension().is_some_and(|e| e == "idx") {
+            git_checks(f.dir.path(), &["verify-pack", idx.to_str().unwrap()]);
+        }
+    }
     assert_eq!(
         f.history.versions(&p("notes/sub1/n17.md")).unwrap().len(),
         1
@@ -756,6 +783,39 @@ fn a_commit_of_many_files_applies_the_line_endings_gitattributes_asks_for() {
         b"line one\nline 7\n",
         "normalized as git would"
     );
+}
+
+#[test]
+fn a_gitattributes_in_a_folder_applies_below_it_and_nowhere_else() {
+    let f = Fixture::new(sync_git());
+    f.write("notes/.gitattributes", "*.md text=auto\n", "alice");
+    let mut changes = Vec::new();
+    for i in 0..40 {
+        let path = if i % 2 == 0 {
+            format!("notes/deep/n{i}.md")
+        } else {
+            format!("other/n{i}.md")
+        };
+        f.root
+            .write(&p(&path), format!("line one\r\nline {i}\r\n").as_bytes())
+            .unwrap();
+        changes.push(change(&path, ChangeAction::Write));
+    }
+    committed(f.history.record(&changes, "bob", "Notes").unwrap());
+    let repo = f.repo();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    let content = |path: &str| {
+        tree.get_path(std::path::Path::new(path))
+            .unwrap()
+            .to_object(&repo)
+            .unwrap()
+            .peel_to_blob()
+            .unwrap()
+            .content()
+            .to_vec()
+    };
+    assert_eq!(content("notes/deep/n4.md"), b"line one\nline 4\n");
+    assert_eq!(content("other/n5.md"), b"line one\r\nline 5\r\n");
 }
 
 #[test]

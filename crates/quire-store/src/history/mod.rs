@@ -2,8 +2,10 @@
 //! change feed, under one of three strategies (git, copy-on-write snapshots, none).
 
 mod batch;
+mod built;
 mod cow;
 mod git;
+mod pack_file;
 mod packs;
 mod repo;
 mod trailer;

@@ -24,16 +24,15 @@
 //! has not opened it yet misses, re-reads the pack folder and finds the new pack.
 
 use std::fs;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use flate2::{Compress, Compression, FlushCompress, Status};
-use git2::{ObjectType, Odb, Oid, Repository};
-use sha1::{Digest, Sha1};
+use git2::{Odb, Oid, Repository};
+
+use super::pack_file::PackOut;
 
 /// More packs than this are merged.
 pub(crate) const MAX_PACKS: usize = 8;
@@ -79,7 +78,7 @@ pub(crate) fn tidy_with(
         let loose = loose_objects(&objects);
         if !loose.is_empty() {
             let ids: Vec<Oid> = loose.iter().map(|(id, _)| *id).collect();
-            stream_pack(&odb, &ids)?;
+            stream_pack(&odb, &pack_dir, &ids)?;
             for (_, file) in &loose {
                 let _ = fs::remove_file(file);
             }
@@ -96,7 +95,7 @@ pub(crate) fn tidy_with(
             }
             ids.sort();
             ids.dedup();
-            stream_pack(&odb, &ids)?;
+            stream_pack(&odb, &pack_dir, &ids)?;
             for pack in &merge {
                 pack.remove();
             }
@@ -256,108 +255,14 @@ fn loose_objects(objects: &Path) -> Vec<(Oid, PathBuf)> {
     found
 }
 
-/// Writes one pack of `objects` (read from `odb`) into `odb`'s pack folder, streamed.
-fn stream_pack(odb: &Odb<'_>, objects: &[Oid]) -> Result<(), git2::Error> {
-    let mut writer = odb.packwriter()?;
-    {
-        let mut out = BufWriter::with_capacity(1 << 16, &mut writer);
-        write_pack(odb, objects, &mut out)?;
-        out.flush()
-            .map_err(|e| git2::Error::from_str(&e.to_string()))?;
-    }
-    writer.commit()?;
-    Ok(())
-}
-
-/// Writes a pack of `objects` as read from `odb` to `out`: every object whole (no deltas),
-/// deflated at zlib's fastest level, then the checksum. Searching deltas costs most of the
-/// time of libgit2's pack builder; plain `git gc` finds them later if anyone wants them.
-pub(crate) fn write_pack(
-    odb: &Odb<'_>,
-    objects: &[Oid],
-    out: &mut impl Write,
-) -> Result<(), git2::Error> {
-    let mut out = Hashed {
-        out,
-        hash: Sha1::new(),
-    };
-    let count = u32::try_from(objects.len())
-        .map_err(|_| git2::Error::from_str("too many objects for one pack"))?;
-    let mut head = Vec::with_capacity(12);
-    head.extend_from_slice(b"PACK");
-    head.extend_from_slice(&2u32.to_be_bytes());
-    head.extend_from_slice(&count.to_be_bytes());
-    out.put(&head)?;
-    // One deflate stream, reset for each object: setting one up allocates and clears a few
-    // hundred KiB, which for 10,000 small objects cost more than compressing them.
-    let mut deflate = Compress::new(Compression::fast(), true);
-    let mut entry = Vec::new();
+/// Writes one pack of `objects` (read from `odb`) into `pack_dir`, streamed.
+fn stream_pack(odb: &Odb<'_>, pack_dir: &Path, objects: &[Oid]) -> Result<(), git2::Error> {
+    let mut pack = PackOut::create(pack_dir, objects.len())?;
     for id in objects {
         let object = odb.read(*id)?;
-        let kind: u8 = match object.kind() {
-            ObjectType::Commit => 1,
-            ObjectType::Tree => 2,
-            ObjectType::Blob => 3,
-            ObjectType::Tag => 4,
-            other => {
-                return Err(git2::Error::from_str(&format!(
-                    "cannot pack an object of kind {other}"
-                )))
-            }
-        };
-        let data = object.data();
-        entry.clear();
-        // The entry header: the kind and the size, 4 bits then 7 bits a byte, low first.
-        let mut size = data.len();
-        let mut byte = (kind << 4) | (size & 0x0f) as u8;
-        size >>= 4;
-        while size > 0 {
-            entry.push(byte | 0x80);
-            byte = (size & 0x7f) as u8;
-            size >>= 7;
-        }
-        entry.push(byte);
-        deflate_into(&mut deflate, data, &mut entry)
-            .map_err(|e| git2::Error::from_str(&format!("deflating an object: {e}")))?;
-        out.put(&entry)?;
+        pack.add(*id, object.kind(), object.data())?;
     }
-    let checksum = out.hash.finalize();
-    out.out
-        .write_all(&checksum)
-        .map_err(|e| git2::Error::from_str(&e.to_string()))
-}
-
-/// A writer that hashes what passes through.
-struct Hashed<'a, W: Write> {
-    out: &'a mut W,
-    hash: Sha1,
-}
-
-impl<W: Write> Hashed<'_, W> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), git2::Error> {
-        self.hash.update(bytes);
-        self.out
-            .write_all(bytes)
-            .map_err(|e| git2::Error::from_str(&e.to_string()))
-    }
-}
-
-/// Appends `data` deflated as one zlib stream (header and checksum included) to `out`.
-fn deflate_into(deflate: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    deflate.reset();
-    let mut input = data;
-    loop {
-        out.reserve(input.len() / 2 + 64);
-        let before_in = deflate.total_in();
-        let status = deflate
-            .compress_vec(input, out, FlushCompress::Finish)
-            .map_err(|e| e.to_string())?;
-        let consumed = (deflate.total_in() - before_in) as usize;
-        input = &input[consumed..];
-        if status == Status::StreamEnd {
-            return Ok(());
-        }
-    }
+    pack.finish().map(|_| ())
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> git2::Error {
@@ -511,6 +416,7 @@ mod tests {
 
     /// A repository with `packs` packs of `per` new blobs each and `loose` loose blobs.
     fn repository(packs: usize, per: usize, loose: usize) -> (tempfile::TempDir, Vec<Oid>) {
+        use git2::ObjectType;
         let dir = tempfile::tempdir().unwrap();
         let repo = Repository::init(dir.path()).unwrap();
         let odb = repo.odb().unwrap();
@@ -525,11 +431,7 @@ mod tests {
                         .unwrap()
                 })
                 .collect();
-            let mut bytes = Vec::new();
-            write_pack(&memory, &ids, &mut bytes).unwrap();
-            let mut writer = odb.packwriter().unwrap();
-            writer.write_all(&bytes).unwrap();
-            writer.commit().unwrap();
+            stream_pack(&memory, &repo.path().join("objects/pack"), &ids).unwrap();
             all.extend(ids);
         }
         for i in 0..loose {

@@ -17,7 +17,6 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -27,6 +26,8 @@ use std::time::{Duration, Instant};
 use git2::build::TreeUpdateBuilder;
 use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
 
+use super::built::Built;
+use super::pack_file::PackOut;
 use super::{trailer, unfiltered, PathChange};
 use crate::error::StoreError;
 use crate::fault;
@@ -642,8 +643,10 @@ fn build_tree(
     }
 }
 
-/// [`commit_locked`] for many files: the objects are written to memory (reads still find
-/// every object on disk), packed into one pack file, and only then does HEAD move.
+/// [`commit_locked`] for many files: the new objects are kept in memory (reads still find
+/// every object on disk), written as one pack file with its index, and only then does HEAD
+/// move. The blobs go through libgit2 (staging writes them); the trees and the commit are
+/// built as bytes ([`Built`]) when they can be.
 fn commit_packed(
     repo: &Repository,
     workdir: &Path,
@@ -667,23 +670,16 @@ fn commit_packed(
         }
     }
     let objects_dir = repo.commondir().join("objects");
-    let objects_dir = objects_dir
+    let objects_dir_str = objects_dir
         .to_str()
         .ok_or_else(|| git(git2::Error::from_str("the objects folder is not UTF-8")))?;
-    memory.add_disk_alternate(objects_dir).map_err(git)?;
+    memory.add_disk_alternate(objects_dir_str).map_err(git)?;
     repo.set_odb(&memory).map_err(git)?;
     let written = write_commit_objects(repo, workdir, index, files, head, author, message);
-    let packed = match &written {
-        Ok(Some((_, objects))) => {
-            let mut pack = Vec::with_capacity(objects.len() * 512);
-            super::packs::write_pack(&memory, objects, &mut pack).map(|()| Some(pack))
-        }
-        _ => Ok(None),
-    };
     // Back to the repository's own object database, whatever happened.
     repo.set_odb(&disk).map_err(git)?;
-    let (commit, objects) = match written {
-        Ok(Some(written)) => written,
+    let new = match written {
+        Ok(Some(new)) => new,
         Ok(None) => return Ok(head.id()),
         Err(e) => {
             // The blobs staged before the failure are named by the index: keep them on disk.
@@ -692,45 +688,74 @@ fn commit_packed(
                 .filter_map(|file| index.get_path(Path::new(&file.path), 0))
                 .map(|entry| entry.id)
                 .collect();
-            if let Err(spill) = store_loose(&memory, &disk, &staged) {
+            let none = Built::default();
+            if let Err(spill) = store_loose(&memory, &none, &disk, &staged) {
                 tracing::error!(error = %spill, "keeping the staged blobs failed");
             }
             return Err(e);
         }
     };
-    let stored = packed.and_then(|pack| {
-        let pack = pack.unwrap_or_default();
-        let mut writer = disk.packwriter()?;
-        writer
-            .write_all(&pack)
-            .map_err(|e| git2::Error::from_str(&e.to_string()))?;
-        writer.commit().map(|_| ())
-    });
+    let stored = store_pack(&objects_dir.join("pack"), &memory, &new.built, &new.objects);
     if let Err(e) = stored {
         // The objects must be on disk before HEAD names them: loose, then.
         tracing::warn!(error = %e, "writing a pack failed; writing the objects loose");
-        store_loose(&memory, &disk, &objects).map_err(git)?;
+        store_loose(&memory, &new.built, &disk, &new.objects).map_err(git)?;
     }
     fault::point("store.commit.before_ref");
-    advance_head(repo, head, commit, message)?;
-    Ok(commit)
+    advance_head(repo, head, new.commit, message)?;
+    Ok(new.commit)
 }
 
-/// Copies `objects` from `memory` (where they may only be in memory) to the repository's
-/// object database on disk, as loose objects.
+/// The objects a packed commit adds.
+struct NewObjects {
+    commit: Oid,
+    /// Every object the commit may have added, sorted, each once.
+    objects: Vec<Oid>,
+    /// Those of them built as bytes; the others are in the memory database.
+    built: Built,
+}
+
+/// Writes `objects` as one pack in `pack_dir`, each read from `built` or else `memory`.
+fn store_pack(
+    pack_dir: &Path,
+    memory: &git2::Odb<'_>,
+    built: &Built,
+    objects: &[Oid],
+) -> Result<(), git2::Error> {
+    let mut pack = PackOut::create(pack_dir, objects.len())?;
+    for id in objects {
+        match built.get(id) {
+            Some((kind, data)) => pack.add(*id, kind, data)?,
+            None => {
+                let object = memory.read(*id)?;
+                pack.add(*id, object.kind(), object.data())?;
+            }
+        }
+    }
+    pack.finish().map(|_| ())
+}
+
+/// Copies `objects` from `built` or `memory` (where they may only be in memory) to the
+/// repository's object database on disk, as loose objects.
 fn store_loose(
     memory: &git2::Odb<'_>,
+    built: &Built,
     disk: &git2::Odb<'_>,
     objects: &[Oid],
 ) -> Result<(), git2::Error> {
     for id in objects {
-        let object = memory.read(*id)?;
-        disk.write(object.kind(), object.data())?;
+        match built.get(id) {
+            Some((kind, data)) => disk.write(kind, data)?,
+            None => {
+                let object = memory.read(*id)?;
+                disk.write(object.kind(), object.data())?
+            }
+        };
     }
     Ok(())
 }
 
-/// Stages `files`, writes the tree and the commit object (not moving HEAD), and returns the
+/// Stages `files`, builds the tree and the commit object (not moving HEAD), and returns the
 /// commit with every object it may have added: the staged blobs, the trees on the changed
 /// paths, the commit. `None` when the tree is HEAD's.
 fn write_commit_objects(
@@ -741,35 +766,47 @@ fn write_commit_objects(
     head: &Commit<'_>,
     author: Author<'_>,
     message: &str,
-) -> Result<Option<(Oid, Vec<Oid>)>, StoreError> {
+) -> Result<Option<NewObjects>, StoreError> {
     let git = StoreError::git("commit");
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let unfiltered = Unfiltered::of(repo, index, &paths);
     let staged = stage(repo, workdir, index, files, unfiltered)?;
-    let tree = build_tree(repo, index, Some(head), &staged)?;
+    let mut built = Built::default();
+    let base = head.tree().map_err(git)?;
+    let (tree, by_libgit2) = match built.updated_tree(repo, &base, &staged).map_err(git)? {
+        Some(tree) => (tree, false),
+        None => (build_tree(repo, index, Some(head), &staged)?, true),
+    };
     if tree == head.tree_id() {
         return Ok(None);
     }
-    let tree = repo.find_tree(tree).map_err(git)?;
     let sig = author_signature(author)?;
-    let commit = repo
-        .commit(None, &sig, &sig, message, &tree, &[head])
+    let commit = built
+        .commit(tree, head.id(), &sig, &sig, message)
         .map_err(git)?;
     let mut objects: Vec<Oid> = staged.iter().filter_map(|(_, e)| e.map(|e| e.0)).collect();
-    objects.push(tree.id());
-    for (path, _) in &staged {
-        let mut dir = Path::new(path).parent();
-        while let Some(folder) = dir.filter(|d| !d.as_os_str().is_empty()) {
-            if let Ok(entry) = tree.get_path(folder) {
-                objects.push(entry.id());
+    objects.extend(built.ids());
+    if by_libgit2 {
+        // The trees libgit2 wrote are in the memory database: those on the changed paths.
+        let tree = repo.find_tree(tree).map_err(git)?;
+        objects.push(tree.id());
+        for (path, _) in &staged {
+            let mut dir = Path::new(path).parent();
+            while let Some(folder) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                if let Ok(entry) = tree.get_path(folder) {
+                    objects.push(entry.id());
+                }
+                dir = folder.parent();
             }
-            dir = folder.parent();
         }
     }
-    objects.push(commit);
     objects.sort();
     objects.dedup();
-    Ok(Some((commit, objects)))
+    Ok(Some(NewObjects {
+        commit,
+        objects,
+        built,
+    }))
 }
 
 /// Moves the branch HEAD names (or a detached HEAD) from `parent` to `commit`, with the
