@@ -724,6 +724,82 @@ fn a_commit_of_many_files_is_one_pack_and_reads_back_like_any_other() {
 }
 
 #[test]
+fn batch_commits_in_a_row_build_on_each_other_and_on_a_commit_made_by_git_between_them() {
+    let f = Fixture::new(sync_git());
+    f.write("keep.md", "kept\n", "alice");
+    let batch = |round: usize| {
+        let mut changes = Vec::new();
+        for i in 0..40 {
+            // Overlapping folders, so each batch rewrites trees the one before built.
+            let path = format!("notes/sub{}/n{}.md", i % 3, i + 20 * round);
+            f.root
+                .write(&p(&path), format!("round {round} note {i}\n").as_bytes())
+                .unwrap();
+            changes.push(change(&path, ChangeAction::Write));
+        }
+        committed(
+            f.history
+                .record(&changes, "bob", &format!("Round {round}"))
+                .unwrap(),
+        )
+    };
+    batch(0);
+    batch(1);
+    // Another program commits on top (once `.git/index` is saved, as it is within 250 ms).
+    f.history.flush().unwrap();
+    {
+        let repo = f.repo();
+        let mut index = repo.index().unwrap();
+        fs::write(f.dir.path().join("outside.md"), "from git\n").unwrap();
+        index.add_path(std::path::Path::new("outside.md")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let parent = repo.head().unwrap().peel_to_commit().unwrap();
+        let sig = git2::Signature::now("git user", "git@example.org").unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "outside", &tree, &[&parent])
+            .unwrap();
+    }
+    batch(2);
+    let last = batch(3);
+
+    let repo = f.repo();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(head.id().to_string(), last);
+    let tree = head.tree().unwrap();
+    let text = |path: &str| {
+        let blob = tree
+            .get_path(std::path::Path::new(path))
+            .unwrap()
+            .to_object(&repo)
+            .unwrap()
+            .peel_to_blob()
+            .unwrap();
+        String::from_utf8(blob.content().to_vec()).unwrap()
+    };
+    assert_eq!(
+        text("outside.md"),
+        "from git\n",
+        "the other program's commit is kept"
+    );
+    assert_eq!(text("keep.md"), "kept\n");
+    // Round r writes n(20r)..n(20r+39), the i-th in folder sub(i % 3).
+    assert_eq!(text("notes/sub0/n0.md"), "round 0 note 0\n");
+    assert_eq!(text("notes/sub2/n20.md"), "round 0 note 20\n");
+    assert_eq!(text("notes/sub0/n20.md"), "round 1 note 0\n");
+    assert_eq!(text("notes/sub1/n79.md"), "round 3 note 19\n");
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    assert_eq!(
+        walk.count(),
+        7,
+        "keep, rounds 0 and 1, outside, rounds 2 and 3, and the first"
+    );
+    f.history.flush().unwrap();
+    assert_clean(&repo);
+    git_checks(f.dir.path(), &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
 fn a_commit_of_many_files_keeps_the_executable_bit_and_leaves_git_status_clean() {
     use std::os::unix::fs::PermissionsExt;
 

@@ -12,19 +12,76 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use git2::{FileMode, ObjectType, Oid, Repository, Signature, Tree};
+use std::sync::Arc;
+
+use git2::{FileMode, ObjectType, Odb, Oid, Signature};
+
+/// Trees by id, as git stores them, and the tree of the last commit made: a batch commit's
+/// new trees are the next one's base, so it reads none of them back from the pack (where
+/// each read inflates and hashes a tree, and the first also re-reads the pack folder to find
+/// the pack just written). Objects never change under their id, so nothing here goes stale.
+#[derive(Debug, Default)]
+pub(crate) struct TreeCache {
+    trees: HashMap<Oid, Arc<[u8]>>,
+    bytes: usize,
+    /// A commit and its tree.
+    head: Option<(Oid, Oid)>,
+}
+
+impl TreeCache {
+    /// At most this many bytes of trees are kept; past it the cache starts again empty.
+    const MAX_BYTES: usize = 64 << 20;
+
+    /// The tree `id`, from here or else from `odb`.
+    fn tree(&mut self, odb: &Odb<'_>, id: Oid) -> Result<Arc<[u8]>, git2::Error> {
+        if let Some(tree) = self.trees.get(&id) {
+            return Ok(Arc::clone(tree));
+        }
+        let object = odb.read(id)?;
+        if object.kind() != ObjectType::Tree {
+            return Err(git2::Error::from_str(&format!("{id} is not a tree")));
+        }
+        let data: Arc<[u8]> = object.data().into();
+        self.keep(id, Arc::clone(&data));
+        Ok(data)
+    }
+
+    fn keep(&mut self, id: Oid, data: Arc<[u8]>) {
+        if self.bytes + data.len() > Self::MAX_BYTES {
+            self.trees.clear();
+            self.bytes = 0;
+        }
+        self.bytes += data.len();
+        self.trees.insert(id, data);
+    }
+
+    /// Keeps the trees of `built`, once its commit `commit` (of tree `tree`) is stored.
+    pub(crate) fn remember(&mut self, built: &Built, commit: Oid, tree: Oid) {
+        for (id, (kind, data)) in &built.objects {
+            if *kind == ObjectType::Tree && !self.trees.contains_key(id) {
+                self.keep(*id, Arc::clone(data));
+            }
+        }
+        self.head = Some((commit, tree));
+    }
+
+    /// The tree of `commit` if it is the last one remembered.
+    pub(crate) fn tree_of(&self, commit: Oid) -> Option<Oid> {
+        self.head
+            .filter(|(c, _)| *c == commit)
+            .map(|(_, tree)| tree)
+    }
+}
 
 /// Objects built in memory, by id.
 #[derive(Debug, Default)]
 pub(crate) struct Built {
-    objects: HashMap<Oid, (ObjectType, Vec<u8>)>,
+    objects: HashMap<Oid, (ObjectType, Arc<[u8]>)>,
 }
 
 impl Built {
     pub(crate) fn get(&self, id: &Oid) -> Option<(ObjectType, &[u8])> {
-        self.objects
-            .get(id)
-            .map(|(kind, data)| (*kind, data.as_slice()))
+        self.objects.get(id).map(|(kind, data)| (*kind, &data[..]))
     }
 
     pub(crate) fn ids(&self) -> impl Iterator<Item = Oid> + '_ {
@@ -33,7 +90,7 @@ impl Built {
 
     fn add(&mut self, kind: ObjectType, data: Vec<u8>) -> Result<Oid, git2::Error> {
         let id = Oid::hash_object(kind, &data)?;
-        self.objects.insert(id, (kind, data));
+        self.objects.insert(id, (kind, data.into()));
         Ok(id)
     }
 
@@ -42,8 +99,9 @@ impl Built {
     /// the new root tree's id, or `None` when libgit2 has to do it (see the module).
     pub(crate) fn updated_tree(
         &mut self,
-        repo: &Repository,
-        base: &Tree<'_>,
+        odb: &Odb<'_>,
+        trees: &mut TreeCache,
+        base: Oid,
         staged: &[(&str, Option<(Oid, FileMode)>)],
     ) -> Result<Option<Oid>, git2::Error> {
         let mut root = Node::default();
@@ -63,7 +121,7 @@ impl Built {
             };
             node.files.insert(name.as_bytes().to_vec(), change);
         }
-        match self.write_folder(repo, Some(base), &root, true)? {
+        match self.write_folder(odb, trees, Some(base), &root, true)? {
             Step::Tree(id) => Ok(Some(id)),
             Step::Gone => unreachable!("the root tree is always written"),
             Step::Refused => Ok(None),
@@ -72,16 +130,18 @@ impl Built {
 
     fn write_folder(
         &mut self,
-        repo: &Repository,
-        base: Option<&Tree<'_>>,
+        odb: &Odb<'_>,
+        trees: &mut TreeCache,
+        base: Option<Oid>,
         node: &Node,
         root: bool,
     ) -> Result<Step, git2::Error> {
         let mut entries: BTreeMap<Vec<u8>, (u32, Oid)> = BTreeMap::new();
         if let Some(base) = base {
-            for entry in base.iter() {
-                let mode = u32::try_from(entry.filemode()).unwrap_or(0);
-                entries.insert(entry.name_bytes().to_vec(), (mode, entry.id()));
+            let data = trees.tree(odb, base)?;
+            for entry in TreeEntries(&data) {
+                let (name, mode, id) = entry?;
+                entries.insert(name.to_vec(), (mode, id));
             }
         }
         for (name, change) in &node.files {
@@ -105,13 +165,13 @@ impl Built {
         }
         for (name, folder) in &node.folders {
             let sub = match entries.get(name) {
-                Some((mode, id)) if is_tree(*mode) => Some(repo.find_tree(*id)?),
+                Some((mode, id)) if is_tree(*mode) => Some(*id),
                 // A folder's path through a file: only removals may pass (they find nothing).
                 Some(_) if folder.only_removes() => continue,
                 Some(_) => return Ok(Step::Refused),
                 None => None,
             };
-            match self.write_folder(repo, sub.as_ref(), folder, false)? {
+            match self.write_folder(odb, trees, sub, folder, false)? {
                 Step::Tree(id) => {
                     entries.insert(name.clone(), (TREE_MODE, id));
                 }
@@ -241,6 +301,52 @@ fn signature_line(out: &mut Vec<u8>, header: &str, sig: &Signature<'_>) {
     );
 }
 
+/// The entries of a tree as git stores it: name, mode (as libgit2 normalizes it), id.
+struct TreeEntries<'a>(&'a [u8]);
+
+impl<'a> Iterator for TreeEntries<'a> {
+    type Item = Result<(&'a [u8], u32, Oid), git2::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let bad = || git2::Error::from_str("a tree object is malformed");
+        let parsed = (|| {
+            let space = self.0.iter().position(|b| *b == b' ')?;
+            let nul = space + 1 + self.0[space + 1..].iter().position(|b| *b == 0)?;
+            let id = self.0.get(nul + 1..nul + 21)?;
+            let mode = std::str::from_utf8(&self.0[..space]).ok()?;
+            let mode = u32::from_str_radix(mode, 8).ok()?;
+            let entry = (
+                &self.0[space + 1..nul],
+                normalize(mode),
+                Oid::from_bytes(id).ok()?,
+            );
+            self.0 = &self.0[nul + 21..];
+            Some(entry)
+        })();
+        match parsed {
+            Some(entry) => Some(Ok(entry)),
+            None => {
+                self.0 = &[];
+                Some(Err(bad()))
+            }
+        }
+    }
+}
+
+/// A mode as libgit2 reads it from a tree (`git_tree_entry_filemode`).
+fn normalize(mode: u32) -> u32 {
+    match mode & 0o170000 {
+        0o040000 => TREE_MODE,
+        _ if mode & 0o100 != 0 => 0o100755,
+        0o160000 => 0o160000,
+        0o120000 => 0o120000,
+        _ => 0o100644,
+    }
+}
+
 #[derive(Debug, Default)]
 struct Node {
     files: BTreeMap<Vec<u8>, Change>,
@@ -271,6 +377,7 @@ enum Step {
 mod tests {
     use super::*;
     use git2::build::TreeUpdateBuilder;
+    use git2::{Repository, Tree};
     use proptest::prelude::*;
     use std::path::Path;
 
@@ -345,11 +452,11 @@ mod tests {
     }
 
     /// Whether some staged path is a folder of another path, staged or in the base.
-    fn file_and_folder(staged: &[(&str, Option<(Oid, FileMode)>)], base: &[(String, u8)]) -> bool {
+    fn file_and_folder(staged: &[(&str, Option<(Oid, FileMode)>)], base: &[String]) -> bool {
         let all: Vec<&str> = staged
             .iter()
             .map(|(p, _)| *p)
-            .chain(base.iter().map(|(p, _)| p.as_str()))
+            .chain(base.iter().map(String::as_str))
             .collect();
         staged.iter().any(|(p, _)| {
             all.iter()
@@ -362,52 +469,85 @@ mod tests {
         #[test]
         fn builds_what_libgit2_builds(
             files in prop::collection::vec((path(), any::<u8>()), 0..12),
-            updates in prop::collection::vec((path(), prop::option::of(any::<u8>())), 1..8),
+            rounds in prop::collection::vec(
+                prop::collection::vec((path(), prop::option::of(any::<u8>())), 1..8),
+                1..4,
+            ),
         ) {
             let dir = tempfile::tempdir().unwrap();
             let repo = Repository::init(dir.path()).unwrap();
+            let odb = repo.odb().unwrap();
             let files = without_conflicts(files);
-            let base = base_tree(&repo, &files);
-            // One change per path, as the commit path stages them.
-            let mut seen = std::collections::HashSet::new();
-            let updates: Vec<(String, Option<u8>)> =
-                updates.into_iter().filter(|(p, _)| seen.insert(p.clone())).collect();
-            let blobs: Vec<Option<(Oid, FileMode)>> = updates
-                .iter()
-                .map(|(_, n)| n.map(|n| {
-                    let id = repo.blob(format!("new {n}\n").as_bytes()).unwrap();
-                    let mode = if n % 3 == 0 { FileMode::BlobExecutable } else { FileMode::Blob };
-                    (id, mode)
-                }))
-                .collect();
-            let staged: Vec<(&str, Option<(Oid, FileMode)>)> = updates
-                .iter()
-                .zip(&blobs)
-                .map(|((p, _), b)| (p.as_str(), *b))
-                .collect();
-            let theirs = libgit2_tree(&repo, &base, &staged);
-            let mut built = Built::default();
-            let ours = built.updated_tree(&repo, &base, &staged).unwrap();
-            match (ours, theirs) {
-                (Some(ours), Ok(theirs)) => {
-                    prop_assert_eq!(ours, theirs);
-                    store(&repo, &built);
-                    // Every tree on the way is there: the new tree reads back whole.
-                    let tree = repo.find_tree(ours).unwrap();
-                    tree.walk(git2::TreeWalkMode::PreOrder, |_, _| git2::TreeWalkResult::Ok)
-                        .unwrap();
+            let mut base = base_tree(&repo, &files).id();
+            // One cache across the rounds, as across a server's commits: each round's base is
+            // the tree the round before built.
+            let mut cache = TreeCache::default();
+            for updates in rounds {
+                // One change per path, as the commit path stages them.
+                let mut seen = std::collections::HashSet::new();
+                let updates: Vec<(String, Option<u8>)> =
+                    updates.into_iter().filter(|(p, _)| seen.insert(p.clone())).collect();
+                let blobs: Vec<Option<(Oid, FileMode)>> = updates
+                    .iter()
+                    .map(|(_, n)| n.map(|n| {
+                        let id = repo.blob(format!("new {n}\n").as_bytes()).unwrap();
+                        let mode =
+                            if n % 3 == 0 { FileMode::BlobExecutable } else { FileMode::Blob };
+                        (id, mode)
+                    }))
+                    .collect();
+                let staged: Vec<(&str, Option<(Oid, FileMode)>)> = updates
+                    .iter()
+                    .zip(&blobs)
+                    .map(|((p, _), b)| (p.as_str(), *b))
+                    .collect();
+                let base_tree = repo.find_tree(base).unwrap();
+                let theirs = libgit2_tree(&repo, &base_tree, &staged);
+                let mut built = Built::default();
+                let ours = built.updated_tree(&odb, &mut cache, base, &staged).unwrap();
+                match (ours, theirs) {
+                    (Some(ours), Ok(theirs)) => {
+                        prop_assert_eq!(ours, theirs);
+                        store(&repo, &built);
+                        // Every tree on the way is there: the new tree reads back whole.
+                        let tree = repo.find_tree(ours).unwrap();
+                        tree.walk(git2::TreeWalkMode::PreOrder, |_, _| git2::TreeWalkResult::Ok)
+                            .unwrap();
+                        cache.remember(&built, Oid::zero(), ours);
+                        base = ours;
+                    }
+                    // What libgit2 refuses, this refuses too.
+                    (None, Err(_)) => {}
+                    (Some(ours), Err(e)) => {
+                        prop_assert!(false, "built {ours}, libgit2 refused: {e}")
+                    }
+                    // Refusing what libgit2 builds only costs speed; it happens only where a
+                    // name is a file on one side and a folder on the other.
+                    (None, Ok(theirs)) => {
+                        prop_assert!(
+                            file_and_folder(&staged, &paths_of(&repo, base)),
+                            "refused what libgit2 built: {theirs}"
+                        );
+                        base = theirs;
+                    }
                 }
-                // What libgit2 refuses, this refuses too.
-                (None, Err(_)) => {}
-                (Some(ours), Err(e)) => prop_assert!(false, "built {ours}, libgit2 refused: {e}"),
-                // Refusing what libgit2 builds only costs speed; it happens only where a name
-                // is a file on one side and a folder on the other.
-                (None, Ok(theirs)) => prop_assert!(
-                    file_and_folder(&staged, &files),
-                    "refused what libgit2 built: {theirs}"
-                ),
             }
         }
+    }
+
+    /// Every file path of the tree `id`.
+    fn paths_of(repo: &Repository, id: Oid) -> Vec<String> {
+        let mut paths = Vec::new();
+        repo.find_tree(id)
+            .unwrap()
+            .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+                if entry.kind() == Some(ObjectType::Blob) {
+                    paths.push(format!("{dir}{}", entry.name().unwrap()));
+                }
+                git2::TreeWalkResult::Ok
+            })
+            .unwrap();
+        paths
     }
 
     #[test]

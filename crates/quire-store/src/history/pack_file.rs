@@ -43,6 +43,8 @@ pub(crate) struct PackOut {
     offset: u64,
     declared: u32,
     deflate: Compress,
+    /// Level 0: stored blocks.
+    store: Compress,
     entry: Vec<u8>,
     entries: Vec<Entry>,
 }
@@ -68,6 +70,7 @@ impl PackOut {
             // One deflate stream, reset for each object: setting one up allocates and clears
             // a few hundred KiB, which for 10,000 small objects cost more than compressing.
             deflate: Compress::new(Compression::fast(), true),
+            store: Compress::new(Compression::none(), true),
             entry: Vec::new(),
             entries: Vec::with_capacity(count),
         };
@@ -79,13 +82,34 @@ impl PackOut {
         Ok(out)
     }
 
-    /// Appends the object `id`, of `kind`, whose content is `data`. The caller vouches that
-    /// `id` is the object's id.
+    /// Appends the object `id`, of `kind`, whose content is `data`, deflated at zlib's
+    /// fastest level. The caller vouches that `id` is the object's id.
     pub(crate) fn add(
         &mut self,
         id: Oid,
         kind: ObjectType,
         data: &[u8],
+    ) -> Result<(), git2::Error> {
+        self.add_with(id, kind, data, false)
+    }
+
+    /// [`PackOut::add`] with the object's bytes stored in the zlib stream uncompressed: a
+    /// copy and a checksum instead of a search for matches.
+    pub(crate) fn add_uncompressed(
+        &mut self,
+        id: Oid,
+        kind: ObjectType,
+        data: &[u8],
+    ) -> Result<(), git2::Error> {
+        self.add_with(id, kind, data, true)
+    }
+
+    fn add_with(
+        &mut self,
+        id: Oid,
+        kind: ObjectType,
+        data: &[u8],
+        stored: bool,
     ) -> Result<(), git2::Error> {
         let kind: u8 = match kind {
             ObjectType::Commit => 1,
@@ -110,7 +134,12 @@ impl PackOut {
             size >>= 7;
         }
         entry.push(byte);
-        deflate_into(&mut self.deflate, data, &mut entry)
+        let deflate = if stored {
+            &mut self.store
+        } else {
+            &mut self.deflate
+        };
+        deflate_into(deflate, data, &mut entry)
             .map_err(|e| git2::Error::from_str(&format!("deflating an object: {e}")))?;
         self.entries.push(Entry {
             id,

@@ -24,9 +24,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use git2::build::TreeUpdateBuilder;
-use git2::{Commit, ErrorCode, FileMode, Oid, Repository, Signature};
+use git2::{Commit, ErrorCode, FileMode, ObjectType, Oid, Repository, Signature};
 
-use super::built::Built;
+use super::built::{Built, TreeCache};
 use super::pack_file::PackOut;
 use super::{trailer, unfiltered, PathChange};
 use crate::error::StoreError;
@@ -59,6 +59,8 @@ pub(crate) struct RepoState {
     /// The in-memory index holds commits that `.git/index` does not have yet.
     index_unsaved: bool,
     closing: bool,
+    /// The trees of the last batch commits, the next one's base.
+    trees: TreeCache,
 }
 
 impl RepoState {
@@ -147,6 +149,7 @@ impl Repo {
                     .unwrap_or_else(Instant::now),
                 index_unsaved: false,
                 closing: false,
+                trees: TreeCache::default(),
             }),
             index_due: Condvar::new(),
         }
@@ -451,12 +454,29 @@ fn commit_once(
         .filter(|c| !c.path.starts_with(".quire/state/") && seen.insert(c.path.as_str()))
         .collect();
     files.reverse();
-    let head = head_commit(repo)?;
-    let oid = match &head {
-        Some(head) if files.len() >= PACK_FROM => {
-            commit_packed(repo, workdir, &mut index, &files, head, author, message)?
+    let head_id = head_id(repo)?;
+    let oid = match head_id {
+        Some(id) if files.len() >= PACK_FROM => {
+            // The tree of the commit this thread made last is known without reading it back
+            // (the first read of a new pack makes libgit2 re-read the pack folder).
+            let tree = match state.trees.tree_of(id) {
+                Some(tree) => tree,
+                None => repo
+                    .find_commit(id)
+                    .map_err(StoreError::git("head"))?
+                    .tree_id(),
+            };
+            let head = Head { id, tree };
+            let trees = &mut state.trees;
+            commit_packed(
+                repo, trees, workdir, &mut index, &files, head, author, message,
+            )?
         }
         _ => {
+            let head = head_id
+                .map(|id| repo.find_commit(id))
+                .transpose()
+                .map_err(StoreError::git("head"))?;
             let staged = stage(repo, workdir, &mut index, &files, None)?;
             let tree = build_tree(repo, &mut index, head.as_ref(), &staged)?;
             match head.as_ref().filter(|h| h.tree_id() == tree) {
@@ -475,7 +495,6 @@ fn commit_once(
         }
     };
     drop(index);
-    drop(head);
     state.index_unsaved = true;
     let due = state.index_saved_at + INDEX_SAVE_DELAY;
     if save == IndexSave::Now || Instant::now() >= due {
@@ -647,12 +666,14 @@ fn build_tree(
 /// every object on disk), written as one pack file with its index, and only then does HEAD
 /// move. The blobs go through libgit2 (staging writes them); the trees and the commit are
 /// built as bytes ([`Built`]) when they can be.
+#[allow(clippy::too_many_arguments)]
 fn commit_packed(
     repo: &Repository,
+    trees: &mut TreeCache,
     workdir: &Path,
     index: &mut git2::Index,
     files: &[&PathChange],
-    head: &Commit<'_>,
+    head: Head,
     author: Author<'_>,
     message: &str,
 ) -> Result<Oid, StoreError> {
@@ -675,12 +696,14 @@ fn commit_packed(
         .ok_or_else(|| git(git2::Error::from_str("the objects folder is not UTF-8")))?;
     memory.add_disk_alternate(objects_dir_str).map_err(git)?;
     repo.set_odb(&memory).map_err(git)?;
-    let written = write_commit_objects(repo, workdir, index, files, head, author, message);
+    let written = write_commit_objects(
+        repo, &disk, trees, workdir, index, files, head, author, message,
+    );
     // Back to the repository's own object database, whatever happened.
     repo.set_odb(&disk).map_err(git)?;
     let new = match written {
         Ok(Some(new)) => new,
-        Ok(None) => return Ok(head.id()),
+        Ok(None) => return Ok(head.id),
         Err(e) => {
             // The blobs staged before the failure are named by the index: keep them on disk.
             let staged: Vec<Oid> = files
@@ -702,13 +725,22 @@ fn commit_packed(
         store_loose(&memory, &new.built, &disk, &new.objects).map_err(git)?;
     }
     fault::point("store.commit.before_ref");
-    advance_head(repo, head, new.commit, message)?;
+    advance_head(repo, head.id, new.commit, message)?;
+    trees.remember(&new.built, new.commit, new.tree);
     Ok(new.commit)
+}
+
+/// HEAD's commit and its tree.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    id: Oid,
+    tree: Oid,
 }
 
 /// The objects a packed commit adds.
 struct NewObjects {
     commit: Oid,
+    tree: Oid,
     /// Every object the commit may have added, sorted, each once.
     objects: Vec<Oid>,
     /// Those of them built as bytes; the others are in the memory database.
@@ -725,6 +757,10 @@ fn store_pack(
     let mut pack = PackOut::create(pack_dir, objects.len())?;
     for id in objects {
         match built.get(id) {
+            // Trees are stored as they are: they compress little (a third of each entry is
+            // an id), a batch rewrites the large ones every time, and the packer compresses
+            // them when it merges the pack.
+            Some((ObjectType::Tree, data)) => pack.add_uncompressed(*id, ObjectType::Tree, data)?,
             Some((kind, data)) => pack.add(*id, kind, data)?,
             None => {
                 let object = memory.read(*id)?;
@@ -758,12 +794,15 @@ fn store_loose(
 /// Stages `files`, builds the tree and the commit object (not moving HEAD), and returns the
 /// commit with every object it may have added: the staged blobs, the trees on the changed
 /// paths, the commit. `None` when the tree is HEAD's.
+#[allow(clippy::too_many_arguments)]
 fn write_commit_objects(
     repo: &Repository,
+    disk: &git2::Odb<'_>,
+    trees: &mut TreeCache,
     workdir: &Path,
     index: &mut git2::Index,
     files: &[&PathChange],
-    head: &Commit<'_>,
+    head: Head,
     author: Author<'_>,
     message: &str,
 ) -> Result<Option<NewObjects>, StoreError> {
@@ -772,17 +811,22 @@ fn write_commit_objects(
     let unfiltered = Unfiltered::of(repo, index, &paths);
     let staged = stage(repo, workdir, index, files, unfiltered)?;
     let mut built = Built::default();
-    let base = head.tree().map_err(git)?;
-    let (tree, by_libgit2) = match built.updated_tree(repo, &base, &staged).map_err(git)? {
+    let (tree, by_libgit2) = match built
+        .updated_tree(disk, trees, head.tree, &staged)
+        .map_err(git)?
+    {
         Some(tree) => (tree, false),
-        None => (build_tree(repo, index, Some(head), &staged)?, true),
+        None => {
+            let commit = repo.find_commit(head.id).map_err(git)?;
+            (build_tree(repo, index, Some(&commit), &staged)?, true)
+        }
     };
-    if tree == head.tree_id() {
+    if tree == head.tree {
         return Ok(None);
     }
     let sig = author_signature(author)?;
     let commit = built
-        .commit(tree, head.id(), &sig, &sig, message)
+        .commit(tree, head.id, &sig, &sig, message)
         .map_err(git)?;
     let mut objects: Vec<Oid> = staged.iter().filter_map(|(_, e)| e.map(|e| e.0)).collect();
     objects.extend(built.ids());
@@ -804,6 +848,7 @@ fn write_commit_objects(
     objects.dedup();
     Ok(Some(NewObjects {
         commit,
+        tree,
         objects,
         built,
     }))
@@ -813,7 +858,7 @@ fn write_commit_objects(
 /// reflog line git writes for a commit.
 fn advance_head(
     repo: &Repository,
-    parent: &Commit<'_>,
+    parent: Oid,
     commit: Oid,
     message: &str,
 ) -> Result<(), StoreError> {
@@ -821,14 +866,8 @@ fn advance_head(
     let head = repo.find_reference("HEAD").map_err(git)?;
     let name = head.symbolic_target().unwrap_or("HEAD").to_owned();
     let summary = message.lines().next().unwrap_or_default();
-    repo.reference_matching(
-        &name,
-        commit,
-        true,
-        parent.id(),
-        &format!("commit: {summary}"),
-    )
-    .map_err(git)?;
+    repo.reference_matching(&name, commit, true, parent, &format!("commit: {summary}"))
+        .map_err(git)?;
     Ok(())
 }
 
@@ -925,6 +964,21 @@ pub(crate) fn signature(actor: &str) -> Result<Signature<'static>, StoreError> {
         })
         .collect();
     Signature::now(&name, &format!("{local}@quire.local")).map_err(StoreError::git("signature"))
+}
+
+/// The commit HEAD names, without reading it (`None` before the first commit).
+fn head_id(repo: &Repository) -> Result<Option<Oid>, StoreError> {
+    match repo.head() {
+        Ok(head) => match head.target() {
+            Some(id) => Ok(Some(id)),
+            None => head
+                .peel_to_commit()
+                .map(|c| Some(c.id()))
+                .map_err(StoreError::git("head")),
+        },
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(StoreError::git("head")(e)),
+    }
 }
 
 pub(super) fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>, StoreError> {
