@@ -151,6 +151,17 @@ impl PackOut {
         written
     }
 
+    /// Appends the object `id` as `entry`: an entry of another pack, header and zlib stream,
+    /// copied as it is. The caller vouches that it is a whole object (no delta) of that id.
+    pub(crate) fn add_raw(&mut self, id: Oid, entry: &[u8]) -> Result<(), git2::Error> {
+        self.entries.push(Entry {
+            id,
+            crc: crc32fast::hash(entry),
+            offset: self.offset,
+        });
+        self.put(entry)
+    }
+
     /// Ends the pack with its checksum, writes its index and renames both into place.
     /// Returns the index's path.
     pub(crate) fn finish(mut self) -> Result<PathBuf, git2::Error> {
